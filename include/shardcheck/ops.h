@@ -1,0 +1,163 @@
+/* ops.h — the operator registry: one entry per ATen overload (plus the
+ * spec's comm.* collectives and the clean expression operators), each with
+ * its schema, shape rule and flags.
+ *
+ * The table is one X-macro list (src/ops/ops-table.def and friends), so the
+ * name, schema text, shape rule and flags of an operator never drift apart.
+ * Schemas are written as in PyTorch's native_functions.yaml,
+ *   "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"
+ * and parsed once at start-up (sc_ops_init) into sc_arg descriptors.
+ *
+ * Clean expression operators live in namespace "sc" (sc.cat, sc.slice,
+ * sc.transpose, sc.permute, sc.view, sc.sum, sc.full, sc.arange, sc.empty):
+ * they are what relations may use (spec section "Expressions").
+ *
+ * Ownership: the registry is static; every const sc_op * is valid for the
+ * life of the process.  Shape rules borrow everything they are given. */
+#ifndef SHARDCHECK_OPS_H
+#define SHARDCHECK_OPS_H
+
+#include "shardcheck/value.h"
+
+G_BEGIN_DECLS
+
+#define SC_OPS_ERROR (sc_ops_error_quark())
+GQuark sc_ops_error_quark(void);
+typedef enum {
+  SC_OPS_ERROR_UNKNOWN_OP,   /* message includes "did you mean X?" when close */
+  SC_OPS_ERROR_BIND,         /* argument missing, extra, or of the wrong type */
+  SC_OPS_ERROR_SHAPE,        /* the shape rule rejects the inputs */
+  SC_OPS_ERROR_UNDECIDED,    /* a size comparison the rule needs is unknown */
+} sc_ops_error;
+
+typedef enum {
+  SC_ARG_TENSOR,        /* Tensor */
+  SC_ARG_TENSOR_LIST,   /* Tensor[] */
+  SC_ARG_TENSOR_OPT_LIST, /* Tensor?[] (aten.index) */
+  SC_ARG_INT,           /* int, SymInt */
+  SC_ARG_INT_LIST,      /* int[], int[N], SymInt[]; a single int is accepted
+                           for int[N] (broadcast to N) and for int[] dims */
+  SC_ARG_FLOAT,         /* float (an integer value is accepted) */
+  SC_ARG_BOOL,          /* bool */
+  SC_ARG_BOOL_LIST,     /* bool[N] */
+  SC_ARG_STR,           /* str */
+  SC_ARG_SCALAR,        /* Scalar: bound as INT or FLOAT as written (or BOOL) */
+  SC_ARG_DTYPE,         /* ScalarType */
+  SC_ARG_IGNORED,       /* Device, Layout, MemoryFormat, Generator: accepted, bound NONE */
+} sc_arg_type;
+
+typedef struct {
+  const char *name;        /* "self", "other", "dim" */
+  sc_arg_type type;
+  gboolean optional;       /* "Tensor?", "int?": None allowed */
+  gboolean kwarg_only;     /* after '*' in the schema */
+  gboolean mutated;        /* "Tensor(a!)" */
+  gboolean has_default;
+  sc_value default_value;  /* bound form; NONE for "=None" */
+  uint32_t fixed_len;      /* N of int[N] / bool[N], 0 otherwise */
+} sc_arg;
+
+/* Flags: what kind of operator this is, for the e-graph, lemmas and reports. */
+#define SC_OP_FLAGS(X)                                                          \
+  X(SC_OP_CLEAN, 0, "clean")             /* allowed in relations (sc.* ops) */  \
+  X(SC_OP_ELEMENTWISE, 1, "elementwise") /* out[i] = f(in[i]...) w/ broadcast */\
+  X(SC_OP_VIEW, 2, "view")               /* reshapes/moves data, no arithmetic*/\
+  X(SC_OP_CREATION, 3, "creation")       /* builds a constant from nothing */   \
+  X(SC_OP_COLLECTIVE, 4, "collective")   /* comm.*: one result per input */     \
+  X(SC_OP_INPLACE, 5, "inplace")         /* mutates an argument: refused */     \
+  X(SC_OP_REDUCTION, 6, "reduction")     /* sums/means/max over dims */         \
+  X(SC_OP_IDENTITY, 7, "identity")       /* value of its first input (clone...) */\
+  X(SC_OP_RANDOM, 8, "random")           /* draws random numbers (dropout) */    \
+  X(SC_OP_MULTI, 9, "multi")             /* several results */
+
+typedef enum {
+#define SC_X_FLAG(sym, bit, word) sym = 1u << bit,
+  SC_OP_FLAGS(SC_X_FLAG)
+#undef SC_X_FLAG
+} sc_op_flag;
+
+typedef struct sc_op sc_op;
+
+/* What a shape rule sees: the bound arguments and a way to read the type of
+ * each tensor they name. */
+typedef struct {
+  const sc_op *op;
+  const sc_value *args;   /* op->n_args bound values */
+  const sc_ttype *(*type_of)(void *env, sc_id tensor);
+  void *env;
+  sc_symtab *symtab;
+} sc_op_call;
+
+/* Append the result types (op->n_results of them, or as many as the call
+ * produces for "-> Tensor[]") to out (a GArray of sc_ttype).  On a shape
+ * error: FALSE with SC_OPS_ERROR_SHAPE and a message that names the
+ * argument and shows the shapes ("mat1 [4, 8] and mat2 [16, 2] cannot be
+ * multiplied"); SC_OPS_ERROR_UNDECIDED when a needed size comparison is
+ * unknown (naming it). */
+typedef gboolean (*sc_shape_rule)(const sc_op_call *call, GArray *out, GError **error);
+
+struct sc_op {
+  uint32_t id;             /* index in the registry */
+  const char *qualname;    /* "aten.add.Tensor" */
+  const char *ns;          /* "aten" */
+  const char *name;        /* "add" */
+  const char *overload;    /* "Tensor"; "default" when the schema has none */
+  const char *schema;      /* schema text as in the table */
+  uint32_t n_args;
+  const sc_arg *args;
+  uint32_t n_results;      /* fixed result count; 0 with results_variadic */
+  gboolean results_variadic; /* "-> Tensor[]" */
+  sc_shape_rule shape;
+  uint32_t flags;
+};
+
+/* Parse every schema of the table; aborts on a malformed built-in schema
+ * (a programming error).  Idempotent and thread-safe. */
+void sc_ops_init(void);
+uint32_t sc_ops_count(void);
+const sc_op *sc_ops_at(uint32_t id);
+
+/* Exact qualified name ("aten.add.Tensor"), or a bare "ns.name" that has a
+ * single overload ("aten.gelu"), or "ns.name.default".  NULL with
+ * SC_OPS_ERROR_UNKNOWN_OP otherwise; the message names the nearest known
+ * qualified name ("did you mean aten.add.Tensor?") or says which overloads
+ * exist when the bare name is ambiguous. */
+const sc_op *sc_ops_lookup(const char *qualname, GError **error);
+/* Expression-level lookup: "cat" -> sc.cat, "mm" -> aten.mm.default,
+ * "add.Tensor" -> aten.add.Tensor, "comm.all_reduce", full names too.
+ * An unqualified name prefers namespace sc, then comm, then aten, and must
+ * then have one overload (else an error listing them). */
+const sc_op *sc_ops_lookup_func(const char *func, GError **error);
+/* Nearest qualified name by edit distance, or NULL if nothing is close. */
+const char *sc_ops_nearest(const char *name);
+
+/* Where a binding error is: a positional index or a keyword. */
+typedef struct {
+  gboolean is_kwarg;
+  uint32_t index;          /* into positional[] or kw_values[] */
+} sc_bind_loc;
+
+/* Resolves a name to a tensor id for Tensor arguments; FALSE if unknown. */
+typedef gboolean (*sc_tensor_resolver)(void *env, const char *name, sc_id *out);
+
+/* Bind raw values (as a front end read them) to OP's schema, filling
+ * defaults: bound_out receives op->n_args values (caller clears them).
+ * Strings become tensors via RESOLVE where the schema says Tensor, dtypes
+ * where it says ScalarType, symbolic sizes (parsed against ST) where it says
+ * int; "inf"/"-inf"/"nan" strings become floats.  A Tensor[] first argument
+ * of an sc.* op collects every leading positional tensor (variadic cat/sum).
+ * On error: FALSE, *loc names the offending item when there is one (else
+ * loc->index == UINT32_MAX), and the message names the schema argument and
+ * says what was expected and what was found. */
+gboolean sc_ops_bind(const sc_op *op, sc_symtab *st,
+                     const sc_value *positional, uint32_t n_positional,
+                     const char *const *kw_names, const sc_value *kw_values, uint32_t n_kw,
+                     sc_tensor_resolver resolve, void *resolve_env,
+                     sc_value *bound_out, sc_bind_loc *loc, GError **error);
+
+/* Run OP's shape rule (convenience over op->shape). */
+gboolean sc_ops_infer(const sc_op_call *call, GArray *out, GError **error);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,2 @@
+/* expr — placeholder until its module lands. */
+typedef int sc_placeholder_expr_;

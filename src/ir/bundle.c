@@ -1,0 +1,2 @@
+/* bundle — placeholder until its module lands. */
+typedef int sc_placeholder_bundle_;

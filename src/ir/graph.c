@@ -1,0 +1,2 @@
+/* graph — placeholder until its module lands. */
+typedef int sc_placeholder_graph_;

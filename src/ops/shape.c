@@ -1,0 +1,2 @@
+/* shape — placeholder until its module lands. */
+typedef int sc_placeholder_shape_;

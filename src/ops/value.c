@@ -1,0 +1,2 @@
+/* value — placeholder until its module lands. */
+typedef int sc_placeholder_value_;

@@ -1,0 +1,2 @@
+/* sym — placeholder until its module lands. */
+typedef int sc_placeholder_sym_;
