@@ -32,4 +32,10 @@ const sc_ttype *sc_rule_tensor(const sc_op_call *call, uint32_t arg_index);
 /* Append one result type. */
 void sc_rule_emit(GArray *out, const sc_shape *shape, sc_dtype dtype);
 
+/* Broadcast two shapes as PyTorch does (align from the right; a dim of 1
+ * stretches).  Symbolic dims must be provably equal or 1: a size pair that
+ * provably differs is SC_OPS_ERROR_SHAPE, one that cannot be decided is
+ * SC_OPS_ERROR_UNDECIDED; both messages show the two shapes. */
+gboolean sc_broadcast_shapes(sc_symtab *st, const sc_shape *a, const sc_shape *b,
+                             sc_shape *out, GError **error);
 #endif
