@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# setup.sh — install shardcheck's build dependencies (Debian bookworm, apt-get)
+# and build it in ./build (release).  Safe to run again: it installs only
+# what is missing and rebuilds incrementally.
+#   tools/setup.sh            install + build
+#   tools/setup.sh --deps     install only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(meson ninja-build pkg-config gcc g++ libglib2.0-dev libjansson-dev libcvc5-dev python3)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "setup: installing ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+[ "${1:-}" = "--deps" ] && exit 0
+
+if [ ! -d build ]; then
+  meson setup build --buildtype=release >/dev/null
+fi
+ninja -C build >/dev/null
+echo "setup: built build/src/cli/shardcheck" >&2
