@@ -4,7 +4,8 @@
  *          | INT | FLOAT | STRING | "[" [ expr { "," expr } ] "]"
  *   item  := expr | KEY "=" expr
  *
- * NAME is a tensor name (identifier characters plus '.', as in "r1.x_0");
+ * NAME is a tensor name: an identifier, then dot-separated segments that
+ * may start with a digit ("r1.x_0", "r0.layers.0.weight");
  * FUNC is an operator name ("cat", "mm", "add.Tensor", "aten.add.Tensor",
  * "comm.all_reduce"); "?x" is a pattern variable (lemmas); INT is a decimal
  * integer with optional '-'; FLOAT has a '.' or an exponent, or is one of the
@@ -32,6 +33,10 @@ GQuark sc_expr_error_quark(void);
 typedef enum {
   SC_EXPR_ERROR_SYNTAX, /* message "col N: expected X, found Y" (1-based) */
 } sc_expr_error;
+
+/* sc_expr_parse refuses input that nests more calls and lists than this
+ * (so that no input can exhaust the stack). */
+#define SC_EXPR_MAX_DEPTH 256
 
 typedef enum {
   SC_EXPR_NAME,   /* text: tensor name */
@@ -62,10 +67,16 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(sc_expr, sc_expr_free)
 /* Canonical text: no spaces except ", " between items; keys as "key=value";
  * floats printed so that they parse back to the same double; strings
  * re-quoted.  sc_expr_parse(sc_expr_to_string(e)) is sc_expr_equal to e.
- * Caller g_free()s. */
+ * Caller g_free()s.
+ * (Floats use the shortest digits that read back exactly, laid out as
+ * Python's repr: 0.1, 1.0, 1e-05, 1e+16, -0.0, inf, -inf, nan.  A NAME
+ * built by hand as "inf" or "nan" cannot round-trip: it reads back as a
+ * FLOAT.  In a CALL or LIST, args and keys are NULL when n_args is 0.) */
 char *sc_expr_to_string(const sc_expr *e);
 void sc_expr_append(GString *out, const sc_expr *e);
 
+/* Floats compare equal when both are NaN or when == with the same sign
+ * (0.0 and -0.0 differ). */
 gboolean sc_expr_equal(const sc_expr *a, const sc_expr *b); /* ignores spans */
 sc_expr *sc_expr_copy(const sc_expr *e);
 
