@@ -1,0 +1,94 @@
+"""placement.py -- where a tensor of the sequential model lives on the ranks.
+
+A placement does two things that must agree: it cuts a full tensor into the
+per-rank tensors (to run the distributed code on numbers), and it writes
+the relation expressions that rebuild the full tensor from the per-rank
+names (for the bundle).  The exporter checks on numbers that evaluating the
+expressions over the pieces gives back the full tensor.
+
+  Replicate()          every rank holds the whole tensor
+  Shard(dim)           rank i holds chunk i of n equal chunks along dim
+  Shard(dim, blocks=k) dim is k equal blocks (a fused q|k|v weight), each
+                       sharded: rank i holds chunk i of every block, in order
+  Partial()            (outputs only) the tensor is the sum of the ranks'
+"""
+
+import torch
+
+
+class Placement:
+    def shards(self, full, n):
+        raise NotImplementedError
+
+    def exprs(self, names, shape):
+        raise NotImplementedError
+
+    def grad_placement(self):
+        """Placement of the gradient flowing into a tensor placed like this."""
+        return self
+
+
+class Replicate(Placement):
+    def shards(self, full, n):
+        return [full.clone() for _ in range(n)]
+
+    def exprs(self, names, shape):
+        return list(names)
+
+    def __repr__(self):
+        return "Replicate()"
+
+
+class Shard(Placement):
+    def __init__(self, dim, blocks=1):
+        self.dim, self.blocks = dim, blocks
+
+    def _check(self, shape, n):
+        d = self.dim % len(shape)
+        if shape[d] % (n * self.blocks):
+            raise ValueError(f"{self}: size {shape[d]} of dim {d} does not split "
+                             f"into {n} ranks x {self.blocks} blocks")
+        return d
+
+    def shards(self, full, n):
+        d = self._check(full.shape, n)
+        if self.blocks == 1:
+            return [c.clone() for c in torch.chunk(full, n, d)]
+        blocks = torch.chunk(full, self.blocks, d)
+        per = [torch.chunk(b, n, d) for b in blocks]
+        return [torch.cat([per[b][r] for b in range(self.blocks)], d).clone()
+                for r in range(n)]
+
+    def exprs(self, names, shape):
+        n = len(names)
+        if n == 1:
+            return [names[0]]
+        d = self._check(shape, n)
+        if self.blocks == 1:
+            return [f"cat({', '.join(names)}, dim={self.dim})"]
+        local = shape[d] // (n * self.blocks)
+        parts = [f"slice({names[r]}, dim={self.dim}, start={b * local}, "
+                 f"end={(b + 1) * local})"
+                 for b in range(self.blocks) for r in range(n)]
+        return [f"cat({', '.join(parts)}, dim={self.dim})"]
+
+    def __repr__(self):
+        extra = f", blocks={self.blocks}" if self.blocks != 1 else ""
+        return f"Shard({self.dim}{extra})"
+
+
+class Partial(Placement):
+    def shards(self, full, n):
+        raise ValueError("Partial() describes outputs only; an input cannot be "
+                         "cut into partial sums")
+
+    def exprs(self, names, shape):
+        if len(names) == 1:
+            return [names[0]]
+        return [f"sum({', '.join(names)})"]
+
+    def grad_placement(self):
+        return Replicate()
+
+    def __repr__(self):
+        return "Partial()"
