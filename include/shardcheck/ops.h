@@ -28,6 +28,7 @@ typedef enum {
   SC_OPS_ERROR_BIND,         /* argument missing, extra, or of the wrong type */
   SC_OPS_ERROR_SHAPE,        /* the shape rule rejects the inputs */
   SC_OPS_ERROR_UNDECIDED,    /* a size comparison the rule needs is unknown */
+  SC_OPS_ERROR_SCHEMA,       /* a malformed schema (src/ops/ops-private.h) */
 } sc_ops_error;
 
 typedef enum {
@@ -154,6 +155,9 @@ gboolean sc_ops_bind(const sc_op *op, sc_symtab *st,
                      const char *const *kw_names, const sc_value *kw_values, uint32_t n_kw,
                      sc_tensor_resolver resolve, void *resolve_env,
                      sc_value *bound_out, sc_bind_loc *loc, GError **error);
+
+/* Index of OP's argument NAME, or -1 when it has none. */
+int32_t sc_ops_arg_index(const sc_op *op, const char *name);
 
 /* Run OP's shape rule (convenience over op->shape). */
 gboolean sc_ops_infer(const sc_op_call *call, GArray *out, GError **error);
