@@ -1,0 +1,782 @@
+/* sym-decide.c — deciding signs and equalities of normal forms, and
+ * recording assumptions.
+ *
+ * A question "a <= b" becomes "is q = b - a >= 0" for the polynomial q.  It
+ * is answered, in order, by: q being a constant; interval evaluation from
+ * the atoms' bounds (symbols >= 0 unless a min says otherwise, even powers
+ * >= 0, products of nonnegative atoms nonnegative, mod and floordiv bounded
+ * by their arguments); and q minus up to two positive multiples of recorded
+ * facts (p >= 0) being nonnegative by intervals.  Anything else is UNKNOWN:
+ * a YES or NO is always a proof.
+ *
+ * Interval ends saturate soundly: a lower end that overflows upwards is
+ * clamped to INT64_MAX (still a lower bound), one that overflows downwards
+ * becomes -infinity; symmetrically for upper ends.
+ *
+ * Assumptions: "==" makes a substitution where it can (an atom with a unit
+ * coefficient is replaced, "S % k == 0" rescales S's hidden atom so that S/k
+ * is exact), else it is kept as a fact; "<", "<=", ">", ">=" on one atom
+ * tighten its bounds, else they are kept as facts; "!=" is kept as a fact.
+ * Every change bumps the symtab's epoch (normal forms are refreshed). */
+#include "sym/sym-private.h"
+
+#include <string.h>
+
+#define XF(x) ((sc_sym_xint){(x), 0})
+static const sc_sym_xint XNEG = {0, -1};
+static const sc_sym_xint XPOS = {0, 1};
+
+static int xsign(sc_sym_xint a) {
+  return a.inf ? a.inf : (a.v > 0) - (a.v < 0);
+}
+
+static int xcmp(sc_sym_xint a, sc_sym_xint b) {
+  if (a.inf != b.inf)
+    return a.inf < b.inf ? -1 : 1;
+  if (a.inf)
+    return 0;
+  return (a.v > b.v) - (a.v < b.v);
+}
+
+/* side: -1 when computing a lower end, +1 an upper end */
+static sc_sym_xint xsat(int sign, int side) {
+  if (sign > 0)
+    return side < 0 ? XF(INT64_MAX) : XPOS;
+  return side < 0 ? XNEG : XF(INT64_MIN);
+}
+
+static sc_sym_xint xadd(sc_sym_xint a, sc_sym_xint b, int side) {
+  if (a.inf && b.inf && a.inf != b.inf)
+    return side < 0 ? XNEG : XPOS;
+  if (a.inf)
+    return a;
+  if (b.inf)
+    return b;
+  int64_t r;
+  if (__builtin_add_overflow(a.v, b.v, &r))
+    return xsat(a.v > 0 ? 1 : -1, side);
+  return XF(r);
+}
+
+static sc_sym_xint xmul(sc_sym_xint a, sc_sym_xint b, int side) {
+  int sa = xsign(a), sb = xsign(b);
+  if (sa == 0 || sb == 0)
+    return XF(0);
+  if (a.inf || b.inf)
+    return sa * sb > 0 ? XPOS : XNEG;
+  int64_t r;
+  if (__builtin_mul_overflow(a.v, b.v, &r))
+    return xsat(sa * sb, side);
+  return XF(r);
+}
+
+static sc_sym_xint xmin(sc_sym_xint a, sc_sym_xint b) {
+  return xcmp(a, b) <= 0 ? a : b;
+}
+
+static sc_sym_xint xmax(sc_sym_xint a, sc_sym_xint b) {
+  return xcmp(a, b) >= 0 ? a : b;
+}
+
+static sc_sym_xint xfloordiv(sc_symtab *st, sc_sym_xint a, int64_t k) {
+  if (a.inf)
+    return a;
+  return XF(sc_sym_py_floordiv(st, a.v, k));
+}
+
+static sc_sym_ival ival_full(void) {
+  sc_sym_ival r = {XNEG, XPOS};
+  return r;
+}
+
+static sc_sym_ival ival_point(int64_t v) {
+  sc_sym_ival r = {XF(v), XF(v)};
+  return r;
+}
+
+static sc_sym_ival ival_add(sc_sym_ival a, sc_sym_ival b) {
+  sc_sym_ival r = {xadd(a.lo, b.lo, -1), xadd(a.hi, b.hi, 1)};
+  return r;
+}
+
+static sc_sym_ival ival_mul(sc_sym_ival a, sc_sym_ival b) {
+  sc_sym_ival r;
+  r.lo = xmin(xmin(xmul(a.lo, b.lo, -1), xmul(a.lo, b.hi, -1)),
+              xmin(xmul(a.hi, b.lo, -1), xmul(a.hi, b.hi, -1)));
+  r.hi = xmax(xmax(xmul(a.lo, b.lo, 1), xmul(a.lo, b.hi, 1)),
+              xmax(xmul(a.hi, b.lo, 1), xmul(a.hi, b.hi, 1)));
+  return r;
+}
+
+/* x^e for one end x, as an interval (sound under saturation). */
+static sc_sym_ival xpow(sc_sym_xint x, uint32_t e) {
+  sc_sym_ival px = {x, x};
+  sc_sym_ival r = ival_point(1);
+  for (uint32_t i = 0; i < e; i++) {
+    r = ival_mul(r, px);
+    if (r.lo.inf && r.hi.inf)
+      break;
+  }
+  return r;
+}
+
+static sc_sym_ival ival_pow(sc_sym_ival a, uint32_t e) {
+  if (e == 1)
+    return a;
+  sc_sym_ival r;
+  if (e % 2 == 1) {
+    r.lo = xpow(a.lo, e).lo;
+    r.hi = xpow(a.hi, e).hi;
+  } else if (xsign(a.lo) >= 0) {
+    r.lo = xpow(a.lo, e).lo;
+    r.hi = xpow(a.hi, e).hi;
+  } else if (xsign(a.hi) <= 0) {
+    r.lo = xpow(a.hi, e).lo;
+    r.hi = xpow(a.lo, e).hi;
+  } else {
+    r.lo = XF(0);
+    r.hi = xmax(xpow(a.lo, e).hi, xpow(a.hi, e).hi);
+  }
+  return r;
+}
+
+static sc_sym_ival dim_ival(sc_symtab *st, sc_dim d);
+
+static sc_sym_ival atom_ival(sc_symtab *st, uint32_t id) {
+  const sc_sym_atom *a = sc_sym_atom_get(st, id);
+  if (a->has_subst)
+    return dim_ival(st, a->subst);
+  sc_sym_ival r = ival_full();
+  switch (a->kind) {
+  case SC_ATOM_SYM: {
+    /* a symbol's value is an int64 (as sc_dim_eval takes it): S <= INT64_MAX
+     * keeps min(S, 9223372036854775807) == S for slices "to the end" */
+    int64_t m = a->scale;
+    int64_t lo = INT64_MIN / m;
+    r.lo = XF(lo);
+    r.hi = XF(INT64_MAX / m);
+    break;
+  }
+  case SC_ATOM_FLOORDIV: {
+    sc_sym_ival ia = dim_ival(st, a->a);
+    if (!a->b.poly && a->b.value > 0) {
+      r.lo = xfloordiv(st, ia.lo, a->b.value);
+      r.hi = xfloordiv(st, ia.hi, a->b.value);
+    } else if (a->b.poly) {
+      sc_sym_ival ib = dim_ival(st, a->b);
+      if (xcmp(ib.lo, XF(1)) >= 0 && xsign(ia.lo) >= 0) {
+        r.lo = XF(0);
+        r.hi = ia.hi;
+      }
+    }
+    break;
+  }
+  case SC_ATOM_MOD: {
+    sc_sym_ival ia = dim_ival(st, a->a);
+    if (!a->b.poly && a->b.value > 0) {
+      r.lo = XF(0);
+      r.hi = XF(a->b.value - 1);
+    } else if (!a->b.poly && a->b.value < 0) {
+      r.lo = XF(a->b.value + 1);
+      r.hi = XF(0);
+    } else if (a->b.poly) {
+      sc_sym_ival ib = dim_ival(st, a->b);
+      if (xcmp(ib.lo, XF(1)) >= 0) {
+        r.lo = XF(0);
+        r.hi = xadd(ib.hi, XF(-1), 1);
+      }
+    }
+    if (xsign(r.lo) >= 0 && xsign(ia.lo) >= 0)
+      r.hi = xmin(r.hi, ia.hi);
+    break;
+  }
+  case SC_ATOM_MIN:
+  case SC_ATOM_MAX: {
+    sc_sym_ival ia = dim_ival(st, a->a), ib = dim_ival(st, a->b);
+    if (a->kind == SC_ATOM_MIN) {
+      r.lo = xmin(ia.lo, ib.lo);
+      r.hi = xmin(ia.hi, ib.hi);
+    } else {
+      r.lo = xmax(ia.lo, ib.lo);
+      r.hi = xmax(ia.hi, ib.hi);
+    }
+    break;
+  }
+  }
+  if (a->has_lo)
+    r.lo = xmax(r.lo, XF(a->lo));
+  if (a->has_hi)
+    r.hi = xmin(r.hi, XF(a->hi));
+  return r;
+}
+
+static sc_sym_ival dim_ival(sc_symtab *st, sc_dim d) {
+  if (!d.poly)
+    return ival_point(d.value);
+  sc_sym_ival acc = ival_point(0);
+  for (uint32_t i = 0; i < d.poly->n; i++) {
+    const sc_sym_term *t = &d.poly->t[i];
+    sc_sym_ival m = ival_point(t->c);
+    for (uint32_t j = 0; j < t->m->n; j++)
+      m = ival_mul(m, ival_pow(atom_ival(st, t->m->f[j].atom), t->m->f[j].exp));
+    acc = ival_add(acc, m);
+    if (acc.lo.inf < 0 && acc.hi.inf > 0)
+      break;
+  }
+  return acc;
+}
+
+sc_sym_ival sc_sym_interval(const sc_symtab *st, sc_dim d) {
+  /* only py_floordiv's overflow flag is touched, never set for k > 0 */
+  return dim_ival((sc_symtab *)st, d);
+}
+
+/* ---- decisions ------------------------------------------------------- */
+
+static sc_dim sub(sc_symtab *st, sc_dim a, sc_dim b, int64_t kb) {
+  return sc_dim_sub(st, a, sc_sym_scale(st, b, kb));
+}
+
+/* q >= 0 by intervals, after taking out a common nonnegative monomial
+ * (S*T - S == S*(T-1)). */
+static gboolean ival_ge0(sc_symtab *st, sc_dim q) {
+  if (!q.poly)
+    return q.value >= 0;
+  if (xsign(dim_ival(st, q).lo) >= 0)
+    return TRUE;
+  /* q == c0 + factor*rest with c0 >= 0, factor >= 0, rest >= 0 */
+  const sc_sym_term *last = &q.poly->t[q.poly->n - 1];
+  int64_t c0 = last->m->n == 0 ? last->c : 0;
+  if (c0 < 0)
+    return FALSE;
+  sc_dim nc = c0 ? sc_dim_sub(st, q, sc_dim_const(c0)) : q;
+  sc_dim factor, rest;
+  if (nc.poly && nc.poly->n > 1 && sc_sym_split_common(st, nc, &factor, &rest) &&
+      xsign(dim_ival(st, factor).lo) >= 0)
+    return ival_ge0(st, rest);
+  return FALSE;
+}
+
+/* Positive multipliers c such that q - c*f cancels a term of q. */
+static uint32_t ratios(sc_dim q, sc_dim f, gboolean positive_only, int64_t *out, uint32_t max) {
+  uint32_t n = 0;
+  if (!q.poly || !f.poly)
+    return 0;
+  for (uint32_t i = 0; i < f.poly->n && n < max; i++) {
+    const sc_sym_term *tf = &f.poly->t[i];
+    if (tf->m->n == 0)
+      continue;
+    for (uint32_t j = 0; j < q.poly->n; j++) {
+      if (q.poly->t[j].m != tf->m)
+        continue;
+      int64_t qc = q.poly->t[j].c, fc = tf->c;
+      if (!sc_sym_divisible(qc, fc) || (fc == -1 && qc == INT64_MIN))
+        break;
+      int64_t c = qc / fc;
+      if (c > 0 || (!positive_only && c != 0))
+        out[n++] = c;
+      break;
+    }
+  }
+  return n;
+}
+
+#define MAX_PAIR_FACTS 32
+
+static void push_fact(GArray *facts, sc_dim f) {
+  if (f.poly)
+    g_array_append_val(facts, f);
+}
+
+/* Relations that every atom of q satisfies by its definition: k*(a/k) <= a
+ * <= k*(a/k) + k - 1, a%b < b, min(a, b) <= a, ...  They are facts about
+ * two atoms at once, which intervals cannot see. */
+static void atom_facts(sc_symtab *st, sc_dim q, GArray *facts) {
+  if (!q.poly)
+    return;
+  for (uint32_t i = 0; i < q.poly->n; i++) {
+    const sc_sym_mono *m = q.poly->t[i].m;
+    for (uint32_t j = 0; j < m->n; j++) {
+      const sc_sym_atom *a = sc_sym_atom_get(st, m->f[j].atom);
+      if (a->kind == SC_ATOM_SYM || a->has_subst)
+        continue;
+      sc_dim x = {0, a->self};
+      sc_dim one = sc_dim_const(1);
+      switch (a->kind) {
+      case SC_ATOM_FLOORDIV:
+        if (a->b.poly && xcmp(dim_ival(st, a->b).lo, XF(1)) < 0)
+          break;
+        if (!a->b.poly && a->b.value <= 0)
+          break;
+        /* b*x <= a <= b*x + b - 1 */
+        push_fact(facts, sc_dim_sub(st, a->a, sc_dim_mul(st, a->b, x)));
+        push_fact(facts, sc_dim_sub(st, sc_dim_add(st, sc_dim_mul(st, a->b, x), sc_dim_sub(st, a->b, one)), a->a));
+        break;
+      case SC_ATOM_MOD:
+        if (a->b.poly && xcmp(dim_ival(st, a->b).lo, XF(1)) >= 0)
+          push_fact(facts, sc_dim_sub(st, sc_dim_sub(st, a->b, one), x));
+        if (xsign(dim_ival(st, a->a).lo) >= 0)
+          push_fact(facts, sc_dim_sub(st, a->a, x));
+        break;
+      case SC_ATOM_MIN:
+        push_fact(facts, sc_dim_sub(st, a->a, x));
+        push_fact(facts, sc_dim_sub(st, a->b, x));
+        break;
+      case SC_ATOM_MAX:
+        push_fact(facts, sc_dim_sub(st, x, a->a));
+        push_fact(facts, sc_dim_sub(st, x, a->b));
+        break;
+      case SC_ATOM_SYM:
+        break;
+      }
+    }
+  }
+}
+
+static gboolean prove_ge0(sc_symtab *st, sc_dim q, GArray *facts) {
+  if (ival_ge0(st, q))
+    return TRUE;
+  uint32_t nf = facts->len;
+  for (uint32_t i = 0; i < nf; i++) {
+    sc_dim f = g_array_index(facts, sc_dim, i);
+    int64_t cs[4];
+    uint32_t nc = ratios(q, f, TRUE, cs, 4);
+    for (uint32_t k = 0; k < nc; k++) {
+      sc_dim r1 = sub(st, q, f, cs[k]);
+      if (ival_ge0(st, r1))
+        return TRUE;
+      if (i >= MAX_PAIR_FACTS)
+        continue;
+      for (uint32_t j = 0; j < MIN(nf, MAX_PAIR_FACTS); j++) {
+        if (j == i)
+          continue;
+        sc_dim f2 = g_array_index(facts, sc_dim, j);
+        int64_t cs2[4];
+        uint32_t nc2 = ratios(r1, f2, TRUE, cs2, 4);
+        for (uint32_t l = 0; l < nc2; l++)
+          if (ival_ge0(st, sub(st, r1, f2, cs2[l])))
+            return TRUE;
+      }
+    }
+  }
+  return FALSE;
+}
+
+static sc_truth ge0_inner(sc_symtab *st, sc_dim q) {
+  if (ival_ge0(st, q))
+    return SC_YES;
+  sc_dim nq = sc_dim_sub(st, sc_dim_const(-1), q);
+  if (ival_ge0(st, nq))
+    return SC_NO;
+  GArray *facts = g_array_new(FALSE, FALSE, sizeof(sc_dim));
+  for (uint32_t i = 0; i < st->ge_facts->len; i++)
+    push_fact(facts, sc_sym_refresh(st, g_array_index(st->ge_facts, sc_dim, i)));
+  atom_facts(st, q, facts);
+  sc_truth r = SC_UNKNOWN;
+  if (prove_ge0(st, q, facts))
+    r = SC_YES;
+  else if (prove_ge0(st, nq, facts))
+    r = SC_NO;
+  g_array_free(facts, TRUE);
+  return r;
+}
+
+sc_truth sc_sym_ge0(sc_symtab *st, sc_dim q) {
+  if (!q.poly)
+    return q.value >= 0 ? SC_YES : SC_NO;
+  gboolean saved = st->overflow;
+  st->overflow = FALSE;
+  sc_truth r = ge0_inner(st, sc_sym_refresh(st, q));
+  if (st->overflow)
+    r = SC_UNKNOWN;
+  st->overflow = saved;
+  return r;
+}
+
+/* Nonconstant coefficients' gcd must divide the constant term (every
+ * monomial is an integer): else q == 0 has no solution. */
+static gboolean integer_infeasible(sc_dim q) {
+  int64_t g = 0, c0 = 0;
+  for (uint32_t i = 0; i < q.poly->n; i++) {
+    if (q.poly->t[i].m->n == 0)
+      c0 = q.poly->t[i].c;
+    else
+      g = sc_sym_gcd64(g, q.poly->t[i].c);
+  }
+  return g > 1 && c0 % g != 0;
+}
+
+static sc_truth eq0_inner(sc_symtab *st, sc_dim q) {
+  if (!q.poly)
+    return q.value == 0 ? SC_YES : SC_NO;
+  sc_sym_ival iv = dim_ival(st, q);
+  if (xsign(iv.lo) > 0 || xsign(iv.hi) < 0)
+    return SC_NO;
+  if (xsign(iv.lo) == 0 && xsign(iv.hi) == 0)
+    return SC_YES;
+  if (integer_infeasible(q))
+    return SC_NO;
+  for (uint32_t i = 0; i < st->eq_facts->len; i++) {
+    sc_dim e = sc_sym_refresh(st, g_array_index(st->eq_facts, sc_dim, i));
+    int64_t cs[4];
+    uint32_t nc = ratios(q, e, FALSE, cs, 4);
+    for (uint32_t k = 0; k < nc; k++) {
+      sc_dim r = sub(st, q, e, cs[k]);
+      if (!r.poly)
+        return r.value == 0 ? SC_YES : SC_NO;
+    }
+  }
+  for (uint32_t i = 0; i < st->ne_facts->len; i++) {
+    sc_dim e = sc_sym_refresh(st, g_array_index(st->ne_facts, sc_dim, i));
+    int64_t cs[4];
+    uint32_t nc = ratios(q, e, FALSE, cs, 4);
+    for (uint32_t k = 0; k < nc; k++) {
+      sc_dim r = sub(st, q, e, cs[k]);
+      if (!r.poly && r.value == 0)
+        return SC_NO;
+    }
+  }
+  sc_dim x = sc_sym_expand_mod(st, q);
+  if (!x.poly)
+    return x.value == 0 ? SC_YES : SC_NO;
+  sc_truth ge = ge0_inner(st, q);
+  if (ge == SC_NO)
+    return SC_NO;
+  sc_truth le = ge0_inner(st, sc_dim_neg(st, q));
+  if (le == SC_NO)
+    return SC_NO;
+  if (ge == SC_YES && le == SC_YES)
+    return SC_YES;
+  return SC_UNKNOWN;
+}
+
+sc_truth sc_sym_eq0(sc_symtab *st, sc_dim q) {
+  if (!q.poly)
+    return q.value == 0 ? SC_YES : SC_NO;
+  gboolean saved = st->overflow;
+  st->overflow = FALSE;
+  sc_truth r = eq0_inner(st, sc_sym_refresh(st, q));
+  if (st->overflow)
+    r = SC_UNKNOWN;
+  st->overflow = saved;
+  return r;
+}
+
+/* The public comparisons: concrete operands are answered without touching
+ * the symtab; symbolic ones through q = difference. */
+sc_truth sc_dim_eq(sc_symtab *st, sc_dim a, sc_dim b) {
+  if (!a.poly && !b.poly)
+    return a.value == b.value ? SC_YES : SC_NO;
+  if (sc_dim_identical(a, b))
+    return SC_YES;
+  gboolean saved = st->overflow;
+  st->overflow = FALSE;
+  sc_dim q = sc_dim_sub(st, a, b);
+  sc_truth r = st->overflow ? SC_UNKNOWN : sc_sym_eq0(st, q);
+  st->overflow = saved;
+  return r;
+}
+
+sc_truth sc_dim_le(sc_symtab *st, sc_dim a, sc_dim b) {
+  if (!a.poly && !b.poly)
+    return a.value <= b.value ? SC_YES : SC_NO;
+  if (sc_dim_identical(a, b))
+    return SC_YES;
+  gboolean saved = st->overflow;
+  st->overflow = FALSE;
+  sc_dim q = sc_dim_sub(st, b, a);
+  sc_truth r = st->overflow ? SC_UNKNOWN : sc_sym_ge0(st, q);
+  st->overflow = saved;
+  return r;
+}
+
+sc_truth sc_dim_lt(sc_symtab *st, sc_dim a, sc_dim b) {
+  if (!a.poly && !b.poly)
+    return a.value < b.value ? SC_YES : SC_NO;
+  if (sc_dim_identical(a, b))
+    return SC_NO;
+  gboolean saved = st->overflow;
+  st->overflow = FALSE;
+  sc_dim q = sc_dim_sub(st, sc_dim_sub(st, b, a), sc_dim_const(1));
+  sc_truth r = st->overflow ? SC_UNKNOWN : sc_sym_ge0(st, q);
+  st->overflow = saved;
+  return r;
+}
+
+sc_truth sc_dim_divides(sc_symtab *st, sc_dim d, sc_dim a) {
+  if (!a.poly && !d.poly) {
+    if (d.value == 0)
+      return a.value == 0 ? SC_YES : SC_NO;
+    return sc_sym_py_mod(a.value, d.value) == 0 ? SC_YES : SC_NO;
+  }
+  gboolean saved = st->overflow;
+  st->overflow = FALSE;
+  sc_dim m;
+  sc_truth r;
+  if (!sc_dim_mod(st, a, d, &m))
+    r = sc_sym_eq0(st, sc_sym_refresh(st, a)); /* 0 divides only 0 */
+  else
+    r = sc_sym_eq0(st, m);
+  if (st->overflow)
+    r = SC_UNKNOWN;
+  st->overflow = saved;
+  return r;
+}
+
+/* ---- assumptions ----------------------------------------------------- */
+
+static gboolean fail_false(const char *text, GError **error) {
+  g_set_error(error, SC_SYM_ERROR, SC_SYM_ERROR_INVALID, "assumption is false: %s", text);
+  return FALSE;
+}
+
+static gboolean fail_contra(const char *text, GError **error) {
+  g_set_error(error, SC_SYM_ERROR, SC_SYM_ERROR_INVALID,
+              "assumption contradicts the symbol bounds or earlier assumptions: %s", text);
+  return FALSE;
+}
+
+static gboolean assume_ge(sc_symtab *st, sc_dim p, const char *text, GError **error);
+
+/* p >= 0 where nothing decides it: tighten one atom's bounds or keep it. */
+static gboolean add_ge(sc_symtab *st, sc_dim p, const char *text, GError **error) {
+  const sc_sym_poly *q = p.poly;
+  gboolean linear1 = q->n <= 2 && q->t[0].m->n == 1 && q->t[0].m->f[0].exp == 1 &&
+                     (q->n == 1 || q->t[1].m->n == 0);
+  if (linear1) {
+    sc_sym_atom *a = g_ptr_array_index(st->atoms, q->t[0].m->f[0].atom);
+    int64_t c = q->t[0].c, d = q->n == 2 ? q->t[1].c : 0;
+    if (c > 0) {
+      /* c*X + d >= 0  <=>  X >= ceil(-d / c) == -floor(d / c) */
+      int64_t fl = sc_sym_py_floordiv(st, d, c);
+      if (fl != INT64_MIN) {
+        int64_t lo = -fl;
+        if (!a->has_lo || lo > a->lo) {
+          a->has_lo = TRUE;
+          a->lo = lo;
+        }
+        goto tightened;
+      }
+    } else if (c != INT64_MIN) {
+      /* X <= floor(d / -c) */
+      int64_t hi = sc_sym_py_floordiv(st, d, -c);
+      if (!a->has_hi || hi < a->hi) {
+        a->has_hi = TRUE;
+        a->hi = hi;
+      }
+      goto tightened;
+    }
+  }
+  g_array_append_val(st->ge_facts, p);
+  sc_sym_bump(st);
+  return TRUE;
+tightened:
+  sc_sym_bump(st);
+  {
+    const sc_sym_atom *a = sc_sym_atom_get(st, q->t[0].m->f[0].atom);
+    if (a->has_lo && a->has_hi && a->lo > a->hi)
+      return fail_contra(text, error);
+  }
+  return TRUE;
+}
+
+static gboolean assume_ge(sc_symtab *st, sc_dim p, const char *text, GError **error) {
+  p = sc_sym_refresh(st, p);
+  if (!p.poly)
+    return p.value >= 0 ? TRUE : fail_false(text, error);
+  sc_truth t = sc_sym_ge0(st, p);
+  if (t == SC_NO)
+    return fail_contra(text, error);
+  if (t == SC_YES)
+    return TRUE;
+  return add_ge(st, p, text, error);
+}
+
+/* The atom's bounds become facts on its new value. */
+static gboolean bounds_to_facts(sc_symtab *st, gboolean has_lo, int64_t lo, gboolean has_hi,
+                                int64_t hi, sc_dim v, const char *text, GError **error) {
+  if (has_lo && !assume_ge(st, sc_dim_sub(st, v, sc_dim_const(lo)), text, error))
+    return FALSE;
+  if (has_hi && !assume_ge(st, sc_dim_sub(st, sc_dim_const(hi), v), text, error))
+    return FALSE;
+  return TRUE;
+}
+
+static gboolean substitute(sc_symtab *st, uint32_t id, sc_dim v, const char *text,
+                           GError **error) {
+  sc_sym_atom *a = g_ptr_array_index(st->atoms, id);
+  a->has_subst = TRUE;
+  a->subst = v;
+  sc_sym_bump(st);
+  if (!v.poly && ((a->has_lo && v.value < a->lo) || (a->has_hi && v.value > a->hi)))
+    return fail_contra(text, error);
+  return bounds_to_facts(st, a->has_lo, a->lo, a->has_hi, a->hi, v, text, error);
+}
+
+/* Symbol atom X (symbol == m*X) gets X == k*X2: the symbol is a multiple
+ * of m*k.  Returns FALSE without error when m*k overflows (not done). */
+static gboolean rescale(sc_symtab *st, uint32_t id, int64_t k, const char *text,
+                        GError **error, gboolean *done) {
+  const sc_sym_atom *x = sc_sym_atom_get(st, id);
+  int64_t mk;
+  *done = FALSE;
+  if (__builtin_mul_overflow(x->scale, k, &mk))
+    return TRUE;
+  sc_sym_atom key;
+  memset(&key, 0, sizeof key);
+  key.kind = SC_ATOM_SYM;
+  key.sym = x->sym;
+  key.scale = mk;
+  uint32_t id2 = sc_sym_atom_intern(st, &key);
+  sc_sym_atom *x2 = g_ptr_array_index(st->atoms, id2);
+  x = sc_sym_atom_get(st, id); /* the atoms array may have grown */
+  if (x->has_lo) {
+    int64_t lo = sc_sym_py_floordiv(st, x->lo, k), lok;
+    if (__builtin_mul_overflow(lo, k, &lok) || lok < x->lo)
+      lo++;
+    x2->has_lo = TRUE;
+    x2->lo = lo;
+  }
+  if (x->has_hi) {
+    x2->has_hi = TRUE;
+    x2->hi = sc_sym_py_floordiv(st, x->hi, k);
+  }
+  sc_sym_symbol *s = g_ptr_array_index(st->symbols, x->sym);
+  s->atom = id2;
+  s->scale = mk;
+  sc_sym_atom *xm = g_ptr_array_index(st->atoms, id);
+  xm->has_subst = TRUE;
+  sc_dim d2 = {0, x2->self};
+  xm->subst = sc_sym_scale(st, d2, k);
+  sc_sym_bump(st);
+  *done = TRUE;
+  if (x2->has_lo && x2->has_hi && x2->lo > x2->hi)
+    return fail_contra(text, error);
+  return TRUE;
+}
+
+static gboolean assume_eq(sc_symtab *st, sc_dim p, const char *text, GError **error) {
+  p = sc_sym_refresh(st, p);
+  if (!p.poly)
+    return p.value == 0 ? TRUE : fail_false(text, error);
+  sc_truth t = sc_sym_eq0(st, p);
+  if (t == SC_NO)
+    return fail_contra(text, error);
+  if (t == SC_YES)
+    return TRUE;
+  int64_t g = sc_sym_content(p);
+  if (g > 1)
+    p = sc_sym_div_exact(st, p, g);
+  if (p.poly->t[0].c < 0)
+    p = sc_sym_scale(st, p, -1);
+  const sc_sym_poly *q = p.poly;
+
+  /* "S % k == 0": q is exactly mod(c*X, k) with gcd(c, k) == 1 */
+  if (q->n == 1 && q->t[0].c == 1 && q->t[0].m->n == 1 && q->t[0].m->f[0].exp == 1) {
+    const sc_sym_atom *m = sc_sym_atom_get(st, q->t[0].m->f[0].atom);
+    if (m->kind == SC_ATOM_MOD && !m->b.poly && m->b.value > 1 && m->a.poly &&
+        m->a.poly->n == 1 && m->a.poly->t[0].m->n == 1 && m->a.poly->t[0].m->f[0].exp == 1 &&
+        sc_sym_gcd64(m->a.poly->t[0].c, m->b.value) == 1) {
+      uint32_t xid = m->a.poly->t[0].m->f[0].atom;
+      const sc_sym_atom *x = sc_sym_atom_get(st, xid);
+      if (x->kind == SC_ATOM_SYM && !x->has_subst) {
+        gboolean done;
+        if (!rescale(st, xid, m->b.value, text, error, &done))
+          return FALSE;
+        if (done)
+          return TRUE;
+      }
+    }
+  }
+
+  /* Substitution: an atom alone in a term, of a coefficient dividing all
+   * others, occurring nowhere else.  Prefer the latest-declared symbol. */
+  int best = -1;
+  int64_t best_rank = -1;
+  for (uint32_t i = 0; i < q->n; i++) {
+    const sc_sym_mono *m = q->t[i].m;
+    if (m->n != 1 || m->f[0].exp != 1)
+      continue;
+    int64_t c = q->t[i].c;
+    if (c == INT64_MIN)
+      continue;
+    uint32_t xid = m->f[0].atom;
+    gboolean ok = TRUE;
+    for (uint32_t j = 0; j < q->n && ok; j++) {
+      if (j == i)
+        continue;
+      if (!sc_sym_divisible(q->t[j].c, c) || (c == -1 && q->t[j].c == INT64_MIN))
+        ok = FALSE;
+      sc_sym_term tj = q->t[j];
+      for (uint32_t f = 0; f < tj.m->n && ok; f++) {
+        uint32_t aid = tj.m->f[f].atom;
+        if (aid == xid) {
+          ok = FALSE;
+        } else {
+          const sc_sym_atom *o = sc_sym_atom_get(st, aid);
+          if (o->kind != SC_ATOM_SYM &&
+              (sc_sym_occurs(st, o->a, xid) || sc_sym_occurs(st, o->b, xid)))
+            ok = FALSE;
+        }
+      }
+    }
+    if (!ok)
+      continue;
+    const sc_sym_atom *x = sc_sym_atom_get(st, xid);
+    int64_t rank = x->kind == SC_ATOM_SYM ? (int64_t)x->sym + 1 : 0;
+    if (rank > best_rank) {
+      best = (int)i;
+      best_rank = rank;
+    }
+  }
+  if (best >= 0) {
+    const sc_sym_term *tb = &q->t[best];
+    uint32_t xid = tb->m->f[0].atom;
+    int64_t c = tb->c;
+    sc_dim x = {0, sc_sym_atom_get(st, xid)->self};
+    /* c*X + rest == 0  =>  X == -rest / c */
+    sc_dim rest = sc_dim_sub(st, p, sc_sym_scale(st, x, c));
+    sc_dim v = c > 0 ? sc_sym_div_exact(st, sc_sym_scale(st, rest, -1), c)
+                     : sc_sym_div_exact(st, rest, -c);
+    return substitute(st, xid, v, text, error);
+  }
+
+  g_array_append_val(st->eq_facts, p);
+  sc_sym_bump(st);
+  if (!add_ge(st, p, text, error))
+    return FALSE;
+  return add_ge(st, sc_sym_scale(st, sc_sym_refresh(st, p), -1), text, error);
+}
+
+gboolean sc_sym_assume_rel(sc_symtab *st, sc_dim a, const char *op, sc_dim b,
+                           const char *text, GError **error) {
+  a = sc_sym_refresh(st, a);
+  b = sc_sym_refresh(st, b);
+  if (strcmp(op, "==") == 0)
+    return assume_eq(st, sc_dim_sub(st, a, b), text, error);
+  if (strcmp(op, "!=") == 0) {
+    sc_dim p = sc_dim_sub(st, a, b);
+    if (!p.poly)
+      return p.value != 0 ? TRUE : fail_false(text, error);
+    sc_truth t = sc_sym_eq0(st, p);
+    if (t == SC_YES)
+      return fail_contra(text, error);
+    if (t == SC_UNKNOWN) {
+      g_array_append_val(st->ne_facts, p);
+      sc_sym_bump(st);
+    }
+    return TRUE;
+  }
+  sc_dim p;
+  if (strcmp(op, "<=") == 0)
+    p = sc_dim_sub(st, b, a);
+  else if (strcmp(op, ">=") == 0)
+    p = sc_dim_sub(st, a, b);
+  else if (strcmp(op, "<") == 0)
+    p = sc_dim_sub(st, sc_dim_sub(st, b, a), sc_dim_const(1));
+  else if (strcmp(op, ">") == 0)
+    p = sc_dim_sub(st, sc_dim_sub(st, a, b), sc_dim_const(1));
+  else
+    g_return_val_if_reached(FALSE);
+  return assume_ge(st, p, text, error);
+}

@@ -1,0 +1,163 @@
+/* sym-private.h — internals of the symbolic sizes module (src/sym/).
+ *
+ * Representation (see sym.h for the contract):
+ *  - An atom is an integer-valued unknown: a symbol's hidden atom (the user
+ *    symbol S divided by its current scale m, so S == m*atom exactly), or an
+ *    opaque floordiv / mod / min / max of normal forms.  Atoms are interned
+ *    (one sc_sym_atom per structure) and named by their index in st->atoms.
+ *  - A monomial is a product of atoms with exponents, factors sorted by
+ *    sc_sym_atom_cmp; the empty monomial (st->unit) stands for 1.
+ *  - A polynomial is a sum of terms (int64 coefficient, interned monomial),
+ *    sorted by sc_sym_mono_cmp (higher degree first, the constant last), no
+ *    zero coefficients, at least one non-constant term (a constant is a
+ *    concrete sc_dim, never a poly).  Monomials and polynomials are
+ *    hash-consed, so structural equality is pointer equality.
+ *  - Assumptions can replace an atom by a normal form (atom->subst: "T == 4",
+ *    "S == 2*K", or a symbol's rescaling S/2 -> 2*(S/4) when "S % 4 == 0"
+ *    arrives).  Each change bumps st->epoch; a poly caches its normal form
+ *    at the current epoch (poly->fresh), so stale dims are rewritten lazily,
+ *    once per epoch.  Every operation refreshes its inputs first; the
+ *    results are always fresh.
+ *
+ * Ownership: everything here is owned by the symtab and freed with it.  The
+ * cache fields of a poly (epoch, fresh) are mutable even through const
+ * pointers: they do not change what the poly means. */
+#ifndef SHARDCHECK_SYM_PRIVATE_H
+#define SHARDCHECK_SYM_PRIVATE_H
+
+#include "shardcheck/sym.h"
+
+/* Exponents above this set the overflow flag (a product that large is no
+ * size anyone means, and loops over exponents stay short). */
+#define SC_SYM_MAX_EXP 1024u
+
+typedef struct {
+  uint32_t atom;
+  uint32_t exp;
+} sc_sym_factor;
+
+typedef struct sc_sym_mono {
+  guint hash;
+  uint32_t n;
+  uint32_t degree;
+  sc_sym_factor f[];
+} sc_sym_mono;
+
+typedef struct {
+  int64_t c;
+  const sc_sym_mono *m;
+} sc_sym_term;
+
+struct sc_sym_poly {
+  guint hash;
+  uint32_t n;
+  uint32_t epoch;   /* cache: epoch at which fresh was computed */
+  sc_dim fresh;     /* cache: this poly's normal form at that epoch */
+  sc_symtab *st;    /* the owner, so that a dim can be printed alone */
+  sc_sym_term t[];
+};
+
+typedef enum {
+  SC_ATOM_SYM,
+  SC_ATOM_FLOORDIV,
+  SC_ATOM_MOD,
+  SC_ATOM_MIN,
+  SC_ATOM_MAX,
+} sc_sym_atom_kind;
+
+typedef struct {
+  sc_sym_atom_kind kind;
+  uint32_t id;
+  guint hash;
+  uint32_t sym;      /* SYM: symbol index */
+  int64_t scale;     /* SYM: this atom is symbol / scale, exactly */
+  sc_dim a, b;       /* FLOORDIV/MOD: a op b; MIN/MAX: the two arguments */
+  gboolean has_subst;
+  sc_dim subst;      /* the atom's value in terms of newer atoms */
+  gboolean has_lo, has_hi;
+  int64_t lo, hi;    /* inclusive bounds from declarations and assumptions */
+  const sc_sym_mono *mono;  /* atom^1 */
+  const sc_sym_poly *self;  /* 1*atom^1 */
+} sc_sym_atom;
+
+typedef struct {
+  char *name;
+  uint32_t atom;     /* current hidden atom: symbol == scale * atom */
+  int64_t scale;
+  gboolean has_min, has_max;
+  int64_t min, max;  /* as declared (min 0 when not given) */
+} sc_sym_symbol;
+
+struct sc_symtab {
+  GPtrArray *symbols;     /* sc_sym_symbol*, owned */
+  GHashTable *by_name;    /* name (borrowed from symbols) -> index + 1 */
+  GPtrArray *atoms;       /* sc_sym_atom*, owned */
+  GHashTable *atom_set;   /* sc_sym_atom* (borrowed) -> same */
+  GHashTable *monos;      /* sc_sym_mono* (owned keys) */
+  GHashTable *polys;      /* sc_sym_poly* (owned keys) */
+  const sc_sym_mono *unit;
+  uint32_t epoch;
+  gboolean overflow;
+  GArray *ge_facts;       /* sc_dim, each p >= 0 (nonconstant) */
+  GArray *eq_facts;       /* sc_dim, each p == 0 */
+  GArray *ne_facts;       /* sc_dim, each p != 0 */
+  GPtrArray *texts;       /* char*, assumption texts */
+};
+
+/* Interval with saturating ends: inf is -1 (-infinity), +1 (+infinity) or 0. */
+typedef struct {
+  int64_t v;
+  int inf;
+} sc_sym_xint;
+typedef struct {
+  sc_sym_xint lo, hi;
+} sc_sym_ival;
+
+static inline const sc_sym_atom *sc_sym_atom_get(const sc_symtab *st, uint32_t id) {
+  return g_ptr_array_index(st->atoms, id);
+}
+static inline const sc_sym_symbol *sc_sym_symbol_get(const sc_symtab *st, uint32_t i) {
+  return g_ptr_array_index(st->symbols, i);
+}
+
+/* sym.c: normal forms and arithmetic. */
+int sc_sym_atom_cmp(const sc_symtab *st, uint32_t a, uint32_t b);
+int sc_sym_dim_cmp(const sc_symtab *st, sc_dim a, sc_dim b);
+sc_dim sc_sym_refresh(sc_symtab *st, sc_dim d);
+sc_dim sc_sym_atom_dim(sc_symtab *st, uint32_t atom);
+uint32_t sc_sym_atom_intern(sc_symtab *st, const sc_sym_atom *key);
+sc_dim sc_sym_scale(sc_symtab *st, sc_dim d, int64_t k);
+/* d with every coefficient divided by k (k divides them all). */
+sc_dim sc_sym_div_exact(sc_symtab *st, sc_dim d, int64_t k);
+/* q == factor * rest where factor is the largest monomial dividing every
+ * term of q (coefficient 1); FALSE when that is 1. */
+gboolean sc_sym_split_common(sc_symtab *st, sc_dim q, sc_dim *factor, sc_dim *rest);
+/* gcd of d's coefficients (of its constant too), >= 0 */
+int64_t sc_sym_content(sc_dim d);
+/* does atom occur in d, also inside other atoms? */
+gboolean sc_sym_occurs(const sc_symtab *st, sc_dim d, uint32_t atom);
+/* d with every mod atom mod(p, q) written p - q*floordiv(p, q). */
+sc_dim sc_sym_expand_mod(sc_symtab *st, sc_dim d);
+/* b divides a (b != 0), without INT64_MIN % -1 */
+static inline gboolean sc_sym_divisible(int64_t a, int64_t b) {
+  return b == -1 || a % b == 0;
+}
+int64_t sc_sym_mul64(sc_symtab *st, int64_t a, int64_t b);
+int64_t sc_sym_add64(sc_symtab *st, int64_t a, int64_t b);
+int64_t sc_sym_gcd64(int64_t a, int64_t b);
+int64_t sc_sym_py_floordiv(sc_symtab *st, int64_t a, int64_t k);
+int64_t sc_sym_py_mod(int64_t a, int64_t k);
+void sc_sym_bump(sc_symtab *st);
+
+/* sym-decide.c: intervals, decisions, assumptions. */
+sc_sym_ival sc_sym_interval(const sc_symtab *st, sc_dim d);
+/* Is q >= 0?  q fresh.  YES proven, NO proven q < 0, else UNKNOWN. */
+sc_truth sc_sym_ge0(sc_symtab *st, sc_dim q);
+sc_truth sc_sym_eq0(sc_symtab *st, sc_dim q);
+/* Record a relation between fresh dims; FALSE with error if false or
+ * contradicting what is known.  op is one of "==", "!=", "<", "<=", ">",
+ * ">=". */
+gboolean sc_sym_assume_rel(sc_symtab *st, sc_dim a, const char *op, sc_dim b,
+                           const char *text, GError **error);
+
+#endif
