@@ -73,10 +73,41 @@ gboolean sc_graph_add_node(sc_graph *g, const char *name, const sc_op *op,
                            sc_value *args, const char *const *result_names,
                            uint32_t n_result_names, const sc_ttype *const *declared,
                            const char *src, sc_id *out_node, GError **error);
+/* Two-phase building, for files whose nodes are not in topological order
+ * (the bundle loader): declare_node creates the node and its result tensors
+ * (types unknown) so that every name exists before any argument is bound;
+ * set_node_args then gives the bound arguments (any tensor id of the graph
+ * may be named, produced before or after this node); sc_graph_finish orders
+ * the nodes, then infers the result types of declared nodes in visiting
+ * order and checks them against DECLS.  DECLS (may be NULL) has one entry
+ * per result name, each saying what the file gave: a shape, a dtype, both
+ * or neither.  Errors: DUPLICATE (a name defined twice). */
+typedef struct {
+  gboolean has_shape;
+  sc_shape shape;
+  gboolean has_dtype;
+  sc_dtype dtype;
+} sc_tensor_decl;
+gboolean sc_graph_declare_node(sc_graph *g, const char *name, const sc_op *op,
+                               const char *const *result_names, uint32_t n_result_names,
+                               const sc_tensor_decl *decls, const char *src,
+                               sc_id *out_node, GError **error);
+/* Takes ownership of ARGS (op->n_args values, g_new'd).  UNDEFINED if an
+ * argument names a tensor id out of range (ARGS are then freed). */
+gboolean sc_graph_set_node_args(sc_graph *g, sc_id node, sc_value *args, GError **error);
+/* The node that the last failed sc_graph_finish was about (a shape error of
+ * a declared node, a node on a cycle), or SC_ID_NONE. */
+sc_id sc_graph_error_node(const sc_graph *g);
+
 /* Mark tensors as graph outputs (in order; a tensor may appear twice). */
 void sc_graph_add_output(sc_graph *g, sc_id tensor);
-/* Compute consumers and the topological order; CYCLE error if none exists. */
+/* Compute consumers and the topological order; CYCLE error if none exists.
+ * Then infer the types of nodes added with sc_graph_declare_node (in
+ * visiting order), with the errors of sc_graph_add_node plus UNDEFINED for
+ * a declared node whose arguments were never set and SHAPE for a result
+ * count that differs from the names given.  Call once. */
 gboolean sc_graph_finish(sc_graph *g, GError **error);
+gboolean sc_graph_is_finished(const sc_graph *g);
 
 uint32_t sc_graph_n_tensors(const sc_graph *g);
 uint32_t sc_graph_n_nodes(const sc_graph *g);

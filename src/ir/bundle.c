@@ -1,2 +1,1025 @@
-/* bundle — placeholder until its module lands. */
-typedef int sc_placeholder_bundle_;
+/* bundle.c — the bundle loader (bundle.h), the only place that reads JSON.
+ *
+ * Loading runs in a fixed order, so that every name a later part refers to
+ * is known: format, symbols and assumptions (the symtab), the spec graph,
+ * the impl graph, the relations, check_outputs.  A graph is read in two
+ * passes: inputs and node declarations (every tensor name exists), then the
+ * node arguments (bound against all names, so file order need not be
+ * topological); sc_graph_finish orders the nodes, infers and checks types.
+ * Node ids equal file indices, so a graph error about node k is reported at
+ * "GRAPH.nodes[k]".
+ *
+ * Every error is raised through fail(), which formats "FILE: PATH: what"
+ * and fills the diag; the caller then frees the partial bundle, which owns
+ * everything made so far. */
+#include "shardcheck/bundle.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <string.h>
+
+G_DEFINE_QUARK(sc-bundle-error-quark, sc_bundle_error)
+
+struct sc_bundle {
+  char *file;
+  char *name;
+  char *description;
+  sc_symtab *st;
+  sc_graph *spec, *impl;
+  sc_relation input_rel, expect_rel, assume_rel;
+  gboolean has_expect;
+  GArray *check_outputs;   /* sc_id */
+  gboolean check_given;
+};
+
+typedef struct {
+  const char *file;
+  sc_bundle *b;
+  sc_bundle_diag *diag;
+  GError **error;
+} loader;
+
+void sc_bundle_diag_clear(sc_bundle_diag *d) {
+  if (d == NULL)
+    return;
+  g_clear_pointer(&d->file, g_free);
+  g_clear_pointer(&d->path, g_free);
+  g_clear_pointer(&d->what, g_free);
+  d->line = d->column = 0;
+}
+
+static void set_diag(loader *ld, const char *path, int line, int column, const char *what) {
+  if (ld->diag == NULL)
+    return;
+  sc_bundle_diag_clear(ld->diag);
+  ld->diag->file = g_strdup(ld->file);
+  ld->diag->path = g_strdup(path);
+  ld->diag->line = line;
+  ld->diag->column = column;
+  ld->diag->what = g_strdup(what);
+}
+
+G_GNUC_PRINTF(3, 4)
+static gboolean fail(loader *ld, const char *path, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  g_autofree char *what = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  set_diag(ld, path, 0, 0, what);
+  if (path[0] != '\0')
+    g_set_error(ld->error, SC_BUNDLE_ERROR, SC_BUNDLE_ERROR_INVALID, "%s: %s: %s", ld->file,
+                path, what);
+  else
+    g_set_error(ld->error, SC_BUNDLE_ERROR, SC_BUNDLE_ERROR_INVALID, "%s: %s", ld->file, what);
+  return FALSE;
+}
+
+/* Consume ERR (may be NULL) into a failure at PATH. */
+static gboolean fail_err(loader *ld, const char *path, GError *err) {
+  gboolean r = fail(ld, path, "%s", err ? err->message : "error");
+  if (err)
+    g_error_free(err);
+  return r;
+}
+
+/* ---- JSON helpers ---- */
+
+/* "a number 3", "a string \"x\"", ... for messages. */
+static char *describe_json(const json_t *v) {
+  switch (json_typeof(v)) {
+  case JSON_OBJECT:
+    return g_strdup("an object");
+  case JSON_ARRAY:
+    return g_strdup("an array");
+  case JSON_STRING: {
+    const char *s = json_string_value(v);
+    if (strlen(s) > 40)
+      return g_strdup_printf("string \"%.40s...\"", s);
+    return g_strdup_printf("string \"%s\"", s);
+  }
+  case JSON_INTEGER:
+    return g_strdup_printf("number %" JSON_INTEGER_FORMAT, json_integer_value(v));
+  case JSON_REAL:
+    return g_strdup_printf("number %g", json_real_value(v));
+  case JSON_TRUE:
+    return g_strdup("boolean true");
+  case JSON_FALSE:
+    return g_strdup("boolean false");
+  case JSON_NULL:
+    return g_strdup("null");
+  }
+  return g_strdup("?");
+}
+
+static gboolean expect_type(loader *ld, const char *path, const json_t *v, json_type t,
+                            const char *tname) {
+  if (json_typeof(v) == t)
+    return TRUE;
+  g_autofree char *d = describe_json(v);
+  return fail(ld, path, "expected %s, found %s", tname, d);
+}
+
+/* PATH of key K under BASE ("a.b", or "a[\"odd key\"]"). */
+static char *key_path(const char *base, const char *k) {
+  gboolean plain = k[0] != '\0';
+  for (const char *p = k; *p && plain; p++)
+    plain = g_ascii_isalnum(*p) || *p == '_';
+  if (plain)
+    return base[0] ? g_strdup_printf("%s.%s", base, k) : g_strdup(k);
+  GString *s = g_string_new(base);
+  g_string_append(s, "[\"");
+  for (const char *p = k; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      g_string_append_c(s, '\\');
+    g_string_append_c(s, *p);
+  }
+  g_string_append(s, "\"]");
+  return g_string_free(s, FALSE);
+}
+
+/* Refuse fields other than ALLOWED (NULL-terminated); extension fields
+ * start with "x-" or "x_". */
+static gboolean check_fields(loader *ld, const char *path, json_t *obj,
+                             const char *const *allowed) {
+  const char *k;
+  json_t *v;
+  json_object_foreach(obj, k, v) {
+    if (g_str_has_prefix(k, "x-") || g_str_has_prefix(k, "x_"))
+      continue;
+    gboolean ok = FALSE;
+    for (const char *const *a = allowed; *a && !ok; a++)
+      ok = strcmp(*a, k) == 0;
+    if (!ok) {
+      g_autofree char *p = key_path(path, k);
+      g_autofree char *list = g_strjoinv(", ", (char **)allowed);
+      return fail(ld, p, "unknown field '%s' (expected one of: %s)", k, list);
+    }
+  }
+  return TRUE;
+}
+
+/* A required or optional field of type T. */
+static gboolean get_field(loader *ld, const char *path, json_t *obj, const char *key,
+                          gboolean required, json_type t, const char *tname, json_t **out) {
+  json_t *v = json_object_get(obj, key);
+  *out = NULL;
+  g_autofree char *p = key_path(path, key);
+  if (v == NULL) {
+    if (required)
+      return fail(ld, p, "required field is missing");
+    return TRUE;
+  }
+  if (!expect_type(ld, p, v, t, tname))
+    return FALSE;
+  *out = v;
+  return TRUE;
+}
+
+/* Names: non-empty, no control characters (texpr.c relies on that). */
+static gboolean check_name(loader *ld, const char *path, const char *s, const char *what) {
+  if (s[0] == '\0')
+    return fail(ld, path, "%s name is empty", what);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+    if (*p < 0x20 || *p == 0x7f)
+      return fail(ld, path, "%s name contains a control character", what);
+  return TRUE;
+}
+
+/* ---- sizes and types ---- */
+
+/* An integer or an integer expression over the symbols. */
+static gboolean read_dim(loader *ld, const char *path, json_t *v, sc_dim *out) {
+  if (json_is_integer(v)) {
+    *out = sc_dim_const(json_integer_value(v));
+    return TRUE;
+  }
+  if (!json_is_string(v)) {
+    g_autofree char *d = describe_json(v);
+    return fail(ld, path, "expected an integer or a size expression string, found %s", d);
+  }
+  GError *err = NULL;
+  sc_symtab_clear_overflow(ld->b->st);
+  if (!sc_dim_parse(ld->b->st, json_string_value(v), out, &err))
+    return fail_err(ld, path, err);
+  if (sc_symtab_overflowed(ld->b->st)) {
+    sc_symtab_clear_overflow(ld->b->st);
+    return fail(ld, path, "size expression \"%s\" overflows int64", json_string_value(v));
+  }
+  return TRUE;
+}
+
+static gboolean read_shape(loader *ld, const char *path, json_t *v, sc_shape *out) {
+  if (!expect_type(ld, path, v, JSON_ARRAY, "an array of sizes"))
+    return FALSE;
+  size_t n = json_array_size(v);
+  if (n > SC_MAX_RANK)
+    return fail(ld, path, "rank %zu exceeds the maximum rank %d", n, SC_MAX_RANK);
+  out->rank = (uint32_t)n;
+  for (size_t i = 0; i < n; i++) {
+    g_autofree char *p = g_strdup_printf("%s[%zu]", path, i);
+    if (!read_dim(ld, p, json_array_get(v, i), &out->dims[i]))
+      return FALSE;
+    sc_dim d = out->dims[i];
+    if (sc_dim_is_const(d) ? d.value < 0
+                           : sc_dim_lt(ld->b->st, d, sc_dim_const(0)) == SC_YES) {
+      g_autofree char *s = sc_dim_to_string(ld->b->st, d);
+      return fail(ld, p, "size %s is negative", s);
+    }
+  }
+  return TRUE;
+}
+
+static gboolean read_dtype(loader *ld, const char *path, json_t *v, sc_dtype *out) {
+  if (!expect_type(ld, path, v, JSON_STRING, "a dtype string"))
+    return FALSE;
+  if (!sc_dtype_from_name(json_string_value(v), out)) {
+    GString *names = g_string_new(NULL);
+    for (int d = 0; d < SC_DTYPE_COUNT; d++)
+      g_string_append_printf(names, "%s%s", d ? " " : "", sc_dtype_name((sc_dtype)d));
+    fail(ld, path, "unknown dtype \"%s\" (expected one of %s)", json_string_value(v),
+         names->str);
+    g_string_free(names, TRUE);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean read_rank_field(loader *ld, const char *path, json_t *obj, int32_t *out) {
+  json_t *r;
+  *out = -1;
+  if (!get_field(ld, path, obj, "rank", FALSE, JSON_INTEGER, "an integer", &r))
+    return FALSE;
+  if (r == NULL)
+    return TRUE;
+  if (json_integer_value(r) < 0 || json_integer_value(r) > INT32_MAX) {
+    g_autofree char *p = key_path(path, "rank");
+    return fail(ld, p, "rank %" JSON_INTEGER_FORMAT " is out of range", json_integer_value(r));
+  }
+  *out = (int32_t)json_integer_value(r);
+  return TRUE;
+}
+
+/* ---- symbols ---- */
+
+static gboolean read_bound(loader *ld, const char *path, json_t *obj, const char *key,
+                           gboolean *has, int64_t *val) {
+  json_t *v = json_object_get(obj, key);
+  *has = FALSE;
+  *val = 0;
+  if (v == NULL || json_is_null(v))
+    return TRUE;
+  g_autofree char *p = key_path(path, key);
+  if (!expect_type(ld, p, v, JSON_INTEGER, "an integer"))
+    return FALSE;
+  *has = TRUE;
+  *val = json_integer_value(v);
+  return TRUE;
+}
+
+static gboolean read_symbols(loader *ld, json_t *root) {
+  json_t *syms, *assume;
+  if (!get_field(ld, "", root, "symbols", FALSE, JSON_OBJECT, "an object", &syms))
+    return FALSE;
+  const char *k;
+  json_t *v;
+  static const char *const fields[] = {"min", "max", NULL};
+  if (syms != NULL)
+    json_object_foreach(syms, k, v) {
+      g_autofree char *p = key_path("symbols", k);
+      if (!expect_type(ld, p, v, JSON_OBJECT, "an object {\"min\": .., \"max\": ..}") ||
+          !check_fields(ld, p, v, fields))
+        return FALSE;
+      gboolean has_min, has_max;
+      int64_t min, max;
+      if (!read_bound(ld, p, v, "min", &has_min, &min) ||
+          !read_bound(ld, p, v, "max", &has_max, &max))
+        return FALSE;
+      GError *err = NULL;
+      if (!sc_symtab_declare(ld->b->st, k, has_min, min, has_max, max, &err))
+        return fail_err(ld, p, err);
+    }
+  if (!get_field(ld, "", root, "assume", FALSE, JSON_ARRAY, "an array of strings", &assume))
+    return FALSE;
+  if (assume != NULL)
+    for (size_t i = 0; i < json_array_size(assume); i++) {
+      g_autofree char *p = g_strdup_printf("assume[%zu]", i);
+      json_t *a = json_array_get(assume, i);
+      if (!expect_type(ld, p, a, JSON_STRING, "a constraint string"))
+        return FALSE;
+      GError *err = NULL;
+      sc_symtab_clear_overflow(ld->b->st);
+      if (!sc_symtab_assume(ld->b->st, json_string_value(a), &err))
+        return fail_err(ld, p, err);
+      if (sc_symtab_overflowed(ld->b->st)) {
+        sc_symtab_clear_overflow(ld->b->st);
+        return fail(ld, p, "constraint overflows int64");
+      }
+    }
+  return TRUE;
+}
+
+/* ---- graphs ---- */
+
+static gboolean read_input(loader *ld, sc_graph *g, const char *path, json_t *v) {
+  static const char *const fields[] = {"name", "shape", "dtype", "rank", "values", NULL};
+  json_t *name, *shape, *dtype, *values;
+  if (!expect_type(ld, path, v, JSON_OBJECT, "a tensor object") ||
+      !check_fields(ld, path, v, fields) ||
+      !get_field(ld, path, v, "name", TRUE, JSON_STRING, "a string", &name) ||
+      !get_field(ld, path, v, "shape", TRUE, JSON_ARRAY, "an array of sizes", &shape) ||
+      !get_field(ld, path, v, "dtype", FALSE, JSON_STRING, "a dtype string", &dtype) ||
+      !get_field(ld, path, v, "values", FALSE, JSON_OBJECT, "an object {\"min\": .., \"max\": ..}",
+                 &values))
+    return FALSE;
+  g_autofree char *np = key_path(path, "name");
+  g_autofree char *sp = key_path(path, "shape");
+  g_autofree char *dp = key_path(path, "dtype");
+  const char *nm = json_string_value(name);
+  sc_ttype type;
+  memset(&type, 0, sizeof type);
+  type.dtype = SC_DTYPE_F32;
+  int32_t rank;
+  if (!check_name(ld, np, nm, "tensor") || !read_shape(ld, sp, shape, &type.shape) ||
+      (dtype != NULL && !read_dtype(ld, dp, dtype, &type.dtype)) ||
+      !read_rank_field(ld, path, v, &rank))
+    return FALSE;
+  sc_dim vmin = sc_dim_const(0), vmax = sc_dim_const(0);
+  if (values != NULL) {
+    static const char *const vf[] = {"min", "max", NULL};
+    g_autofree char *vp = key_path(path, "values");
+    if (!check_fields(ld, vp, values, vf))
+      return FALSE;
+    if (!sc_dtype_is_integral(type.dtype))
+      return fail(ld, vp, "only integer tensors may declare a value range (dtype is %s)",
+                  sc_dtype_name(type.dtype));
+    json_t *mn = json_object_get(values, "min"), *mx = json_object_get(values, "max");
+    g_autofree char *mnp = key_path(vp, "min");
+    g_autofree char *mxp = key_path(vp, "max");
+    if (mn == NULL)
+      return fail(ld, mnp, "required field is missing");
+    if (mx == NULL)
+      return fail(ld, mxp, "required field is missing");
+    if (!read_dim(ld, mnp, mn, &vmin) || !read_dim(ld, mxp, mx, &vmax))
+      return FALSE;
+    if (sc_dim_lt(ld->b->st, vmax, vmin) == SC_YES)
+      return fail(ld, vp, "max is less than min");
+  }
+  if (sc_graph_find_tensor(g, nm) != SC_ID_NONE)
+    return fail(ld, np, "duplicate tensor '%s' (already defined)", nm);
+  GError *err = NULL;
+  sc_id id;
+  if (!sc_graph_add_input(g, nm, &type, &id, &err))
+    return fail_err(ld, path, err);
+  sc_tensor *t = sc_graph_tensor(g, id);
+  t->rank = rank;
+  if (values != NULL) {
+    t->has_values = TRUE;
+    t->values_min = vmin;
+    t->values_max = vmax;
+  }
+  return TRUE;
+}
+
+/* An in-place or out= operator name: "aten.add_.Tensor", "aten.add.out". */
+static gboolean inplace_name(const char *qualname, char **suggestion) {
+  g_auto(GStrv) parts = g_strsplit(qualname, ".", 0);
+  guint n = g_strv_length(parts);
+  *suggestion = NULL;
+  if (n < 2)
+    return FALSE;
+  const char *name = parts[1];
+  size_t len = strlen(name);
+  gboolean dunder = g_str_has_prefix(name, "__") && g_str_has_suffix(name, "__");
+  gboolean inplace = (!dunder && len > 1 && name[len - 1] == '_') ||
+                     (dunder && len > 5 && name[2] == 'i') ||
+                     (n >= 3 && strcmp(parts[2], "out") == 0);
+  if (!inplace)
+    return FALSE;
+  g_autofree char *base = (!dunder && len > 0 && name[len - 1] == '_')
+                              ? g_strndup(name, len - 1)
+                              : g_strdup(name);
+  if (dunder && name[2] == 'i')
+    base = (g_free(base), g_strdup_printf("__%s", name + 3));
+  const sc_op *op = NULL;
+  if (n >= 3 && strcmp(parts[2], "out") != 0) {
+    g_autofree char *q = g_strdup_printf("%s.%s.%s", parts[0], base, parts[2]);
+    op = sc_ops_lookup(q, NULL);
+  }
+  if (op == NULL) {
+    g_autofree char *q = g_strdup_printf("%s.%s", parts[0], base);
+    op = sc_ops_lookup(q, NULL);
+  }
+  *suggestion = op ? g_strdup(op->qualname) : g_strdup_printf("%s.%s", parts[0], base);
+  return TRUE;
+}
+
+/* Per-node state between the two passes. */
+typedef struct {
+  json_t *obj;
+  sc_id node;
+} pending_node;
+
+static gboolean declare_node(loader *ld, sc_graph *g, const char *gpath, size_t index,
+                             json_t *v, pending_node *pn) {
+  static const char *const fields[] = {"name", "op", "args", "kwargs", "outputs", "src", NULL};
+  g_autofree char *path = g_strdup_printf("%s.nodes[%zu]", gpath, index);
+  json_t *name, *opj, *args, *kwargs, *outputs, *src;
+  if (!expect_type(ld, path, v, JSON_OBJECT, "a node object") ||
+      !check_fields(ld, path, v, fields) ||
+      !get_field(ld, path, v, "name", TRUE, JSON_STRING, "a string", &name) ||
+      !get_field(ld, path, v, "op", TRUE, JSON_STRING, "an operator name string", &opj) ||
+      !get_field(ld, path, v, "args", FALSE, JSON_ARRAY, "an array", &args) ||
+      !get_field(ld, path, v, "kwargs", FALSE, JSON_OBJECT, "an object", &kwargs) ||
+      !get_field(ld, path, v, "outputs", TRUE, JSON_ARRAY, "an array of results", &outputs) ||
+      !get_field(ld, path, v, "src", FALSE, JSON_STRING, "a string", &src))
+    return FALSE;
+  g_autofree char *np = key_path(path, "name");
+  g_autofree char *opp = key_path(path, "op");
+  g_autofree char *outp = key_path(path, "outputs");
+  const char *nm = json_string_value(name);
+  if (!check_name(ld, np, nm, "node"))
+    return FALSE;
+  if (sc_graph_find_node(g, nm) != SC_ID_NONE)
+    return fail(ld, np, "duplicate node name '%s'", nm);
+
+  const char *qual = json_string_value(opj);
+  g_autofree char *sugg = NULL;
+  if (inplace_name(qual, &sugg))
+    return fail(ld, opp,
+                "%s operator '%s' %s: graphs must be functional; functionalize it (use %s)",
+                g_str_has_suffix(qual, ".out") ? "out=" : "in-place", qual,
+                g_str_has_suffix(qual, ".out") ? "writes into its out= argument"
+                                               : "mutates its input",
+                sugg);
+  GError *err = NULL;
+  const sc_op *op = sc_ops_lookup(qual, &err);
+  if (op == NULL)
+    return fail_err(ld, opp, err);
+  if (op->flags & SC_OP_INPLACE)
+    return fail(ld, opp,
+                "in-place operator '%s' mutates its input: graphs must be functional; "
+                "functionalize it",
+                op->qualname);
+
+  size_t n_out = json_array_size(outputs);
+  if (!op->results_variadic && n_out != op->n_results)
+    return fail(ld, outp, "%s gives %u result%s but %zu %s listed", op->qualname,
+                op->n_results, op->n_results == 1 ? "" : "s", n_out,
+                n_out == 1 ? "is" : "are");
+  g_autofree const char **names = g_new0(const char *, n_out ? n_out : 1);
+  g_autofree sc_tensor_decl *decls = g_new0(sc_tensor_decl, n_out ? n_out : 1);
+  g_autofree int32_t *ranks = g_new0(int32_t, n_out ? n_out : 1);
+  static const char *const ofields[] = {"name", "shape", "dtype", "rank", NULL};
+  for (size_t i = 0; i < n_out; i++) {
+    json_t *o = json_array_get(outputs, i);
+    g_autofree char *op_i = g_strdup_printf("%s[%zu]", outp, i);
+    ranks[i] = -1;
+    if (json_is_null(o))
+      continue;
+    json_t *on, *os, *od;
+    if (!expect_type(ld, op_i, o, JSON_OBJECT, "a result object or null") ||
+        !check_fields(ld, op_i, o, ofields) ||
+        !get_field(ld, op_i, o, "name", TRUE, JSON_STRING, "a string", &on) ||
+        !get_field(ld, op_i, o, "shape", FALSE, JSON_ARRAY, "an array of sizes", &os) ||
+        !get_field(ld, op_i, o, "dtype", FALSE, JSON_STRING, "a dtype string", &od) ||
+        !read_rank_field(ld, op_i, o, &ranks[i]))
+      return FALSE;
+    g_autofree char *onp = key_path(op_i, "name");
+    g_autofree char *osp = key_path(op_i, "shape");
+    g_autofree char *odp = key_path(op_i, "dtype");
+    names[i] = json_string_value(on);
+    if (!check_name(ld, onp, names[i], "tensor"))
+      return FALSE;
+    if (sc_graph_find_tensor(g, names[i]) != SC_ID_NONE)
+      return fail(ld, onp, "duplicate tensor '%s' (already defined)", names[i]);
+    for (size_t j = 0; j < i; j++)
+      if (names[j] != NULL && strcmp(names[j], names[i]) == 0)
+        return fail(ld, onp, "duplicate tensor '%s' (results %zu and %zu)", names[i], j, i);
+    if (os != NULL) {
+      decls[i].has_shape = TRUE;
+      if (!read_shape(ld, osp, os, &decls[i].shape))
+        return FALSE;
+    }
+    if (od != NULL) {
+      decls[i].has_dtype = TRUE;
+      if (!read_dtype(ld, odp, od, &decls[i].dtype))
+        return FALSE;
+    }
+  }
+  if (!sc_graph_declare_node(g, nm, op, names, (uint32_t)n_out, decls,
+                             src ? json_string_value(src) : NULL, &pn->node, &err))
+    return fail_err(ld, path, err);
+  const sc_node *node = sc_graph_node(g, pn->node);
+  for (size_t i = 0; i < n_out; i++)
+    if (node->results[i] != SC_ID_NONE)
+      sc_graph_tensor(g, node->results[i])->rank = ranks[i];
+  pn->obj = v;
+  return TRUE;
+}
+
+/* A JSON argument as a raw value (value.h). */
+static gboolean raw_value(loader *ld, const char *path, json_t *v, sc_value *out) {
+  switch (json_typeof(v)) {
+  case JSON_INTEGER:
+    *out = sc_value_int(json_integer_value(v));
+    return TRUE;
+  case JSON_REAL:
+    *out = sc_value_float(json_real_value(v));
+    return TRUE;
+  case JSON_TRUE:
+  case JSON_FALSE:
+    *out = sc_value_bool(json_is_true(v));
+    return TRUE;
+  case JSON_NULL:
+    *out = sc_value_none();
+    return TRUE;
+  case JSON_STRING:
+    *out = sc_value_str(json_string_value(v));
+    return TRUE;
+  case JSON_ARRAY: {
+    size_t n = json_array_size(v);
+    sc_value r;
+    r.kind = SC_VAL_LIST;
+    r.u.items.n = (uint32_t)n;
+    r.u.items.v = g_new0(sc_value, n ? n : 1);
+    for (size_t i = 0; i < n; i++) {
+      g_autofree char *p = g_strdup_printf("%s[%zu]", path, i);
+      if (!raw_value(ld, p, json_array_get(v, i), &r.u.items.v[i])) {
+        sc_value_clear(&r);
+        return FALSE;
+      }
+    }
+    *out = r;
+    return TRUE;
+  }
+  case JSON_OBJECT:
+    return fail(ld, path, "expected an argument value, found an object");
+  }
+  return FALSE;
+}
+
+typedef struct {
+  sc_graph *g;
+  char *unknown;
+} node_resolver;
+
+static gboolean resolve_name(void *env, const char *name, sc_id *out) {
+  node_resolver *r = env;
+  sc_id id = sc_graph_find_tensor(r->g, name);
+  if (id == SC_ID_NONE) {
+    if (r->unknown == NULL)
+      r->unknown = g_strdup(name);
+    return FALSE;
+  }
+  *out = id;
+  return TRUE;
+}
+
+static gboolean is_ignored_kwarg(const char *k) {
+  return strcmp(k, "device") == 0 || strcmp(k, "layout") == 0 ||
+         strcmp(k, "pin_memory") == 0 || strcmp(k, "memory_format") == 0;
+}
+
+static gboolean bind_node(loader *ld, sc_graph *g, const char *gpath, const char *gname,
+                          size_t index, const pending_node *pn) {
+  g_autofree char *path = g_strdup_printf("%s.nodes[%zu]", gpath, index);
+  const sc_node *node = sc_graph_node(g, pn->node);
+  const sc_op *op = node->op;
+  json_t *args = json_object_get(pn->obj, "args");
+  json_t *kwargs = json_object_get(pn->obj, "kwargs");
+  size_t n_pos = args ? json_array_size(args) : 0;
+  size_t n_kw_all = kwargs ? json_object_size(kwargs) : 0;
+  sc_value *pos = g_new0(sc_value, n_pos ? n_pos : 1);
+  sc_value *kw = g_new0(sc_value, n_kw_all ? n_kw_all : 1);
+  const char **kw_names = g_new0(const char *, n_kw_all ? n_kw_all : 1);
+  sc_value *bound = NULL;
+  uint32_t n_kw = 0;
+  gboolean ok = TRUE;
+  node_resolver r = {g, NULL};
+  for (size_t i = 0; i < n_pos && ok; i++) {
+    g_autofree char *p = g_strdup_printf("%s.args[%zu]", path, i);
+    ok = raw_value(ld, p, json_array_get(args, i), &pos[i]);
+  }
+  if (ok && kwargs != NULL) {
+    const char *k;
+    json_t *v;
+    json_object_foreach(kwargs, k, v) {
+      if (is_ignored_kwarg(k))
+        continue;
+      g_autofree char *p = key_path(path, "kwargs");
+      g_autofree char *pk = key_path(p, k);
+      kw_names[n_kw] = k;
+      if (!(ok = raw_value(ld, pk, v, &kw[n_kw++])))
+        break;
+    }
+  }
+  if (ok) {
+    GError *err = NULL;
+    sc_bind_loc loc = {FALSE, UINT32_MAX};
+    bound = g_new0(sc_value, op->n_args ? op->n_args : 1);
+    if (!sc_ops_bind(op, sc_graph_symtab(g), pos, (uint32_t)n_pos, kw_names, kw, n_kw,
+                     resolve_name, &r, bound, &loc, &err)) {
+      g_autofree char *at = NULL;
+      if (loc.index != UINT32_MAX && !loc.is_kwarg)
+        at = g_strdup_printf("%s.args[%u]", path, loc.index);
+      else if (loc.index != UINT32_MAX && loc.index < n_kw) {
+        g_autofree char *p = key_path(path, "kwargs");
+        at = key_path(p, kw_names[loc.index]);
+      } else {
+        at = g_strdup(path);
+      }
+      if (r.unknown != NULL) {
+        fail(ld, at, "undefined tensor '%s' (no input or node result of %s has that name)",
+             r.unknown, gname);
+        g_error_free(err);
+      } else {
+        fail_err(ld, at, err);
+      }
+      ok = FALSE;
+    } else {
+      GError *e2 = NULL;
+      sc_value *b = g_steal_pointer(&bound);
+      if (!sc_graph_set_node_args(g, pn->node, b, &e2)) {
+        g_autofree char *op_path = key_path(path, "outputs");
+        fail_err(ld, op_path, e2);
+        ok = FALSE;
+      }
+    }
+  }
+  for (size_t i = 0; i < n_pos; i++)
+    sc_value_clear(&pos[i]);
+  for (uint32_t i = 0; i < n_kw; i++)
+    sc_value_clear(&kw[i]);
+  g_free(pos);
+  g_free(kw);
+  g_free(kw_names);
+  g_free(r.unknown);
+  if (bound != NULL) {
+    for (uint32_t i = 0; i < op->n_args; i++)
+      sc_value_clear(&bound[i]);
+    g_free(bound);
+  }
+  return ok;
+}
+
+static gboolean read_graph(loader *ld, json_t *root, const char *gname, sc_graph **out) {
+  json_t *gj;
+  if (!get_field(ld, "", root, gname, TRUE, JSON_OBJECT, "a graph object", &gj))
+    return FALSE;
+  if (json_object_get(gj, "ranks") != NULL) {
+    g_autofree char *p = key_path(gname, "ranks");
+    return fail(ld, p,
+                "per-rank implementation graphs are not supported yet: give %s as one "
+                "graph with inputs, nodes and outputs (collectives as comm.* nodes)",
+                gname);
+  }
+  static const char *const fields[] = {"inputs", "nodes", "outputs", NULL};
+  json_t *inputs, *nodes, *outputs;
+  if (!check_fields(ld, gname, gj, fields) ||
+      !get_field(ld, gname, gj, "inputs", TRUE, JSON_ARRAY, "an array of tensors", &inputs) ||
+      !get_field(ld, gname, gj, "nodes", TRUE, JSON_ARRAY, "an array of nodes", &nodes) ||
+      !get_field(ld, gname, gj, "outputs", TRUE, JSON_ARRAY, "an array of tensor names",
+                 &outputs))
+    return FALSE;
+  sc_graph *g = sc_graph_new(ld->b->st);
+  *out = g; /* owned by the bundle from now on */
+  for (size_t i = 0; i < json_array_size(inputs); i++) {
+    g_autofree char *p = g_strdup_printf("%s.inputs[%zu]", gname, i);
+    if (!read_input(ld, g, p, json_array_get(inputs, i)))
+      return FALSE;
+  }
+  size_t nn = json_array_size(nodes);
+  g_autofree pending_node *pn = g_new0(pending_node, nn ? nn : 1);
+  for (size_t i = 0; i < nn; i++)
+    if (!declare_node(ld, g, gname, i, json_array_get(nodes, i), &pn[i]))
+      return FALSE;
+  for (size_t i = 0; i < nn; i++)
+    if (!bind_node(ld, g, gname, gname, i, &pn[i]))
+      return FALSE;
+  if (json_array_size(outputs) == 0) {
+    g_autofree char *p = key_path(gname, "outputs");
+    return fail(ld, p, "a graph needs at least one output");
+  }
+  for (size_t i = 0; i < json_array_size(outputs); i++) {
+    g_autofree char *p = g_strdup_printf("%s.outputs[%zu]", gname, i);
+    json_t *o = json_array_get(outputs, i);
+    if (!expect_type(ld, p, o, JSON_STRING, "a tensor name"))
+      return FALSE;
+    sc_id t = sc_graph_find_tensor(g, json_string_value(o));
+    if (t == SC_ID_NONE)
+      return fail(ld, p, "unknown tensor '%s' (no input or node result of %s has that name)",
+                  json_string_value(o), gname);
+    sc_graph_add_output(g, t);
+  }
+  GError *err = NULL;
+  if (!sc_graph_finish(g, &err)) {
+    sc_id bad = sc_graph_error_node(g);
+    g_autofree char *p = bad != SC_ID_NONE ? g_strdup_printf("%s.nodes[%u]", gname, bad)
+                                           : key_path(gname, "nodes");
+    return fail_err(ld, p, err);
+  }
+  return TRUE;
+}
+
+/* ---- relations ---- */
+
+static void relation_clear(sc_relation *r) {
+  for (uint32_t i = 0; i < r->n_entries; i++) {
+    sc_relation_entry *e = &r->entries[i];
+    for (uint32_t j = 0; j < e->n_exprs; j++) {
+      sc_texpr_free(e->exprs[j]);
+      g_free(e->texts[j]);
+    }
+    g_free(e->exprs);
+    g_free(e->texts);
+  }
+  g_free(r->entries);
+  if (r->index != NULL)
+    g_hash_table_destroy(r->index);
+  memset(r, 0, sizeof *r);
+}
+
+const sc_relation_entry *sc_relation_find(const sc_relation *r, sc_id tensor) {
+  if (r->index == NULL)
+    return NULL;
+  gpointer v = g_hash_table_lookup(r->index, GUINT_TO_POINTER(tensor + 1));
+  return v ? &r->entries[GPOINTER_TO_UINT(v) - 1] : NULL;
+}
+
+typedef enum { REL_INPUT, REL_EXPECT, REL_ASSUME } rel_kind;
+
+/* The set of output tensor ids of G (keys id + 1). */
+static GHashTable *output_set(sc_graph *g) {
+  GHashTable *set = g_hash_table_new(g_direct_hash, g_direct_equal);
+  for (uint32_t i = 0; i < sc_graph_n_outputs(g); i++)
+    g_hash_table_add(set, GUINT_TO_POINTER(sc_graph_output(g, i) + 1));
+  return set;
+}
+
+static gboolean in_set(GHashTable *set, sc_id t) {
+  return g_hash_table_contains(set, GUINT_TO_POINTER(t + 1));
+}
+
+static char *type_text(const sc_ttype *t) {
+  g_autofree char *s = sc_shape_to_string(&t->shape);
+  return g_strdup_printf("%s %s", s, sc_dtype_name(t->dtype));
+}
+
+static gboolean read_relation(loader *ld, json_t *root, const char *key, rel_kind kind,
+                              sc_relation *rel, gboolean *present) {
+  json_t *obj;
+  if (!get_field(ld, "", root, key, kind == REL_INPUT, JSON_OBJECT, "an object", &obj))
+    return FALSE;
+  if (present != NULL)
+    *present = obj != NULL;
+  rel->index = g_hash_table_new(g_direct_hash, g_direct_equal);
+  if (obj == NULL)
+    return TRUE;
+  sc_graph *spec = ld->b->spec, *impl = ld->b->impl;
+  g_autoptr(GHashTable) spec_outputs = output_set(spec);
+  g_autoptr(GHashTable) impl_outputs = output_set(impl);
+  rel->entries = g_new0(sc_relation_entry, json_object_size(obj) ? json_object_size(obj) : 1);
+  const char *k;
+  json_t *v;
+  json_object_foreach(obj, k, v) {
+    g_autofree char *p = key_path(key, k);
+    sc_id t = sc_graph_find_tensor(spec, k);
+    if (t == SC_ID_NONE)
+      return fail(ld, p, "spec has no tensor '%s'", k);
+    const sc_tensor *st = sc_graph_tensor(spec, t);
+    gboolean is_input = st->producer == SC_ID_NONE;
+    if (kind == REL_INPUT && !is_input)
+      return fail(ld, p,
+                  "'%s' is not an input of spec (node '%s' produces it); relate it with "
+                  "assume_relation if you mean to trust that",
+                  k, sc_graph_node(spec, st->producer)->name);
+    if (kind == REL_EXPECT && !in_set(spec_outputs, t))
+      return fail(ld, p, "'%s' is not an output of spec", k);
+    if (kind == REL_ASSUME && is_input)
+      return fail(ld, p, "'%s' is an input of spec: map it in input_relation", k);
+    if (!expect_type(ld, p, v, JSON_ARRAY, "an array of expression strings"))
+      return FALSE;
+    if (json_array_size(v) == 0)
+      return fail(ld, p, "expected at least one expression");
+    sc_relation_entry *e = &rel->entries[rel->n_entries++];
+    g_hash_table_insert(rel->index, GUINT_TO_POINTER(t + 1),
+                        GUINT_TO_POINTER(rel->n_entries));
+    e->tensor = t;
+    size_t n = json_array_size(v);
+    e->exprs = g_new0(sc_texpr *, n);
+    e->texts = g_new0(char *, n);
+    for (size_t i = 0; i < n; i++) {
+      g_autofree char *pi = g_strdup_printf("%s[%zu]", p, i);
+      json_t *x = json_array_get(v, i);
+      if (!expect_type(ld, pi, x, JSON_STRING, "an expression string"))
+        return FALSE;
+      GError *err = NULL;
+      sc_texpr *te = sc_texpr_parse(json_string_value(x), impl, TRUE, &err);
+      if (te == NULL)
+        return fail_err(ld, pi, err);
+      e->exprs[i] = te;
+      e->texts[i] = g_strdup(json_string_value(x));
+      e->n_exprs++;
+      /* Leaves: impl inputs for input_relation, impl outputs for expectations. */
+      if (kind != REL_ASSUME) {
+        g_autoptr(GArray) leaves = g_array_new(FALSE, FALSE, sizeof(sc_id));
+        sc_texpr_collect_leaves(te, leaves);
+        for (guint l = 0; l < leaves->len; l++) {
+          sc_id lt = g_array_index(leaves, sc_id, l);
+          const sc_tensor *it = sc_graph_tensor(impl, lt);
+          if (kind == REL_INPUT && it->producer != SC_ID_NONE)
+            return fail(ld, pi, "'%s' is not an input of impl (an input relation maps spec "
+                        "inputs to impl inputs)", it->name);
+          if (kind == REL_EXPECT && !in_set(impl_outputs, lt))
+            return fail(ld, pi, "'%s' is not an output of impl (an output relation uses "
+                        "only what impl returns)", it->name);
+        }
+      }
+      const sc_ttype *et = sc_texpr_type(te);
+      sc_truth same = sc_shape_same(ld->b->st, &et->shape, &st->type.shape);
+      if (same != SC_YES || et->dtype != st->type.dtype) {
+        g_autofree char *s = sc_texpr_to_string(te);
+        g_autofree char *a = type_text(et);
+        g_autofree char *b = type_text(&st->type);
+        return fail(ld, pi, "%s has type %s but spec tensor '%s' is %s%s", s, a, k, b,
+                    same == SC_UNKNOWN && et->dtype == st->type.dtype
+                        ? " (the shapes cannot be proved equal under the assumptions)"
+                        : "");
+      }
+    }
+  }
+  if (kind == REL_INPUT)
+    for (uint32_t i = 0; i < sc_graph_n_inputs(spec); i++) {
+      sc_id t = sc_graph_input(spec, i);
+      if (sc_relation_find(rel, t) == NULL)
+        return fail(ld, key, "spec input '%s' is not mapped (every spec input needs at "
+                    "least one expression)", sc_graph_tensor(spec, t)->name);
+    }
+  return TRUE;
+}
+
+static gboolean read_check_outputs(loader *ld, json_t *root) {
+  json_t *co;
+  sc_bundle *b = ld->b;
+  if (!get_field(ld, "", root, "check_outputs", FALSE, JSON_ARRAY, "an array of tensor names",
+                 &co))
+    return FALSE;
+  b->check_given = co != NULL;
+  g_autoptr(GHashTable) outputs = output_set(b->spec);
+  g_autoptr(GHashTable) seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+  if (co == NULL) {
+    for (uint32_t i = 0; i < sc_graph_n_outputs(b->spec); i++) {
+      sc_id t = sc_graph_output(b->spec, i);
+      if (!in_set(seen, t)) {
+        g_hash_table_add(seen, GUINT_TO_POINTER(t + 1));
+        g_array_append_val(b->check_outputs, t);
+      }
+    }
+    return TRUE;
+  }
+  for (size_t i = 0; i < json_array_size(co); i++) {
+    g_autofree char *p = g_strdup_printf("check_outputs[%zu]", i);
+    json_t *x = json_array_get(co, i);
+    if (!expect_type(ld, p, x, JSON_STRING, "a tensor name"))
+      return FALSE;
+    sc_id t = sc_graph_find_tensor(b->spec, json_string_value(x));
+    if (t == SC_ID_NONE || !in_set(outputs, t))
+      return fail(ld, p, "'%s' is not an output of spec", json_string_value(x));
+    if (in_set(seen, t))
+      return fail(ld, p, "'%s' is listed twice", json_string_value(x));
+    g_hash_table_add(seen, GUINT_TO_POINTER(t + 1));
+    g_array_append_val(b->check_outputs, t);
+  }
+  return TRUE;
+}
+
+/* ---- entry points ---- */
+
+static gboolean load_root(loader *ld, json_t *root) {
+  sc_bundle *b = ld->b;
+  if (!json_is_object(root)) {
+    g_autofree char *d = describe_json(root);
+    return fail(ld, "", "expected a bundle object at the top level, found %s", d);
+  }
+  static const char *const fields[] = {"format", "name", "description", "symbols", "assume",
+                                       "spec", "impl", "input_relation",
+                                       "expect_output_relation", "check_outputs",
+                                       "assume_relation", NULL};
+  json_t *format, *name, *desc;
+  if (!get_field(ld, "", root, "format", TRUE, JSON_STRING, "a string", &format))
+    return FALSE;
+  if (strcmp(json_string_value(format), SC_BUNDLE_FORMAT) != 0)
+    return fail(ld, "format", "expected \"%s\", found \"%s\"", SC_BUNDLE_FORMAT,
+                json_string_value(format));
+  if (!check_fields(ld, "", root, fields) ||
+      !get_field(ld, "", root, "name", FALSE, JSON_STRING, "a string", &name) ||
+      !get_field(ld, "", root, "description", FALSE, JSON_STRING, "a string", &desc))
+    return FALSE;
+  if (name != NULL) {
+    b->name = g_strdup(json_string_value(name));
+  } else {
+    g_autofree char *base = g_path_get_basename(ld->file);
+    if (g_str_has_suffix(base, ".json"))
+      base[strlen(base) - 5] = '\0';
+    b->name = g_strdup(base);
+  }
+  b->description = desc ? g_strdup(json_string_value(desc)) : NULL;
+  return read_symbols(ld, root) && read_graph(ld, root, "spec", &b->spec) &&
+         read_graph(ld, root, "impl", &b->impl) &&
+         read_relation(ld, root, "input_relation", REL_INPUT, &b->input_rel, NULL) &&
+         read_relation(ld, root, "expect_output_relation", REL_EXPECT, &b->expect_rel,
+                       &b->has_expect) &&
+         read_relation(ld, root, "assume_relation", REL_ASSUME, &b->assume_rel, NULL) &&
+         read_check_outputs(ld, root);
+}
+
+sc_bundle *sc_bundle_load_string_diag(const char *json, size_t len, const char *display_name,
+                                      sc_bundle_diag *diag, GError **error) {
+  g_return_val_if_fail(json != NULL, NULL);
+  sc_ops_init();
+  const char *file = display_name ? display_name : "<string>";
+  sc_bundle *b = g_new0(sc_bundle, 1);
+  b->file = g_strdup(file);
+  b->st = sc_symtab_new();
+  b->check_outputs = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  loader ld = {b->file, b, diag, error};
+  json_error_t jerr;
+  json_t *root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &jerr);
+  if (root == NULL) {
+    set_diag(&ld, "", jerr.line, jerr.column, jerr.text);
+    g_set_error(error, SC_BUNDLE_ERROR, SC_BUNDLE_ERROR_SYNTAX, "%s:%d:%d: %s", file,
+                jerr.line, jerr.column, jerr.text);
+    sc_bundle_free(b);
+    return NULL;
+  }
+  gboolean ok = load_root(&ld, root);
+  json_decref(root);
+  if (!ok) {
+    sc_bundle_free(b);
+    return NULL;
+  }
+  return b;
+}
+
+sc_bundle *sc_bundle_load_string(const char *json, const char *display_name, GError **error) {
+  return sc_bundle_load_string_diag(json, strlen(json), display_name, NULL, error);
+}
+
+sc_bundle *sc_bundle_load_diag(const char *path, sc_bundle_diag *diag, GError **error) {
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  GError *err = NULL;
+  if (!g_file_get_contents(path, &data, &len, &err)) {
+    if (diag != NULL) {
+      sc_bundle_diag_clear(diag);
+      diag->file = g_strdup(path);
+      diag->path = g_strdup("");
+      diag->what = g_strdup(err->message);
+    }
+    g_set_error(error, SC_BUNDLE_ERROR, SC_BUNDLE_ERROR_IO, "%s: cannot read: %s", path,
+                err->message);
+    g_error_free(err);
+    return NULL;
+  }
+  return sc_bundle_load_string_diag(data, len, path, diag, error);
+}
+
+sc_bundle *sc_bundle_load(const char *path, GError **error) {
+  return sc_bundle_load_diag(path, NULL, error);
+}
+
+void sc_bundle_free(sc_bundle *b) {
+  if (b == NULL)
+    return;
+  /* Expressions borrow the graphs, graphs borrow the symtab. */
+  relation_clear(&b->input_rel);
+  relation_clear(&b->expect_rel);
+  relation_clear(&b->assume_rel);
+  sc_graph_free(b->spec);
+  sc_graph_free(b->impl);
+  sc_symtab_free(b->st);
+  g_array_free(b->check_outputs, TRUE);
+  g_free(b->file);
+  g_free(b->name);
+  g_free(b->description);
+  g_free(b);
+}
+
+const char *sc_bundle_file(const sc_bundle *b) { return b->file; }
+const char *sc_bundle_name(const sc_bundle *b) { return b->name; }
+const char *sc_bundle_description(const sc_bundle *b) { return b->description; }
+sc_symtab *sc_bundle_symtab(const sc_bundle *b) { return b->st; }
+sc_graph *sc_bundle_spec(const sc_bundle *b) { return b->spec; }
+sc_graph *sc_bundle_impl(const sc_bundle *b) { return b->impl; }
+const sc_relation *sc_bundle_input_relation(const sc_bundle *b) { return &b->input_rel; }
+const sc_relation *sc_bundle_expect_output_relation(const sc_bundle *b) {
+  return &b->expect_rel;
+}
+gboolean sc_bundle_has_expect_output_relation(const sc_bundle *b) { return b->has_expect; }
+const sc_relation *sc_bundle_assume_relation(const sc_bundle *b) { return &b->assume_rel; }
+uint32_t sc_bundle_n_check_outputs(const sc_bundle *b) { return b->check_outputs->len; }
+sc_id sc_bundle_check_output(const sc_bundle *b, uint32_t i) {
+  g_return_val_if_fail(i < b->check_outputs->len, SC_ID_NONE);
+  return g_array_index(b->check_outputs, sc_id, i);
+}
+gboolean sc_bundle_check_outputs_given(const sc_bundle *b) { return b->check_given; }

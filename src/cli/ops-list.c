@@ -1,0 +1,70 @@
+/* ops-list.c — `shardcheck ops`: one line (or JSON object) per registered
+ * operator: qualified name, flags, schema.  Order is the registry's. */
+#include "cli/cli.h"
+#include "shardcheck/ops.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *const flag_words[] = {
+#define SC_X_FLAG_WORD(sym, bit, word) [bit] = word,
+    SC_OP_FLAGS(SC_X_FLAG_WORD)
+#undef SC_X_FLAG_WORD
+};
+
+static char *flags_text(uint32_t flags) {
+  GString *s = g_string_new(NULL);
+  for (guint bit = 0; bit < G_N_ELEMENTS(flag_words); bit++)
+    if (flags & (1u << bit))
+      g_string_append_printf(s, "%s%s", s->len ? "," : "", flag_words[bit]);
+  if (s->len == 0)
+    g_string_append(s, "-");
+  return g_string_free(s, FALSE);
+}
+
+int sc_cli_ops(int argc, char **argv) {
+  g_autofree char *format = NULL;
+  GOptionEntry entries[] = {
+      {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format", "text|json"},
+      {NULL, 0, 0, 0, NULL, NULL, NULL},
+  };
+  g_set_prgname("shardcheck ops");
+  g_autoptr(GOptionContext) ctx = g_option_context_new("- list the registered operators");
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  GError *err = NULL;
+  gboolean json = FALSE;
+  if (!g_option_context_parse(ctx, &argc, &argv, &err) ||
+      !sc_cli_parse_format(format, &json, &err)) {
+    fprintf(stderr, "shardcheck: %s\n", err->message);
+    g_error_free(err);
+    return SC_EXIT_INPUT_ERROR;
+  }
+  if (argc > 1) {
+    fprintf(stderr, "shardcheck: ops takes no arguments (found '%s')\n", argv[1]);
+    return SC_EXIT_INPUT_ERROR;
+  }
+  sc_ops_init();
+  json_t *arr = json ? json_array() : NULL;
+  for (uint32_t i = 0; i < sc_ops_count(); i++) {
+    const sc_op *op = sc_ops_at(i);
+    if (json) {
+      json_t *fl = json_array();
+      for (guint bit = 0; bit < G_N_ELEMENTS(flag_words); bit++)
+        if (op->flags & (1u << bit))
+          json_array_append_new(fl, json_string(flag_words[bit]));
+      json_array_append_new(arr, json_pack("{s:s, s:o, s:s}", "name", op->qualname, "flags",
+                                           fl, "schema", op->schema));
+    } else {
+      g_autofree char *f = flags_text(op->flags);
+      printf("%-44s %-24s %s::%s\n", op->qualname, f, op->ns, op->schema);
+    }
+  }
+  if (json) {
+    char *s = json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    printf("%s\n", s);
+    free(s);
+    json_decref(arr);
+  }
+  return SC_EXIT_REFINES;
+}

@@ -1,0 +1,134 @@
+/* egraph-private.h — the e-graph's tables, shared by the files of
+ * src/egraph/ and by nothing else.
+ *
+ * Layout: one id space for e-nodes and e-classes.  Node id n indexes
+ * node[n], a 24-byte record (op, attr, arity, hash of the key it is filed
+ * under in the memo, and its children inline when there are at most two,
+ * else an offset into the kids pool: one cache line per key comparison),
+ * and live[n] (0 once found to be a congruence duplicate).  Class tables
+ * are structure-of-arrays (yices2-style).  The class created by node n has id n; uf[] is the union-find
+ * parent; nodes[c], parents[c] and data at c are meaningful only at roots.
+ * See egraph.h for the invariants of a clean e-graph. */
+#ifndef SC_EGRAPH_PRIVATE_H
+#define SC_EGRAPH_PRIVATE_H
+
+#include "shardcheck/egraph.h"
+
+#include <string.h>
+
+typedef struct {
+  uint32_t *v;
+  uint32_t len, cap;
+} sc_vec;
+
+static inline void sc_vec_reserve(sc_vec *v, uint32_t extra) {
+  if (v->cap - v->len >= extra)
+    return;
+  uint64_t want = (uint64_t)v->len + extra;
+  uint64_t cap = v->cap ? v->cap : 4;
+  while (cap < want)
+    cap *= 2;
+  g_assert(cap <= UINT32_MAX);
+  v->cap = (uint32_t)cap;
+  v->v = g_renew(uint32_t, v->v, v->cap);
+}
+
+static inline void sc_vec_push(sc_vec *v, uint32_t x) {
+  if (G_UNLIKELY(v->len == v->cap))
+    sc_vec_reserve(v, 1);
+  v->v[v->len++] = x;
+}
+
+static inline void sc_vec_clear(sc_vec *v) {
+  g_free(v->v);
+  v->v = NULL;
+  v->len = v->cap = 0;
+}
+
+typedef struct {
+  uint32_t op, attr, arity, hash;
+  uint32_t k[2]; /* children if arity <= 2, else k[0] = offset in kids */
+} sc_node;
+
+struct sc_egraph {
+  /* e-nodes, by node id */
+  uint32_t n_ids, cap_ids;
+  sc_node *node;
+  uint8_t *live;
+  uint32_t *stamp;  /* epoch of the node's last key or class change */
+  uint32_t *cstamp; /* by class: the largest stamp of its nodes (an upper
+                       bound; exact enough to skip stale classes) */
+  uint32_t epoch;
+  sc_id *kids;
+  size_t n_kids, cap_kids;
+
+  /* union-find and classes, by class id */
+  sc_id *uf;
+  sc_vec *nodes, *parents;
+  uint8_t *touched;
+  uint8_t *data;
+  uint32_t n_classes;
+
+  /* hash-cons: open addressing, linear probing, backward-shift deletion */
+  uint64_t *memo;
+  uint32_t memo_mask, memo_count;
+
+  /* deferred rebuild */
+  sc_vec pending;   /* node ids whose children may be non-canonical */
+  sc_vec apending;  /* node ids whose analysis must be re-made */
+  sc_vec touched_list;
+  gboolean clean;
+  uint64_t n_unions;
+
+  /* op -> classes index (compacted lazily when read) */
+  GHashTable *op_slot; /* op -> slot + 1 */
+  sc_vec *op_classes;
+  uint64_t *op_stamp;  /* n_unions at last compaction, UINT64_MAX = dirty */
+  uint32_t n_slots, cap_slots;
+
+  /* analysis */
+  gboolean has_an;
+  sc_analysis an;
+  void *an_user;
+  uint8_t *scratch_a, *scratch_b;
+  const void **cdata;
+  uint32_t cdata_cap;
+
+  sc_conflict_fn conflict_fn;
+  void *conflict_user;
+  sc_merge_listener_fn listener_fn;
+  void *listener_user;
+  uint64_t n_conflicts;
+
+  /* proof forest */
+  gboolean proofs;
+  sc_id *proof_parent;
+  uint32_t *proof_just;
+
+  sc_vec tmp; /* canonical children of the node being added */
+};
+
+static inline sc_id sc_eg_find(sc_egraph *eg, sc_id x) {
+  sc_id *uf = eg->uf;
+  while (uf[x] != x) {
+    uf[x] = uf[uf[x]];
+    x = uf[x];
+  }
+  return x;
+}
+
+/* Valid until the next add (the node table may move). */
+static inline sc_id *sc_eg_kids(const sc_egraph *eg, sc_id n) {
+  sc_node *r = &eg->node[n];
+  return r->arity <= 2 ? r->k : eg->kids + r->k[0];
+}
+
+/* Starts a new epoch (the runner calls it after each search phase) and
+ * returns it: every node added, re-canonicalized or moved to another class
+ * from now on is stamped with it. */
+uint32_t sc_eg_advance_epoch(sc_egraph *eg);
+
+void sc_eg_prefetch_key(const sc_egraph *eg, uint32_t op, uint32_t attr,
+                        const sc_id *kids, uint32_t n, int stage);
+
+#endif

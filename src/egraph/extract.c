@@ -1,0 +1,365 @@
+/* extract.c — cheapest-term extraction and smallest-terms enumeration.
+ *
+ * Extraction (egg's Extractor): costs start at +infinity and a bottom-up
+ * fixpoint over all live nodes lowers a class's cost when one of its nodes,
+ * all of whose children have finite costs, is strictly cheaper.  Only
+ * strict improvements are taken, so for a monotone cost function the chosen
+ * nodes form an acyclic graph; a cycle (non-monotone cost) makes term
+ * building return NULL rather than loop.
+ *
+ * Enumeration counts, for every class reachable from the root through
+ * nodes of non-zero weight, N(c, s) = the number of distinct terms of c of
+ * size s, size by size (a node of weight w with children needs children
+ * sizes summing to s - w, each >= 1, so size s only needs sizes < s and
+ * cycles in the e-graph are harmless).  Distinct nodes of a class, or
+ * distinct child terms, give distinct terms (a term is represented in at
+ * most one class of a congruence-closed e-graph), so counts are exact.  It
+ * stops at the first size where the root has k terms in total, then builds
+ * each term by unranking: the j-th term of (c, s) is found by walking the
+ * nodes of c in order and the children's size splits in order, with the
+ * rank split in mixed radix.  Counts saturate at CAP, above any rank asked
+ * for, which keeps every comparison and division exact where it matters. */
+#include "shardcheck/extract.h"
+#include "egraph-private.h"
+
+#include <math.h>
+
+/* ---- extraction -------------------------------------------------------- */
+
+struct sc_extractor {
+  const sc_egraph *eg;
+  double *cost;  /* by class id (canonical ids only meaningful) */
+  sc_id *best;   /* chosen node by class id */
+};
+
+double sc_cost_ast_size(const sc_egraph *eg, sc_id node,
+                        const double *child_costs, uint32_t n_children,
+                        void *user) {
+  double s = 1;
+  for (uint32_t i = 0; i < n_children; i++)
+    s += child_costs[i];
+  return s;
+}
+
+sc_extractor *sc_extractor_new(const sc_egraph *eg, sc_cost_fn cost,
+                               void *user) {
+  g_return_val_if_fail(eg->clean, NULL);
+  if (!cost)
+    cost = sc_cost_ast_size;
+  sc_extractor *ex = g_new0(sc_extractor, 1);
+  ex->eg = eg;
+  uint32_t n = eg->n_ids;
+  ex->cost = g_new(double, n ? n : 1);
+  ex->best = g_new(sc_id, n ? n : 1);
+  for (uint32_t i = 0; i < n; i++) {
+    ex->cost[i] = INFINITY;
+    ex->best[i] = SC_ID_NONE;
+  }
+  double buf[16];
+  gboolean changed = TRUE;
+  while (changed) {
+    changed = FALSE;
+    for (sc_id node = 0; node < n; node++) {
+      if (!eg->live[node])
+        continue;
+      uint32_t a = eg->node[node].arity;
+      const sc_id *k = sc_eg_kids(eg, node);
+      double *cc = a <= 16 ? buf : g_new(double, a);
+      gboolean finite = TRUE;
+      for (uint32_t i = 0; i < a && finite; i++) {
+        cc[i] = ex->cost[k[i]];
+        finite = isfinite(cc[i]);
+      }
+      if (finite) {
+        double c = cost(eg, node, cc, a, user);
+        sc_id cls = sc_egraph_find_const(eg, node);
+        if (c < ex->cost[cls]) {
+          ex->cost[cls] = c;
+          ex->best[cls] = node;
+          changed = TRUE;
+        }
+      }
+      if (cc != buf)
+        g_free(cc);
+    }
+  }
+  return ex;
+}
+
+void sc_extractor_free(sc_extractor *ex) {
+  if (!ex)
+    return;
+  g_free(ex->cost);
+  g_free(ex->best);
+  g_free(ex);
+}
+
+double sc_extractor_cost(const sc_extractor *ex, sc_id cls) {
+  g_return_val_if_fail(cls < ex->eg->n_ids, INFINITY);
+  return ex->cost[sc_egraph_find_const(ex->eg, cls)];
+}
+
+sc_id sc_extractor_best_node(const sc_extractor *ex, sc_id cls) {
+  g_return_val_if_fail(cls < ex->eg->n_ids, SC_ID_NONE);
+  return ex->best[sc_egraph_find_const(ex->eg, cls)];
+}
+
+/* state: 0 unvisited, 1 in progress, 2 done (index in at[]) */
+static gboolean build(const sc_extractor *ex, sc_id cls, uint8_t *state,
+                      uint32_t *at, sc_term *t) {
+  if (state[cls] == 2)
+    return TRUE;
+  if (state[cls] == 1)
+    return FALSE;
+  state[cls] = 1;
+  sc_id node = ex->best[cls];
+  if (node == SC_ID_NONE)
+    return FALSE;
+  const sc_egraph *eg = ex->eg;
+  uint32_t a = eg->node[node].arity;
+  const sc_id *k = sc_eg_kids(eg, node);
+  uint32_t *kid_at = g_new(uint32_t, a ? a : 1);
+  gboolean ok = TRUE;
+  for (uint32_t i = 0; i < a && ok; i++) {
+    ok = build(ex, k[i], state, at, t);
+    if (ok)
+      kid_at[i] = at[k[i]];
+  }
+  if (ok) {
+    at[cls] = sc_term_add(t, eg->node[node].op, eg->node[node].attr, kid_at, a);
+    state[cls] = 2;
+  }
+  g_free(kid_at);
+  return ok;
+}
+
+sc_term *sc_extractor_term(const sc_extractor *ex, sc_id cls) {
+  g_return_val_if_fail(cls < ex->eg->n_ids, NULL);
+  cls = sc_egraph_find_const(ex->eg, cls);
+  if (!isfinite(ex->cost[cls]))
+    return NULL;
+  uint8_t *state = g_new0(uint8_t, ex->eg->n_ids);
+  uint32_t *at = g_new(uint32_t, ex->eg->n_ids);
+  sc_term *t = sc_term_new();
+  if (!build(ex, cls, state, at, t)) {
+    sc_term_free(t);
+    t = NULL;
+  }
+  g_free(state);
+  g_free(at);
+  return t;
+}
+
+/* ---- enumeration ------------------------------------------------------- */
+
+#define CAP ((uint64_t)1 << 62)
+
+static inline uint64_t sat_add(uint64_t a, uint64_t b) {
+  return (a >= CAP - b) ? CAP : a + b;
+}
+
+static inline uint64_t sat_mul(uint64_t a, uint64_t b) {
+  if (a == 0 || b == 0)
+    return 0;
+  if (a >= CAP / b)
+    return CAP;
+  return a * b;
+}
+
+typedef struct {
+  const sc_egraph *eg;
+  sc_weight_fn weight;
+  void *user;
+  GHashTable *local;  /* class + 1 -> local index + 1 */
+  GArray *classes;    /* local index -> class */
+  GPtrArray *rows;    /* rows[s][local] = N(class, s); row 0 unused */
+  uint64_t *conv;     /* scratch for convolution */
+  uint32_t conv_cap;
+} enumer;
+
+static uint32_t node_weight(const enumer *e, sc_id n) {
+  return e->weight ? e->weight(e->eg, n, e->user) : 1;
+}
+
+static uint32_t local_of(const enumer *e, sc_id c) {
+  gpointer v = g_hash_table_lookup(e->local, GUINT_TO_POINTER(c + 1));
+  return GPOINTER_TO_UINT(v) - 1;
+}
+
+static inline uint64_t N(const enumer *e, sc_id c, uint32_t s) {
+  if (s == 0 || s >= e->rows->len)
+    return 0;
+  const uint64_t *row = g_ptr_array_index(e->rows, s);
+  return row[local_of(e, c)];
+}
+
+/* Number of ways children kids[i..m) have sizes (each >= 1) summing to t. */
+static uint64_t conv_suffix(enumer *e, const sc_id *kids, uint32_t m,
+                            uint32_t i, uint32_t t) {
+  if (i == m)
+    return t == 0;
+  if (t < m - i)
+    return 0;
+  uint32_t need = 2 * (t + 1);
+  if (e->conv_cap < need) {
+    e->conv_cap = need;
+    e->conv = g_renew(uint64_t, e->conv, need);
+  }
+  uint64_t *cur = e->conv, *nxt = e->conv + t + 1;
+  /* D_m(x) = [x == 0] */
+  for (uint32_t x = 0; x <= t; x++)
+    cur[x] = x == 0;
+  for (uint32_t j = m; j-- > i;) {
+    for (uint32_t x = 0; x <= t; x++) {
+      uint64_t s = 0;
+      for (uint32_t y = 1; y <= x; y++)
+        if (cur[x - y])
+          s = sat_add(s, sat_mul(N(e, kids[j], y), cur[x - y]));
+      nxt[x] = s;
+    }
+    uint64_t *tmp = cur;
+    cur = nxt;
+    nxt = tmp;
+  }
+  uint64_t r = cur[t];
+  return r;
+}
+
+static void count_size(enumer *e, uint32_t s, uint64_t *row) {
+  const sc_egraph *eg = e->eg;
+  for (guint li = 0; li < e->classes->len; li++) {
+    sc_id c = g_array_index(e->classes, sc_id, li);
+    const sc_vec *v = &eg->nodes[c];
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < v->len; i++) {
+      sc_id n = v->v[i];
+      uint32_t w = node_weight(e, n);
+      if (w == 0 || w > s)
+        continue;
+      uint32_t a = eg->node[n].arity;
+      if (a == 0)
+        total = sat_add(total, s == w);
+      else
+        total = sat_add(total, conv_suffix(e, sc_eg_kids(eg, n), a, 0, s - w));
+    }
+    row[li] = total;
+  }
+}
+
+static uint32_t unrank(enumer *e, sc_id c, uint32_t s, uint64_t j,
+                       sc_term *t);
+
+static void unrank_seq(enumer *e, const sc_id *kids, uint32_t m, uint32_t i,
+                       uint32_t t, uint64_t j, sc_term *term, uint32_t *out) {
+  if (i == m - 1) {
+    out[i] = unrank(e, kids[i], t, j, term);
+    return;
+  }
+  for (uint32_t s1 = 1; s1 + (m - 1 - i) <= t; s1++) {
+    uint64_t a = N(e, kids[i], s1);
+    if (!a)
+      continue;
+    uint64_t b = conv_suffix(e, kids, m, i + 1, t - s1);
+    uint64_t block = sat_mul(a, b);
+    if (j < block) {
+      out[i] = unrank(e, kids[i], s1, j / b, term);
+      unrank_seq(e, kids, m, i + 1, t - s1, j % b, term, out);
+      return;
+    }
+    j -= block;
+  }
+  g_assert_not_reached();
+}
+
+static uint32_t unrank(enumer *e, sc_id c, uint32_t s, uint64_t j,
+                       sc_term *t) {
+  const sc_egraph *eg = e->eg;
+  const sc_vec *v = &eg->nodes[c];
+  for (uint32_t i = 0; i < v->len; i++) {
+    sc_id n = v->v[i];
+    uint32_t w = node_weight(e, n);
+    if (w == 0 || w > s)
+      continue;
+    uint32_t a = eg->node[n].arity;
+    uint64_t cnt = a == 0 ? (s == w) : conv_suffix(e, sc_eg_kids(eg, n), a,
+                                                   0, s - w);
+    if (j >= cnt) {
+      j -= cnt;
+      continue;
+    }
+    if (a == 0)
+      return sc_term_add(t, eg->node[n].op, eg->node[n].attr, NULL, 0);
+    uint32_t *kid_at = g_new(uint32_t, a);
+    unrank_seq(e, sc_eg_kids(eg, n), a, 0, s - w, j, t, kid_at);
+    uint32_t r = sc_term_add(t, eg->node[n].op, eg->node[n].attr, kid_at, a);
+    g_free(kid_at);
+    return r;
+  }
+  g_assert_not_reached();
+  return SC_ID_NONE;
+}
+
+GPtrArray *sc_egraph_enumerate(const sc_egraph *eg, sc_id cls, uint32_t k,
+                               uint32_t max_size, sc_weight_fn weight,
+                               void *user, GArray *sizes) {
+  GPtrArray *res = g_ptr_array_new_with_free_func((GDestroyNotify)sc_term_free);
+  g_return_val_if_fail(eg->clean, res);
+  g_return_val_if_fail(cls < eg->n_ids, res);
+  g_return_val_if_fail(sizes == NULL ||
+                           g_array_get_element_size(sizes) == sizeof(uint32_t),
+                       res);
+  if (k == 0)
+    return res;
+  max_size = MIN(max_size, 4096u);
+  cls = sc_egraph_find_const(eg, cls);
+  enumer e = {eg, weight, user, g_hash_table_new(NULL, NULL),
+              g_array_new(FALSE, FALSE, sizeof(sc_id)),
+              g_ptr_array_new_with_free_func(g_free), NULL, 0};
+  /* reachable classes through nodes of non-zero weight */
+  g_hash_table_insert(e.local, GUINT_TO_POINTER(cls + 1), GUINT_TO_POINTER(1));
+  g_array_append_val(e.classes, cls);
+  for (guint q = 0; q < e.classes->len; q++) {
+    sc_id c = g_array_index(e.classes, sc_id, q);
+    const sc_vec *v = &eg->nodes[c];
+    for (uint32_t i = 0; i < v->len; i++) {
+      sc_id n = v->v[i];
+      if (node_weight(&e, n) == 0)
+        continue;
+      const sc_id *kids = sc_eg_kids(eg, n);
+      for (uint32_t j = 0; j < eg->node[n].arity; j++) {
+        gpointer key = GUINT_TO_POINTER(kids[j] + 1);
+        if (!g_hash_table_contains(e.local, key)) {
+          g_hash_table_insert(e.local, key,
+                              GUINT_TO_POINTER(e.classes->len + 1));
+          g_array_append_val(e.classes, kids[j]);
+        }
+      }
+    }
+  }
+  g_ptr_array_add(e.rows, NULL); /* size 0 */
+  uint64_t total = 0;
+  uint32_t last = 0;
+  for (uint32_t s = 1; s <= max_size && total < k; s++) {
+    uint64_t *row = g_new0(uint64_t, e.classes->len);
+    count_size(&e, s, row);
+    g_ptr_array_add(e.rows, row);
+    total = sat_add(total, row[0]);
+    last = s;
+  }
+  uint32_t got = 0;
+  for (uint32_t s = 1; s <= last && got < k; s++) {
+    uint64_t n = ((uint64_t *)g_ptr_array_index(e.rows, s))[0];
+    for (uint64_t j = 0; j < n && got < k; j++, got++) {
+      sc_term *t = sc_term_new();
+      unrank(&e, cls, s, j, t);
+      g_ptr_array_add(res, t);
+      if (sizes)
+        g_array_append_val(sizes, s);
+    }
+  }
+  g_hash_table_unref(e.local);
+  g_array_unref(e.classes);
+  g_ptr_array_unref(e.rows);
+  g_free(e.conv);
+  return res;
+}

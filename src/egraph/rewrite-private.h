@@ -1,0 +1,25 @@
+/* rewrite-private.h — what the runner needs from a rewrite beyond its
+ * public interface (src/egraph/ only). */
+#ifndef SC_REWRITE_PRIVATE_H
+#define SC_REWRITE_PRIVATE_H
+
+#include "shardcheck/runner.h"
+#include "pattern-private.h"
+
+/* Searches with the rewrite's guard; appends matches of width
+ * sc_rewrite_match_width() to out.  since > 0 asks for the matches new
+ * since that epoch only; it is ignored (full search) unless the rewrite is
+ * incremental. */
+uint64_t sc_rewrite_search(const sc_rewrite *rw, const sc_egraph *eg,
+                           uint64_t limit, GArray *out, uint32_t since);
+/* A purely syntactic rewrite (no guard, requires or applier, lhs rooted at
+ * an operator): a match whose nodes all predate its last complete search
+ * was found and applied then, so semi-naive search is exact for it. */
+gboolean sc_rewrite_is_incremental(const sc_rewrite *rw);
+uint32_t sc_rewrite_match_width(const sc_rewrite *rw);
+
+/* A cache hint for applying (root, subst) soon; stage 0 then 1. */
+void sc_rewrite_prefetch(const sc_rewrite *rw, const sc_egraph *eg,
+                         const uint32_t *subst, int stage);
+
+#endif

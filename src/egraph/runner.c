@@ -1,0 +1,270 @@
+/* runner.c — equality saturation: iterations of search, apply, rebuild
+ * under iteration, node and time limits, with egg's simple and backoff
+ * schedulers.
+ *
+ * Invariants: the e-graph is clean at the start of every search phase and
+ * when sc_runner_run returns; all searches of an iteration see the same
+ * e-graph (matches are collected before any is applied), so the result of
+ * an iteration does not depend on rule order except through union order.
+ * An iteration is "saturated" when it applied no union, left node and
+ * class counts unchanged, and the scheduler has no banned rule left (egg's
+ * can_be_saturated). */
+#include "rewrite-private.h"
+#include "egraph-private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const stop_names[] = {
+#define SC_X_STOP(sym, word) word,
+    SC_STOP_REASONS(SC_X_STOP)
+#undef SC_X_STOP
+};
+
+const char *sc_stop_reason_name(sc_stop_reason r) {
+  if ((unsigned)r >= G_N_ELEMENTS(stop_names))
+    return "unknown";
+  return stop_names[r];
+}
+
+static gboolean env_u32(const char *name, uint32_t *out) {
+  const char *s = g_getenv(name);
+  if (!s || !*s)
+    return FALSE;
+  guint64 v;
+  if (!g_ascii_string_to_unsigned(s, 10, 1, UINT32_MAX, &v, NULL))
+    return FALSE;
+  *out = (uint32_t)v;
+  return TRUE;
+}
+
+void sc_runner_limits_init(sc_runner_limits *lim) {
+  lim->iter_limit = 30;
+  lim->node_limit = 10000;
+  lim->time_limit = 5.0;
+  lim->scheduler = SC_SCHED_BACKOFF;
+  lim->match_limit = 1000;
+  lim->ban_length = 5;
+  env_u32("SC_ITER_LIMIT", &lim->iter_limit);
+  env_u32("SC_NODE_LIMIT", &lim->node_limit);
+  const char *t = g_getenv("SC_TIME_LIMIT");
+  if (t && *t) {
+    char *end = NULL;
+    double v = g_ascii_strtod(t, &end);
+    if (end && *end == '\0' && v > 0 && v < 1e9)
+      lim->time_limit = v;
+  }
+}
+
+typedef struct {
+  uint32_t times_applied, times_banned;
+  uint64_t banned_until;
+  uint32_t since;     /* epoch of the last complete search (semi-naive) */
+  gboolean complete;  /* searched completely in this iteration */
+} rule_stats;
+
+struct sc_runner {
+  sc_egraph *eg;
+  sc_runner_limits lim;
+  sc_stop_reason stop;
+  GArray *iters; /* sc_iteration */
+  rule_stats *stats;
+  uint32_t n_stats;
+  gint64 start_us;
+  double seconds;
+  gboolean check; /* SC_EGRAPH_CHECK=1: sc_egraph_check after rebuilds */
+};
+
+sc_runner *sc_runner_new(sc_egraph *eg, const sc_runner_limits *lim) {
+  sc_runner *r = g_new0(sc_runner, 1);
+  r->eg = eg;
+  if (lim)
+    r->lim = *lim;
+  else
+    sc_runner_limits_init(&r->lim);
+  r->iters = g_array_new(FALSE, TRUE, sizeof(sc_iteration));
+  r->check = g_strcmp0(g_getenv("SC_EGRAPH_CHECK"), "1") == 0;
+  return r;
+}
+
+void sc_runner_free(sc_runner *r) {
+  if (!r)
+    return;
+  g_array_unref(r->iters);
+  g_free(r->stats);
+  g_free(r);
+}
+
+static double elapsed(const sc_runner *r) {
+  return (double)(g_get_monotonic_time() - r->start_us) / 1e6;
+}
+
+static sc_stop_reason check_limits(const sc_runner *r, uint32_t iteration) {
+  if (elapsed(r) > r->lim.time_limit)
+    return SC_STOP_TIME_LIMIT;
+  if (sc_egraph_n_nodes(r->eg) > r->lim.node_limit)
+    return SC_STOP_NODE_LIMIT;
+  if (iteration >= r->lim.iter_limit)
+    return SC_STOP_ITERATION_LIMIT;
+  return SC_STOP_NONE;
+}
+
+/* egg's BackoffScheduler::can_stop: fast-forward the bans instead. */
+static gboolean can_stop(sc_runner *r, uint32_t n_rules, uint64_t iteration) {
+  if (r->lim.scheduler != SC_SCHED_BACKOFF)
+    return TRUE;
+  uint64_t min_ban = UINT64_MAX;
+  for (uint32_t i = 0; i < n_rules; i++)
+    if (r->stats[i].banned_until > iteration)
+      min_ban = MIN(min_ban, r->stats[i].banned_until);
+  if (min_ban == UINT64_MAX)
+    return TRUE;
+  uint64_t delta = min_ban - iteration;
+  for (uint32_t i = 0; i < n_rules; i++)
+    if (r->stats[i].banned_until > iteration)
+      r->stats[i].banned_until -= delta;
+  return FALSE;
+}
+
+sc_stop_reason sc_runner_run(sc_runner *r, sc_rewrite *const *rules,
+                             uint32_t n_rules) {
+  g_return_val_if_fail(n_rules == 0 || rules != NULL, SC_STOP_NONE);
+  sc_egraph *eg = r->eg;
+  if (r->n_stats < n_rules) {
+    r->stats = g_renew(rule_stats, r->stats, n_rules);
+    memset(r->stats + r->n_stats, 0,
+           (n_rules - r->n_stats) * sizeof(rule_stats));
+    r->n_stats = n_rules;
+  }
+  for (uint32_t i = 0; i < n_rules; i++)
+    r->stats[i].since = 0; /* the first search of a run is complete */
+  r->start_us = g_get_monotonic_time();
+  r->stop = SC_STOP_NONE;
+  if (!sc_egraph_is_clean(eg))
+    sc_egraph_rebuild(eg);
+  GArray **matches = g_new(GArray *, n_rules ? n_rules : 1);
+  for (uint32_t i = 0; i < n_rules; i++)
+    matches[i] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  uint32_t iter0 = r->iters->len;
+
+  for (;;) {
+    uint32_t it = r->iters->len - iter0;
+    sc_stop_reason stop = check_limits(r, it);
+    if (stop != SC_STOP_NONE) {
+      r->stop = stop;
+      break;
+    }
+    sc_iteration rec = {0};
+    uint32_t nodes0 = sc_egraph_n_nodes(eg);
+    uint32_t classes0 = sc_egraph_n_classes(eg);
+    gint64 t0 = g_get_monotonic_time();
+
+    /* search */
+    for (uint32_t i = 0; i < n_rules && stop == SC_STOP_NONE; i++) {
+      rule_stats *s = &r->stats[i];
+      s->complete = FALSE;
+      g_array_set_size(matches[i], 0);
+      if (r->lim.scheduler == SC_SCHED_BACKOFF) {
+        if (it < s->banned_until)
+          continue;
+        uint64_t threshold = (uint64_t)r->lim.match_limit
+                             << MIN(s->times_banned, 40u);
+        uint64_t n = sc_rewrite_search(rules[i], eg, threshold + 1,
+                                       matches[i], s->since);
+        if (n > threshold) {
+          uint64_t ban = (uint64_t)r->lim.ban_length
+                         << MIN(s->times_banned, 40u);
+          s->times_banned++;
+          s->banned_until = it + ban;
+          g_array_set_size(matches[i], 0);
+        } else {
+          s->times_applied++;
+          s->complete = TRUE;
+          rec.matches += n;
+        }
+      } else {
+        rec.matches += sc_rewrite_search(rules[i], eg, 0, matches[i],
+                                         s->since);
+        s->complete = TRUE;
+      }
+      if (elapsed(r) > r->lim.time_limit)
+        stop = SC_STOP_TIME_LIMIT;
+    }
+    gint64 t1 = g_get_monotonic_time();
+    /* what changes from here on is new to the rules searched completely */
+    uint32_t epoch = sc_eg_advance_epoch(eg);
+    for (uint32_t i = 0; i < n_rules; i++)
+      if (r->stats[i].complete)
+        r->stats[i].since = epoch;
+
+    /* apply */
+    for (uint32_t i = 0; i < n_rules && stop == SC_STOP_NONE; i++) {
+      uint32_t w = sc_rewrite_match_width(rules[i]);
+      const uint32_t *m = (const uint32_t *)matches[i]->data;
+      guint len = matches[i]->len;
+      for (guint j = 0; j + w <= len; j += w) {
+        /* software pipeline: memo slots 16 matches ahead, records 8 */
+        if (j + 16 * w + w <= len)
+          sc_rewrite_prefetch(rules[i], eg, m + j + 16 * w + 1, 0);
+        if (j + 8 * w + w <= len)
+          sc_rewrite_prefetch(rules[i], eg, m + j + 8 * w + 1, 1);
+        rec.applied += sc_rewrite_apply_one(rules[i], eg, m[j], m + j + 1, i);
+      }
+      g_array_set_size(matches[i], 0);
+      stop = check_limits(r, it);
+      if (stop == SC_STOP_ITERATION_LIMIT)
+        stop = SC_STOP_NONE; /* counted at the next iteration's start */
+    }
+    gint64 t2 = g_get_monotonic_time();
+    rec.rebuilt = sc_egraph_rebuild(eg);
+    gint64 t3 = g_get_monotonic_time();
+    if (r->check) {
+      g_autoptr(GError) err = NULL;
+      if (!sc_egraph_check(eg, &err))
+        g_error("e-graph invariant broken after iteration %u: %s",
+                r->iters->len, err->message); /* a bug: abort */
+    }
+    rec.nodes = sc_egraph_n_nodes(eg);
+    rec.classes = sc_egraph_n_classes(eg);
+    rec.search_s = (double)(t1 - t0) / 1e6;
+    rec.apply_s = (double)(t2 - t1) / 1e6;
+    rec.rebuild_s = (double)(t3 - t2) / 1e6;
+    g_array_append_val(r->iters, rec);
+    if (stop != SC_STOP_NONE) {
+      r->stop = stop;
+      break;
+    }
+    if (rec.applied == 0 && rec.nodes == nodes0 && rec.classes == classes0 &&
+        can_stop(r, n_rules, it)) {
+      r->stop = SC_STOP_SATURATED;
+      break;
+    }
+  }
+  for (uint32_t i = 0; i < n_rules; i++)
+    g_array_unref(matches[i]);
+  g_free(matches);
+  r->seconds = elapsed(r);
+  return r->stop;
+}
+
+sc_stop_reason sc_runner_stop_reason(const sc_runner *r) {
+  return r->stop;
+}
+
+uint32_t sc_runner_n_iterations(const sc_runner *r) {
+  return r->iters->len;
+}
+
+const sc_iteration *sc_runner_iteration(const sc_runner *r, uint32_t i) {
+  g_return_val_if_fail(i < r->iters->len, NULL);
+  return &g_array_index(r->iters, sc_iteration, i);
+}
+
+double sc_runner_seconds(const sc_runner *r) {
+  return r->seconds;
+}
+
+uint32_t sc_runner_times_banned(const sc_runner *r, uint32_t rule) {
+  g_return_val_if_fail(rule < r->n_stats, 0);
+  return r->stats[rule].times_banned;
+}

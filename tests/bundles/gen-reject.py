@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""gen-reject.py — writes reject/*.json and their .expect sidecars: the base bundle
+(a Megatron MLP on 2 ranks) with one mistake each.  Re-run after editing; the
+files it writes are committed, so the tests do not need this script."""
+import json, copy, os
+OUT=os.path.dirname(os.path.abspath(__file__))
+def T(name, shape, dtype="f32", **kw):
+    d={"name":name,"shape":shape,"dtype":dtype}; d.update(kw); return d
+def N(name, op, args, outs, kwargs=None):
+    d={"name":name,"op":op,"args":args}
+    if kwargs is not None: d["kwargs"]=kwargs
+    d["outputs"]=outs
+    return d
+def R(name, shape=None, dtype=None):
+    d={"name":name}
+    if shape is not None: d["shape"]=shape
+    if dtype is not None: d["dtype"]=dtype
+    return d
+def base():
+    ins=[]; nodes=[]
+    for r in (0,1):
+        ins += [T(f"x_{r}",[4,8]),T(f"w1_{r}",[8,8]),T(f"w2_{r}",[8,8])]
+        nodes += [N(f"fc1_{r}","aten.mm.default",[f"x_{r}",f"w1_{r}"],[R(f"h_{r}",[4,8])]),
+                  N(f"act_{r}","aten.gelu.default",[f"h_{r}"],[R(f"g_{r}")]),
+                  N(f"fc2_{r}","aten.mm.default",[f"g_{r}",f"w2_{r}"],[R(f"p_{r}")])]
+    nodes.append(N("allreduce","comm.all_reduce",[["p_0","p_1"]],[R("y_0"),R("y_1")],kwargs={"op":"sum"}))
+    return {"format":"shardcheck-bundle/1","name":"base",
+      "spec":{"inputs":[T("x",[4,8]),T("w1",[8,16]),T("w2",[16,8])],
+              "nodes":[N("fc1","aten.mm.default",["x","w1"],[R("h",[4,16],"f32")]),
+                       N("act","aten.gelu.default",["h"],[R("g",[4,16])]),
+                       N("fc2","aten.mm.default",["g","w2"],[R("y",[4,8])])],
+              "outputs":["y"]},
+      "impl":{"inputs":ins,"nodes":nodes,"outputs":["y_0","y_1"]},
+      "input_relation":{"x":["x_0","x_1"],"w1":["cat(w1_0, w1_1, dim=1)"],"w2":["cat(w2_0, w2_1, dim=0)"]},
+      "expect_output_relation":{"y":["y_0","y_1"]}}
+
+cases=[]
+def case(name, phrases, mut=None, raw=None):
+    cases.append((name, phrases, mut, raw))
+
+case("not-json", ["not-json.json:3:"], raw='{\n  "format": "shardcheck-bundle/1",\n  "spec": {,\n}\n')
+case("not-object", ["expected a bundle object at the top level, found an array"], raw='[1, 2]\n')
+case("duplicate-key", ["duplicate-key.json:", "duplicate"], raw='{"format": "shardcheck-bundle/1", "format": "x"}\n')
+def m(b): b["format"]="shardcheck-bundle/2"
+case("wrong-format", ["format: expected \"shardcheck-bundle/1\", found \"shardcheck-bundle/2\""], m)
+def m(b): del b["format"]
+case("missing-format", ["format: required field is missing"], m)
+def m(b): b["format"]=1
+case("format-not-string", ["format: expected a string, found number 1"], m)
+def m(b): del b["spec"]
+case("missing-spec", ["spec: required field is missing"], m)
+def m(b): del b["impl"]
+case("missing-impl", ["impl: required field is missing"], m)
+def m(b): del b["input_relation"]
+case("missing-input-relation", ["input_relation: required field is missing"], m)
+def m(b): b["name"]=3
+case("name-not-string", ["name: expected a string, found number 3"], m)
+def m(b): b["description"]=["a"]
+case("description-not-string", ["description: expected a string, found an array"], m)
+def m(b): b["spec"]=[]
+case("spec-not-object", ["spec: expected a graph object, found an array"], m)
+def m(b): b["spec"]["inputs"]={}
+case("inputs-not-array", ["spec.inputs: expected an array of tensors, found an object"], m)
+def m(b): del b["impl"]["nodes"]
+case("missing-nodes", ["impl.nodes: required field is missing"], m)
+def m(b): b["spec"]["nodes"][0]["args"]="x"
+case("args-not-array", ["spec.nodes[0].args: expected an array, found string \"x\""], m)
+def m(b): b["spec"]["nodes"][1]["kwargs"]=["approximate"]
+case("kwargs-not-object", ["spec.nodes[1].kwargs: expected an object, found an array"], m)
+def m(b): b["spec"]["outputs"]="y"
+case("outputs-not-array", ["spec.outputs: expected an array of tensor names, found string \"y\""], m)
+def m(b): b["spec"]["outputs"]=[3]
+case("output-not-string", ["spec.outputs[0]: expected a tensor name, found number 3"], m)
+def m(b): b["spec"]["inputs"][0]["shape"]=[True,8]
+case("shape-entry-bool", ["spec.inputs[0].shape[0]: expected an integer or a size expression string, found boolean true"], m)
+def m(b): del b["spec"]["inputs"][1]["shape"]
+case("input-missing-shape", ["spec.inputs[1].shape: required field is missing"], m)
+def m(b): b["spec"]["inputs"][0]["name"]=7
+case("tensor-name-not-string", ["spec.inputs[0].name: expected a string, found number 7"], m)
+def m(b): b["spec"]["nodes"][0]["op"]=["aten.mm"]
+case("op-not-string", ["spec.nodes[0].op: expected an operator name string, found an array"], m)
+def m(b): b["spec"]["nodes"][0]["outputs"][0]["shape"]="4,16"
+case("result-shape-not-array", ["spec.nodes[0].outputs[0].shape: expected an array of sizes, found string"], m)
+def m(b): b["symbols"]=["S"]
+case("symbols-not-object", ["symbols: expected an object, found an array"], m)
+def m(b): b["symbols"]={"S":{"min":"1"}}
+case("symbol-min-not-int", ["symbols.S.min: expected an integer, found string \"1\""], m)
+def m(b): b["assume"]="S > 0"
+case("assume-not-array", ["assume: expected an array of strings, found string"], m)
+def m(b): b["check_outputs"]="y"
+case("check-outputs-not-array", ["check_outputs: expected an array of tensor names, found string"], m)
+def m(b): b["input_relation"]["x"]="x_0"
+case("relation-not-array", ["input_relation.x: expected an array of expression strings, found string \"x_0\""], m)
+def m(b): b["input_relation"]["x"]=[3]
+case("relation-item-not-string", ["input_relation.x[0]: expected an expression string, found number 3"], m)
+def m(b): b["spec"]["nodes"][1]["kwarg"]={}
+case("unknown-field", ["spec.nodes[1].kwarg: unknown field 'kwarg'"], m)
+def m(b): b["spec"]["nodes"][0]["op"]="aten.mn.default"
+case("unknown-op", ["spec.nodes[0].op:", "unknown operator", "aten.mn.default", "did you mean", "aten.mm.default"], m)
+def m(b): b["impl"]["nodes"][1]["op"]="aten.add_.Tensor"; b["impl"]["nodes"][1]["args"]=["h_0","h_0"]
+case("inplace-op", ["impl.nodes[1].op:", "in-place operator 'aten.add_.Tensor'", "graphs must be functional", "functionalize it (use aten.add.Tensor)"], m)
+def m(b): b["spec"]["nodes"][1]["op"]="aten.add.Tensor"; b["spec"]["nodes"][1]["args"]=["h",3]
+case("wrong-arg-type", ["spec.nodes[1].args[1]:", "'other'", "aten.add.Tensor", "Tensor"], m)
+def m(b): b["spec"]["nodes"][0]["args"]=["x"]
+case("missing-arg", ["spec.nodes[0]", "mat2", "missing"], m)
+def m(b): b["spec"]["nodes"][1]["kwargs"]={"approximat":"tanh"}
+case("unknown-kwarg", ["spec.nodes[1].kwargs.approximat:", "approximat"], m)
+def m(b): b["spec"]["nodes"][0]["args"]=["x","w3"]
+case("undefined-tensor", ["spec.nodes[0].args[1]: undefined tensor 'w3'"], m)
+def m(b): b["impl"]["nodes"][0]["outputs"][0]["name"]="x_1"
+case("duplicate-tensor", ["impl.nodes[0].outputs[0].name: duplicate tensor 'x_1'"], m)
+def m(b): b["impl"]["inputs"][1]["name"]="x_0"
+case("duplicate-input", ["impl.inputs[1].name: duplicate tensor 'x_0'"], m)
+def m(b): b["impl"]["nodes"][4]["name"]="fc1_0"
+case("duplicate-node", ["impl.nodes[4].name: duplicate node name 'fc1_0'"], m)
+def m(b): b["spec"]["nodes"][0]["args"]=["g","w1"]
+case("cycle", ["spec.nodes[0]", "cycle", "'fc1' -> 'act' -> 'fc1'"], m)
+def m(b): b["spec"]["nodes"][0]["outputs"][0]["shape"]=[4,32]
+case("declared-shape", ["spec.nodes[0]:", "declared [4, 32] f32 but aten.mm.default gives [4, 16] f32"], m)
+def m(b): b["spec"]["nodes"][0]["outputs"][0]["dtype"]="f16"
+case("declared-dtype", ["spec.nodes[0]:", "declared [4, 16] f16 but aten.mm.default gives [4, 16] f32"], m)
+def m(b): b["spec"]["inputs"][1]["shape"]=[6,16]
+case("shape-rule", ["spec.nodes[0]:", "node 'fc1'", "[4, 8]", "[6, 16]"], m)
+def m(b): b["spec"]["inputs"][0]["shape"]=[1]*9
+case("rank-too-big", ["spec.inputs[0].shape: rank 9 exceeds the maximum rank 8"], m)
+def m(b): b["spec"]["inputs"][0]["shape"]=[-4,8]
+case("negative-size", ["spec.inputs[0].shape[0]: size -4 is negative"], m)
+def m(b): b["symbols"]={"S":{"min":1}}; b["spec"]["inputs"][0]["shape"]=["-S",8]
+case("negative-symbolic-size", ["spec.inputs[0].shape[0]: size -S is negative"], m)
+def m(b): b["spec"]["inputs"][0]["dtype"]="f33"
+case("bad-dtype", ["spec.inputs[0].dtype: unknown dtype \"f33\""], m)
+def m(b): b["spec"]["inputs"][0]["shape"]=["T",8]
+case("unknown-symbol", ["spec.inputs[0].shape[0]:", "T"], m)
+def m(b): b["symbols"]={"S":{"min":1}}; b["spec"]["inputs"][0]["shape"]=["S+*2",8]
+case("bad-symbol-expr", ["spec.inputs[0].shape[0]: col 3"], m)
+def m(b): b["symbols"]={"S":{"min":1}}; b["assume"]=["S %% 2 == 0"]
+case("assume-syntax", ["assume[0]: col"], m)
+def m(b): b["assume"]=["4 % 3 == 0"]
+case("assume-false", ["assume[0]:", "false"], m)
+def m(b): b["symbols"]={"S":{"min":4,"max":2}}
+case("symbol-bad-bounds", ["symbols.S:"], m)
+def m(b): del b["input_relation"]["w2"]
+case("unmapped-input", ["input_relation: spec input 'w2' is not mapped"], m)
+def m(b): b["input_relation"]["h"]=["h_0"]
+case("relation-key-not-input", ["input_relation.h: 'h' is not an input of spec"], m)
+def m(b): b["input_relation"]["zz"]=["x_0"]
+case("relation-key-unknown", ["input_relation.zz: spec has no tensor 'zz'"], m)
+def m(b): b["input_relation"]["w1"]=["cat(w1_0, w1_1,, dim=1)"]
+case("relation-syntax", ["input_relation.w1[0]: col 16: expected"], m)
+def m(b): b["input_relation"]["w1"]=["mm(w1_0, w1_1)"]
+case("relation-not-clean", ["input_relation.w1[0]: col 1: mm is not a clean operator; relations may use cat, slice"], m)
+def m(b): b["input_relation"]["w1"]=["cat(w1_0, w1_9, dim=1)"]
+case("relation-unknown-tensor", ["input_relation.w1[0]: col 11: unknown tensor 'w1_9'"], m)
+def m(b): b["input_relation"]["w1"]=["cat(w1_0, w1_1, dim=0)"]
+case("relation-shape", ["input_relation.w1[0]:", "has type [16, 8] f32 but spec tensor 'w1' is [8, 16] f32"], m)
+def m(b): b["input_relation"]["x"]=["x_0","h_0"]
+case("relation-not-impl-input", ["input_relation.x[1]: 'h_0' is not an input of impl"], m)
+def m(b): b["input_relation"]["x"]=["sum(x_0, x_0)"]
+case("relation-sum-repeated", ["input_relation.x[0]:", "sum repeats the argument x_0", "scaling"], m)
+def m(b): b["input_relation"]["x"]=[]
+case("relation-empty", ["input_relation.x: expected at least one expression"], m)
+def m(b): b["input_relation"]["x"]=["?a"]
+case("relation-pattern-var", ["input_relation.x[0]: col 1: pattern variable"], m)
+def m(b): b["expect_output_relation"]={"h":["y_0"]}
+case("expect-non-output", ["expect_output_relation.h: 'h' is not an output of spec"], m)
+def m(b): b["expect_output_relation"]={"y":["p_0"]}
+case("expect-not-impl-output", ["expect_output_relation.y[0]: 'p_0' is not an output of impl"], m)
+def m(b): b["check_outputs"]=["h"]
+case("check-outputs-non-output", ["check_outputs[0]: 'h' is not an output of spec"], m)
+def m(b): b["assume_relation"]={"x":["x_0"]}
+case("assume-relation-input", ["assume_relation.x: 'x' is an input of spec"], m)
+def m(b): b["spec"]["outputs"]=["y","z"]
+case("outputs-unknown", ["spec.outputs[1]: unknown tensor 'z'"], m)
+def m(b): b["spec"]["nodes"][0]["outputs"].append(R("h2"))
+case("wrong-result-count", ["spec.nodes[0].outputs: aten.mm.default gives 1 result but 2 are listed"], m)
+def m(b): b["impl"]["nodes"][-1]["outputs"].append(R("y_2"))
+case("wrong-result-count-collective", ["impl.nodes[6]:", "comm.all_reduce", "gives 2 results but 3 are listed"], m)
+def m(b): b["spec"]["nodes"][0]["outputs"]=[None]
+case("null-result", ["spec.nodes[0].outputs:", "result 0 is null but is required"], m)
+def m(b): b["impl"]={"ranks":[b["impl"],b["impl"]]}
+case("impl-ranks", ["impl.ranks: per-rank implementation graphs are not supported yet"], m)
+def m(b): b["spec"]["inputs"][0]["shape"]=[4294967296,4294967296]
+case("numel-overflow", ["more elements than int64"], m)
+def m(b): b["spec"]["inputs"][0]["values"]={"min":0,"max":10}
+case("values-on-float", ["spec.inputs[0].values: only integer tensors may declare a value range"], m)
+def m(b): b["spec"]["inputs"][0]["name"]="x\u0001"
+case("control-char-name", ["spec.inputs[0].name: tensor name contains a control character"], m)
+def m(b): b["spec"]["outputs"]=[]
+case("no-outputs", ["spec.outputs: a graph needs at least one output"], m)
+
+def m(b): b["spec"]["nodes"][0]["src"]=41
+case("src-not-string", ["spec.nodes[0].src: expected a string, found number 41"], m)
+def m(b): b["impl"]["inputs"][0]["rank"]="0"
+case("rank-not-int", ["impl.inputs[0].rank: expected an integer, found string \"0\""], m)
+def m(b): b["spec"]["nodes"][0]["outputs"][0]=["h"]
+case("result-not-object", ["spec.nodes[0].outputs[0]: expected a result object or null, found an array"], m)
+def m(b): b["spec"]["inputs"][0]["dtype"]="i64"; b["spec"]["inputs"][0]["values"]={"max":10}
+case("values-missing-min", ["spec.inputs[0].values.min: required field is missing"], m)
+def m(b): b["symbols"]={"S-1":{"min":1}}
+case("symbol-bad-name", ["symbols[\"S-1\"]"], m)
+def m(b): b["expect_output_relation"]=["y_0"]
+case("expect-not-object", ["expect_output_relation: expected an object, found an array"], m)
+def m(b): b["spec"]["nodes"][0]["kwargs"]={"mat2":{"name":"w1"}}; b["spec"]["nodes"][0]["args"]=["x"]
+case("arg-object", ["spec.nodes[0].kwargs.mat2: expected an argument value, found an object"], m)
+def m(b): b["spec"]["nodes"][0]["op"]="aten.mm.out"
+case("out-overload", ["spec.nodes[0].op: out= operator 'aten.mm.out' writes into its out= argument", "functionalize it (use aten.mm.default)"], m)
+
+def m(b):
+    b["symbols"]={"S":{"min":1},"T":{"min":1}}
+    for t in b["spec"]["inputs"]:
+        if t["name"]=="x": t["shape"]=["S",8]
+    for n in b["spec"]["nodes"]:
+        for o in n["outputs"]:
+            if o and "shape" in o: o["shape"][0]="S"
+    for t in b["impl"]["inputs"]:
+        if t["name"].startswith("x_"): t["shape"]=["T",8]
+    for n in b["impl"]["nodes"]:
+        for o in n["outputs"]:
+            if o and "shape" in o: o["shape"][0]="T"
+case("relation-shape-unprovable", ["input_relation.x[0]: x_0 has type [T, 8] f32 but spec tensor 'x' is [S, 8] f32", "cannot be proved equal"], m)
+
+os.makedirs(OUT+"/reject", exist_ok=True)
+for name, phrases, mut, raw in cases:
+    p=f"{OUT}/reject/{name}.json"
+    if raw is not None:
+        open(p,"w").write(raw)
+    else:
+        b=base(); mut(b)
+        open(p,"w").write(json.dumps(b, indent=1)+"\n")
+    open(f"{OUT}/reject/{name}.expect","w").write("2\n"+"\n".join(phrases)+"\n")
+print(len(cases))

@@ -1,0 +1,233 @@
+/* test-extract.c — terms, extraction and enumeration: cheapest term under
+ * AST size and under a cost function with infinities (clean-only), classes
+ * with no finite term, the k smallest distinct terms of a class in exact
+ * order (also through a cycle), clean-only enumeration with weights, and
+ * a term round trip through the e-graph. */
+#include "shardcheck/extract.h"
+
+#include <math.h>
+#include <string.h>
+
+enum { OP_X = 1, OP_Y, OP_Z, OP_ADD, OP_F, OP_DIRTY, OP_ZERO };
+
+static const char *const names[] = {"?", "x", "y", "z", "add", "f", "dirty",
+                                    "0"};
+
+static void name_fn(GString *out, uint32_t op, uint32_t attr, void *user) {
+  g_string_append(out, op < G_N_ELEMENTS(names) ? names[op] : "?");
+}
+
+static sc_id leaf(sc_egraph *eg, uint32_t op) {
+  return sc_egraph_add(eg, op, 0, NULL, 0);
+}
+static sc_id un(sc_egraph *eg, uint32_t op, sc_id x) {
+  return sc_egraph_add(eg, op, 0, &x, 1);
+}
+static sc_id bin(sc_egraph *eg, uint32_t op, sc_id x, sc_id y) {
+  sc_id k[2] = {x, y};
+  return sc_egraph_add(eg, op, 0, k, 2);
+}
+
+static char *str(const sc_term *t) {
+  return sc_term_to_string(t, name_fn, NULL);
+}
+
+static void test_best(void) {
+  g_autoptr(sc_egraph) eg = sc_egraph_new(NULL, NULL);
+  sc_id x = leaf(eg, OP_X), zero = leaf(eg, OP_ZERO);
+  sc_id x0 = bin(eg, OP_ADD, x, zero);
+  sc_id fx0 = un(eg, OP_F, x0);
+  sc_egraph_union(eg, x0, x, SC_JUST_ASSERTED);
+  sc_egraph_rebuild(eg);
+  g_autoptr(sc_extractor) ex = sc_extractor_new(eg, NULL, NULL);
+  g_assert_cmpfloat(sc_extractor_cost(ex, x0), ==, 1.0);
+  g_assert_cmpfloat(sc_extractor_cost(ex, fx0), ==, 2.0);
+  g_autoptr(sc_term) t = sc_extractor_term(ex, fx0);
+  g_autofree char *s = str(t);
+  g_assert_cmpstr(s, ==, "(f x)");
+  g_assert_cmpuint(sc_term_tree_size(t), ==, 2);
+  g_assert_cmpuint(sc_egraph_node_op(eg, sc_extractor_best_node(ex, x0)), ==,
+                   OP_X);
+}
+
+/* dirty nodes cost infinity; others 1 + children */
+static double clean_cost(const sc_egraph *eg, sc_id node, const double *cc,
+                         uint32_t n, void *user) {
+  if (sc_egraph_node_op(eg, node) == OP_DIRTY)
+    return INFINITY;
+  double s = 1;
+  for (uint32_t i = 0; i < n; i++)
+    s += cc[i];
+  return s;
+}
+
+static void test_infinite(void) {
+  g_autoptr(sc_egraph) eg = sc_egraph_new(NULL, NULL);
+  sc_id x = leaf(eg, OP_X), y = leaf(eg, OP_Y);
+  sc_id d = un(eg, OP_DIRTY, x);               /* only dirty */
+  sc_id fd = un(eg, OP_F, d);                  /* depends on dirty only */
+  sc_id d2 = un(eg, OP_DIRTY, y);              /* dirty, but equal to ... */
+  sc_id big = bin(eg, OP_ADD, un(eg, OP_F, y), un(eg, OP_F, x)); /* size 5 */
+  sc_egraph_union(eg, d2, big, SC_JUST_ASSERTED);
+  sc_egraph_rebuild(eg);
+  g_autoptr(sc_extractor) ex = sc_extractor_new(eg, clean_cost, NULL);
+  g_assert_true(isinf(sc_extractor_cost(ex, d)));
+  g_assert_true(isinf(sc_extractor_cost(ex, fd)));
+  g_assert_null(sc_extractor_term(ex, fd));
+  g_assert_cmpuint(sc_extractor_best_node(ex, d), ==, SC_ID_NONE);
+  g_assert_cmpfloat(sc_extractor_cost(ex, d2), ==, 5.0);
+  g_autoptr(sc_term) t = sc_extractor_term(ex, d2);
+  g_autofree char *s = str(t);
+  g_assert_cmpstr(s, ==, "(add (f y) (f x))");
+  /* with AST size the dirty one is smaller */
+  g_autoptr(sc_extractor) ex2 = sc_extractor_new(eg, sc_cost_ast_size, NULL);
+  g_autoptr(sc_term) t2 = sc_extractor_term(ex2, d2);
+  g_autofree char *s2 = str(t2);
+  g_assert_cmpstr(s2, ==, "(dirty y)");
+}
+
+static char *enum_str(const sc_egraph *eg, sc_id cls, uint32_t k,
+                      uint32_t max_size, sc_weight_fn w, GArray *sizes) {
+  g_autoptr(GPtrArray) ts = sc_egraph_enumerate(eg, cls, k, max_size, w, NULL,
+                                                sizes);
+  GString *all = g_string_new(NULL);
+  for (guint i = 0; i < ts->len; i++) {
+    g_autofree char *s = str(g_ptr_array_index(ts, i));
+    g_string_append_printf(all, "%s%s", i ? " | " : "", s);
+  }
+  return g_string_free(all, FALSE);
+}
+
+static void test_enumerate_order(void) {
+  g_autoptr(sc_egraph) eg = sc_egraph_new(NULL, NULL);
+  sc_id x = leaf(eg, OP_X), y = leaf(eg, OP_Y), z = leaf(eg, OP_Z);
+  sc_id xy = bin(eg, OP_ADD, x, y);
+  sc_id fz = un(eg, OP_F, z);
+  /* class R = { add(x,y), f(z) }, x = { x, add(y, z) } */
+  sc_egraph_union(eg, xy, fz, SC_JUST_ASSERTED);
+  sc_id yz = bin(eg, OP_ADD, y, z);
+  sc_egraph_union(eg, x, yz, SC_JUST_ASSERTED);
+  sc_egraph_rebuild(eg);
+  g_autoptr(GArray) sizes = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  g_autofree char *s = enum_str(eg, xy, 10, 20, NULL, sizes);
+  /* size 2: f z; size 3: add x y; size 5: add (add y z) y */
+  g_assert_cmpstr(s, ==, "(f z) | (add x y) | (add (add y z) y)");
+  g_assert_cmpuint(sizes->len, ==, 3);
+  g_assert_cmpuint(g_array_index(sizes, uint32_t, 0), ==, 2);
+  g_assert_cmpuint(g_array_index(sizes, uint32_t, 1), ==, 3);
+  g_assert_cmpuint(g_array_index(sizes, uint32_t, 2), ==, 5);
+  g_autofree char *s2 = enum_str(eg, xy, 2, 20, NULL, NULL);
+  g_assert_cmpstr(s2, ==, "(f z) | (add x y)");
+  g_autofree char *s3 = enum_str(eg, xy, 10, 3, NULL, NULL);
+  g_assert_cmpstr(s3, ==, "(f z) | (add x y)");
+}
+
+static void test_enumerate_cycle(void) {
+  g_autoptr(sc_egraph) eg = sc_egraph_new(NULL, NULL);
+  sc_id x = leaf(eg, OP_X);
+  sc_id fx = un(eg, OP_F, x);
+  sc_egraph_union(eg, x, fx, SC_JUST_ASSERTED); /* x = f(x) */
+  sc_id y = leaf(eg, OP_Y);
+  sc_id add = bin(eg, OP_ADD, x, y);
+  sc_egraph_rebuild(eg);
+  g_autofree char *s = enum_str(eg, x, 4, 50, NULL, NULL);
+  g_assert_cmpstr(s, ==, "x | (f x) | (f (f x)) | (f (f (f x)))");
+  g_autofree char *s2 = enum_str(eg, add, 3, 50, NULL, NULL);
+  g_assert_cmpstr(s2, ==, "(add x y) | (add (f x) y) | (add (f (f x)) y)");
+}
+
+static uint32_t clean_weight(const sc_egraph *eg, sc_id node, void *user) {
+  uint32_t op = sc_egraph_node_op(eg, node);
+  return op == OP_DIRTY ? 0 : op == OP_F ? 3 : 1;
+}
+
+static void test_enumerate_clean(void) {
+  g_autoptr(sc_egraph) eg = sc_egraph_new(NULL, NULL);
+  sc_id x = leaf(eg, OP_X), y = leaf(eg, OP_Y);
+  sc_id d = un(eg, OP_DIRTY, x);
+  sc_id fy = un(eg, OP_F, y);
+  sc_id xy = bin(eg, OP_ADD, x, y);
+  sc_egraph_union(eg, d, fy, SC_JUST_ASSERTED);
+  sc_egraph_union(eg, d, xy, SC_JUST_ASSERTED);
+  sc_egraph_rebuild(eg);
+  g_autoptr(GArray) sizes = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  g_autofree char *s = enum_str(eg, d, 10, 10, clean_weight, sizes);
+  /* add(x,y) weighs 3, f(y) weighs 4, dirty(x) is excluded */
+  g_assert_cmpstr(s, ==, "(add x y) | (f y)");
+  g_assert_cmpuint(g_array_index(sizes, uint32_t, 0), ==, 3);
+  g_assert_cmpuint(g_array_index(sizes, uint32_t, 1), ==, 4);
+  /* nothing clean at all */
+  sc_id only = un(eg, OP_DIRTY, y);
+  sc_egraph_rebuild(eg);
+  g_autofree char *s2 = enum_str(eg, only, 10, 10, clean_weight, NULL);
+  g_assert_cmpstr(s2, ==, "");
+}
+
+static void test_enumerate_distinct_many(void) {
+  /* x = x + x: the terms of x of size s are the full binary trees, counted
+   * by Catalan numbers: sizes 1, 3, 5, 7 hold 1, 1, 2, 5 terms */
+  g_autoptr(sc_egraph) eg = sc_egraph_new(NULL, NULL);
+  sc_id x = leaf(eg, OP_X);
+  sc_id xx = bin(eg, OP_ADD, x, x);
+  sc_egraph_union(eg, x, xx, SC_JUST_ASSERTED);
+  sc_egraph_rebuild(eg);
+  g_autoptr(GArray) sizes = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  g_autoptr(GPtrArray) ts = sc_egraph_enumerate(eg, x, 9, 100, NULL, NULL,
+                                                sizes);
+  g_assert_cmpuint(ts->len, ==, 9);
+  static const uint32_t want[] = {1, 3, 5, 5, 7, 7, 7, 7, 7};
+  g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal,
+                                                     g_free, NULL);
+  for (guint i = 0; i < ts->len; i++) {
+    g_assert_cmpuint(g_array_index(sizes, uint32_t, i), ==, want[i]);
+    g_assert_cmpuint(sc_term_tree_size(g_ptr_array_index(ts, i)), ==, want[i]);
+    char *s = str(g_ptr_array_index(ts, i));
+    g_assert_false(g_hash_table_contains(seen, s));
+    g_hash_table_add(seen, s);
+  }
+  /* 1430 = C(8) terms of size 17; enumerate up to 2000 and check all are
+   * distinct */
+  g_autoptr(GPtrArray) many = sc_egraph_enumerate(eg, x, 2000, 100, NULL,
+                                                  NULL, NULL);
+  g_assert_cmpuint(many->len, ==, 2000);
+  g_autoptr(GHashTable) seen2 = g_hash_table_new_full(g_str_hash, g_str_equal,
+                                                      g_free, NULL);
+  for (guint i = 0; i < many->len; i++)
+    g_hash_table_add(seen2, str(g_ptr_array_index(many, i)));
+  g_assert_cmpuint(g_hash_table_size(seen2), ==, 2000);
+}
+
+static void test_term_roundtrip(void) {
+  g_autoptr(sc_term) t = sc_term_new();
+  uint32_t x = sc_term_add(t, OP_X, 0, NULL, 0);
+  uint32_t y = sc_term_add(t, OP_Y, 0, NULL, 0);
+  uint32_t k[2] = {x, y};
+  uint32_t a = sc_term_add(t, OP_ADD, 0, k, 2);
+  uint32_t k2[2] = {a, a};
+  sc_term_add(t, OP_ADD, 0, k2, 2);
+  g_assert_cmpuint(sc_term_tree_size(t), ==, 7);
+  g_autoptr(sc_egraph) eg = sc_egraph_new(NULL, NULL);
+  sc_id c = sc_egraph_add_term(eg, t);
+  g_assert_cmpuint(sc_egraph_n_nodes(eg), ==, 4);
+  g_autoptr(sc_extractor) ex = sc_extractor_new(eg, NULL, NULL);
+  g_autoptr(sc_term) back = sc_extractor_term(ex, c);
+  g_autofree char *s1 = str(t), *s2 = str(back);
+  g_assert_cmpstr(s1, ==, "(add (add x y) (add x y))");
+  g_assert_cmpstr(s2, ==, s1);
+  g_assert_cmpuint(sc_term_n_nodes(back), ==, 4); /* shared subterm */
+  g_autofree char *raw = sc_term_to_string(t, NULL, NULL);
+  g_assert_cmpstr(raw, ==, "(op4[0] (op4[0] op1[0] op2[0]) (op4[0] op1[0] "
+                           "op2[0]))");
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/extract/best/ast-size", test_best);
+  g_test_add_func("/extract/best/infinite", test_infinite);
+  g_test_add_func("/extract/enumerate/order", test_enumerate_order);
+  g_test_add_func("/extract/enumerate/cycle", test_enumerate_cycle);
+  g_test_add_func("/extract/enumerate/clean-only", test_enumerate_clean);
+  g_test_add_func("/extract/enumerate/distinct", test_enumerate_distinct_many);
+  g_test_add_func("/extract/term/roundtrip", test_term_roundtrip);
+  return g_test_run();
+}
