@@ -13,6 +13,8 @@ fi
 ninja -C "$dir" || { echo "0 passed, 1 failed"; exit 1; }
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+# cvc5's number library (libcln) allocates once at load and never frees.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_suppressions=0}
 suites=()
 for s in "$@"; do suites+=(--suite "$s"); done
 meson test -C "$dir" --print-errorlogs --num-processes 2 "${suites[@]}"
