@@ -18,8 +18,9 @@
  * callers that take sizes from input check the flag and report an error.
  *
  * Comparisons answer SC_YES / SC_NO / SC_UNKNOWN using the normal form, the
- * symbols' bounds and the assumptions; an external decision procedure
- * (cvc5) may be plugged in behind them later.  UNKNOWN is never YES.
+ * symbols' bounds and the assumptions; where that leaves UNKNOWN, an
+ * optional oracle (sc_symtab_set_oracle; src/smt/ plugs in cvc5) is asked
+ * the same question in a solver-neutral form.  UNKNOWN is never YES.
  * Comparisons never set the overflow flag (a difference that does not fit
  * answers UNKNOWN), and on two concrete dims they do not allocate.
  *
@@ -140,6 +141,115 @@ sc_truth sc_dim_divides(sc_symtab *st, sc_dim d, sc_dim a);
  * assumptions give the value of the printed expression (S/2 is floor(S/2)). */
 gboolean sc_dim_eval(const sc_symtab *st, sc_dim d, const int64_t *symbol_values,
                      int64_t *out);
+
+/* ---- the oracle hook --------------------------------------------------
+ *
+ * When the normal form answers UNKNOWN to a public comparison (sc_dim_eq,
+ * sc_dim_le, sc_dim_lt, sc_dim_divides), the symtab's oracle, if one is set,
+ * gets the question as an sc_sym_query: integer unknowns with bounds, a
+ * context (a conjunction of clauses, each a disjunction of literals over
+ * polynomials) and a goal literal.  The context holds the recorded facts
+ * and the exact definitions of the opaque atoms that occur (q == p/k is
+ * "p - k*q >= 0" and "k*q + k - 1 - p >= 0"; a symbolic divisor of unknown
+ * sign gets both cases, guarded; r == p%k adds an auxiliary quotient;
+ * min/max their two bounds and a disjunction).  Every symbol's unknown is
+ * bounded by its declaration, its assumptions and the int64 range.  The
+ * oracle answers SC_YES when the context entails the goal, SC_NO when it
+ * entails the goal's negation (and the context is satisfiable), else
+ * SC_UNKNOWN.  Normal forms never depend on the oracle (min, max and
+ * divisions are simplified by the normal form alone), so that a time-out
+ * can change an answer but never an expression.
+ *
+ * Answers are cached per symtab, keyed by the query's canonical text
+ * (query->key), UNKNOWN included; setting an oracle clears the cache.
+ *
+ * Ownership: the query and everything it points to is borrowed for the
+ * duration of one decide() call. */
+typedef enum {
+  SC_SYM_REL_EQ,  /* p == 0 */
+  SC_SYM_REL_NE,  /* p != 0 */
+  SC_SYM_REL_GE,  /* p >= 0 */
+  SC_SYM_REL_DIV, /* p % k == 0, k >= 1 */
+} sc_sym_rel;
+
+typedef struct {
+  uint32_t var;  /* index into query->vars */
+  uint32_t exp;  /* >= 1 */
+} sc_sym_qfactor;
+
+typedef struct {
+  int64_t coeff;                  /* nonzero */
+  uint32_t n_factors;             /* 0 for a constant term */
+  const sc_sym_qfactor *factors;
+} sc_sym_qterm;
+
+typedef struct {
+  uint32_t n_terms;               /* 0: the zero polynomial */
+  const sc_sym_qterm *terms;      /* a sum; terms need not be combined */
+} sc_sym_qpoly;
+
+typedef struct {
+  sc_sym_rel rel;
+  int64_t k;                      /* SC_SYM_REL_DIV only, >= 1 */
+  sc_sym_qpoly p;
+} sc_sym_qlit;
+
+typedef struct {
+  uint32_t n_lits;                /* >= 1 */
+  const sc_sym_qlit *lits;        /* a disjunction */
+} sc_sym_qclause;
+
+typedef struct {
+  const char *name;   /* "S", "(S/2)" (S == 2*that), "#q3", "#r4", "#min5", ... */
+  gboolean has_lo, has_hi;
+  int64_t lo, hi;     /* inclusive */
+} sc_sym_qvar;
+
+typedef struct {
+  uint32_t n_vars;
+  const sc_sym_qvar *vars;        /* integer unknowns */
+  uint32_t n_clauses;
+  const sc_sym_qclause *clauses;  /* the context: all hold */
+  sc_sym_qlit goal;               /* is it entailed? */
+  gboolean nonlinear;             /* some term has degree >= 2 */
+  const char *key;                /* canonical text (sc_sym_query_to_string) */
+} sc_sym_query;
+
+typedef struct {
+  /* Must not call back into the symtab.  May take long only within its own
+   * limits: every comparison that reaches it waits for it. */
+  sc_truth (*decide)(void *user, const sc_sym_query *query);
+} sc_sym_oracle;
+
+/* Plug ORACLE in (its fields are copied; USER is borrowed and must outlive
+ * the symtab or the next call), or take it out with NULL.  Clears the
+ * answer cache; the statistics are kept. */
+void sc_symtab_set_oracle(sc_symtab *st, const sc_sym_oracle *oracle, void *user);
+
+/* The query as text, one line per variable, clause and the goal, e.g.
+ * "var S in [1, 9223372036854775807]\nassert T - S >= 0\ngoal V - S >= 0\n".
+ * Caller g_free()s. */
+char *sc_sym_query_to_string(const sc_sym_query *query);
+
+/* Comparisons made (public ones on symbolic operands only) and what the
+ * oracle did with the ones the normal form left UNKNOWN. */
+typedef struct {
+  uint64_t comparisons;     /* sc_dim_eq/le/lt/divides calls not decided
+                             * on concrete or identical operands */
+  uint64_t nf_unknown;      /* of those, left UNKNOWN by the normal form */
+  uint64_t oracle_queries;  /* of those, put to the oracle (or its cache) */
+  uint64_t cache_hits;      /* answered from the cache */
+  uint64_t oracle_calls;    /* decide() calls made (cache misses) */
+  uint64_t oracle_yes, oracle_no, oracle_unknown; /* answers of those calls */
+  uint64_t skipped;         /* queries not built (too large, overflow) */
+  uint64_t oracle_us;       /* wall time spent in decide(), microseconds */
+} sc_sym_stats;
+
+void sc_symtab_stats(const sc_symtab *st, sc_sym_stats *stats);
+/* One line: "comparisons 120, normal form unknown 3, oracle queries 3
+ * (cache hits 1, calls 2: yes 2, no 0, unknown 0), skipped 0, oracle time
+ * 0.012 s".  Caller g_free()s. */
+char *sc_sym_stats_to_string(const sc_sym_stats *stats);
 
 G_END_DECLS
 

@@ -7,7 +7,12 @@
  * >= 0, products of nonnegative atoms nonnegative, mod and floordiv bounded
  * by their arguments); and q minus up to two positive multiples of recorded
  * facts (p >= 0) being nonnegative by intervals.  Anything else is UNKNOWN:
- * a YES or NO is always a proof.
+ * a YES or NO is always a proof.  A public comparison (sc_dim_eq, _le, _lt,
+ * _divides) left UNKNOWN is then put to the symtab's oracle, if any, as a
+ * solver-neutral query (see "the oracle" below); its answers are cached
+ * per symtab by the query's text and counted in st->stats.  Internal
+ * questions (simplifying min, max and divisions, checking assumptions)
+ * never reach the oracle, so normal forms do not depend on it.
  *
  * Interval ends saturate soundly: a lower end that overflows upwards is
  * clamped to INT64_MAX (still a lower bound), one that overflows downwards
@@ -462,8 +467,537 @@ sc_truth sc_sym_eq0(sc_symtab *st, sc_dim q) {
   return r;
 }
 
-/* The public comparisons: concrete operands are answered without touching
- * the symtab; symbolic ones through q = difference. */
+/* ---- the oracle ------------------------------------------------------ *
+ *
+ * A question the normal form leaves UNKNOWN is put to the oracle as an
+ * sc_sym_query (see sym.h).  The query is built from fresh normal forms:
+ * its unknowns are the atoms that occur in the goal, in the recorded facts,
+ * in the opaque atoms that assumptions replaced by values ("(T+U) % 2 ==
+ * 0"), and, transitively, in the operands of opaque atoms; each opaque atom
+ * gets its exact definition as clauses.  Encoding may only lose information,
+ * never add it: an atom left without a definition is a free unknown, which
+ * can turn a YES or NO into UNKNOWN but never the reverse. */
+
+#define QB_NONE G_MAXUINT32
+/* Past these a query is not built (SC_UNKNOWN, counted as skipped). */
+#define QB_MAX_VARS 256u
+#define QB_MAX_TERMS 8192u
+#define QB_MAX_WEIGHT 16384u /* sum of the exponents of every factor */
+#define ORACLE_CACHE_MAX 4096u
+
+typedef struct {
+  int64_t c;
+  uint32_t f0, nf;
+} qb_term;
+
+typedef struct {
+  sc_sym_rel rel;
+  int64_t k;
+  uint32_t t0, nt;
+} qb_lit;
+
+typedef struct {
+  uint32_t l0, nl;
+} qb_clause;
+
+/* c * d * var (var QB_NONE: no extra factor) */
+typedef struct {
+  sc_dim d;
+  int64_t c;
+  uint32_t var;
+} qb_part;
+
+typedef struct {
+  sc_symtab *st;
+  GArray *vars;            /* sc_sym_qvar; names point into names */
+  GPtrArray *names;        /* char*, owned */
+  GHashTable *var_of_atom; /* atom id + 1 -> var index + 1 */
+  GArray *todo;            /* uint32_t atom ids to define, in order */
+  GArray *factors;         /* sc_sym_qfactor */
+  GArray *terms;           /* qb_term */
+  GArray *lits;            /* qb_lit */
+  GArray *clauses;         /* qb_clause */
+  uint64_t weight;
+  gboolean failed, nonlinear;
+  /* filled by qb_build */
+  sc_sym_qterm *qterms;
+  sc_sym_qlit *qlits;
+  sc_sym_qclause *qclauses;
+  char *key;
+} qb;
+
+static void qb_init(qb *b, sc_symtab *st) {
+  memset(b, 0, sizeof *b);
+  b->st = st;
+  b->vars = g_array_new(FALSE, FALSE, sizeof(sc_sym_qvar));
+  b->names = g_ptr_array_new_with_free_func(g_free);
+  b->var_of_atom = g_hash_table_new(g_direct_hash, g_direct_equal);
+  b->todo = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  b->factors = g_array_new(FALSE, FALSE, sizeof(sc_sym_qfactor));
+  b->terms = g_array_new(FALSE, FALSE, sizeof(qb_term));
+  b->lits = g_array_new(FALSE, FALSE, sizeof(qb_lit));
+  b->clauses = g_array_new(FALSE, FALSE, sizeof(qb_clause));
+}
+
+static void qb_clear(qb *b) {
+  g_array_free(b->vars, TRUE);
+  g_ptr_array_free(b->names, TRUE);
+  g_hash_table_destroy(b->var_of_atom);
+  g_array_free(b->todo, TRUE);
+  g_array_free(b->factors, TRUE);
+  g_array_free(b->terms, TRUE);
+  g_array_free(b->lits, TRUE);
+  g_array_free(b->clauses, TRUE);
+  g_free(b->qterms);
+  g_free(b->qlits);
+  g_free(b->qclauses);
+  g_free(b->key);
+}
+
+static uint32_t qb_new_var(qb *b, char *name, gboolean has_lo, int64_t lo, gboolean has_hi,
+                           int64_t hi) {
+  g_ptr_array_add(b->names, name);
+  sc_sym_qvar v = {name, has_lo, has_hi, has_lo ? lo : 0, has_hi ? hi : 0};
+  g_array_append_val(b->vars, v);
+  if (b->vars->len > QB_MAX_VARS)
+    b->failed = TRUE;
+  return b->vars->len - 1;
+}
+
+static uint32_t qb_var(qb *b, uint32_t atom) {
+  gpointer found = g_hash_table_lookup(b->var_of_atom, GUINT_TO_POINTER(atom + 1));
+  if (found)
+    return GPOINTER_TO_UINT(found) - 1;
+  const sc_sym_atom *a = sc_sym_atom_get(b->st, atom);
+  uint32_t index = b->vars->len;
+  char *name;
+  gboolean has_lo = a->has_lo, has_hi = a->has_hi;
+  int64_t lo = a->lo, hi = a->hi;
+  switch (a->kind) {
+  case SC_ATOM_SYM: {
+    const char *sname = sc_sym_symbol_get(b->st, a->sym)->name;
+    name = a->scale == 1 ? g_strdup(sname)
+                         : g_strdup_printf("(%s/%" G_GINT64_FORMAT ")", sname, a->scale);
+    /* a symbol's value is an int64, and the atom is that value / scale */
+    int64_t rlo = INT64_MIN / a->scale, rhi = INT64_MAX / a->scale;
+    lo = has_lo ? MAX(lo, rlo) : rlo;
+    hi = has_hi ? MIN(hi, rhi) : rhi;
+    has_lo = has_hi = TRUE;
+    break;
+  }
+  case SC_ATOM_FLOORDIV:
+    name = g_strdup_printf("#q%u", index);
+    break;
+  case SC_ATOM_MOD:
+    name = g_strdup_printf("#r%u", index);
+    break;
+  case SC_ATOM_MIN:
+    name = g_strdup_printf("#min%u", index);
+    break;
+  case SC_ATOM_MAX:
+  default:
+    name = g_strdup_printf("#max%u", index);
+    break;
+  }
+  qb_new_var(b, name, has_lo, lo, has_hi, hi);
+  g_hash_table_insert(b->var_of_atom, GUINT_TO_POINTER(atom + 1), GUINT_TO_POINTER(index + 1));
+  if (a->kind != SC_ATOM_SYM)
+    g_array_append_val(b->todo, atom);
+  return index;
+}
+
+static void qb_push_factor(qb *b, uint32_t var, uint32_t exp) {
+  sc_sym_qfactor f = {var, exp};
+  g_array_append_val(b->factors, f);
+  b->weight += exp;
+}
+
+static void qb_add_part(qb *b, qb_part part) {
+  if (part.c == 0)
+    return;
+  sc_dim d = part.d;
+  uint32_t n = d.poly ? d.poly->n : 1;
+  for (uint32_t i = 0; i < n; i++) {
+    int64_t c0 = d.poly ? d.poly->t[i].c : d.value;
+    const sc_sym_mono *m = d.poly ? d.poly->t[i].m : NULL;
+    qb_term t;
+    if (c0 == 0)
+      continue;
+    if (__builtin_mul_overflow(c0, part.c, &t.c)) {
+      b->failed = TRUE;
+      return;
+    }
+    t.f0 = b->factors->len;
+    uint32_t degree = 0;
+    for (uint32_t j = 0; m && j < m->n; j++) {
+      uint32_t var = qb_var(b, m->f[j].atom);
+      qb_push_factor(b, var, m->f[j].exp);
+      degree += m->f[j].exp;
+    }
+    if (part.var != QB_NONE) {
+      qb_push_factor(b, part.var, 1);
+      degree++;
+    }
+    t.nf = b->factors->len - t.f0;
+    if (degree >= 2)
+      b->nonlinear = TRUE;
+    g_array_append_val(b->terms, t);
+  }
+  if (b->terms->len > QB_MAX_TERMS || b->weight > QB_MAX_WEIGHT)
+    b->failed = TRUE;
+}
+
+/* Appends the literal (sum of parts) REL 0; returns its index. */
+static uint32_t qb_lit_add(qb *b, sc_sym_rel rel, int64_t k, const qb_part *parts, uint32_t n) {
+  qb_lit l = {rel, k, b->terms->len, 0};
+  for (uint32_t i = 0; i < n; i++)
+    qb_add_part(b, parts[i]);
+  /* the constant terms of the parts become one, last */
+  qb_term *t = (qb_term *)(void *)b->terms->data;
+  uint32_t kept = l.t0;
+  int64_t c0 = 0;
+  for (uint32_t i = l.t0; i < b->terms->len; i++) {
+    if (t[i].nf == 0) {
+      if (__builtin_add_overflow(c0, t[i].c, &c0))
+        b->failed = TRUE;
+    } else {
+      t[kept++] = t[i];
+    }
+  }
+  if (c0 != 0)
+    t[kept++] = (qb_term){c0, b->factors->len, 0};
+  g_array_set_size(b->terms, kept);
+  l.nt = b->terms->len - l.t0;
+  g_array_append_val(b->lits, l);
+  return b->lits->len - 1;
+}
+
+/* Closes the clause made of the literals from l0 on. */
+static void qb_clause_end(qb *b, uint32_t l0) {
+  qb_clause c = {l0, b->lits->len - l0};
+  g_array_append_val(b->clauses, c);
+}
+
+static void qb_unit(qb *b, sc_sym_rel rel, const qb_part *parts, uint32_t n) {
+  uint32_t l0 = b->lits->len;
+  qb_lit_add(b, rel, 0, parts, n);
+  qb_clause_end(b, l0);
+}
+
+/* sign of d: +1 when provably >= 1, -1 when provably <= -1, else 0 */
+static int qb_sign(sc_symtab *st, sc_dim d) {
+  if (!d.poly)
+    return (d.value > 0) - (d.value < 0);
+  sc_sym_ival iv = dim_ival(st, d);
+  if (xcmp(iv.lo, XF(1)) >= 0)
+    return 1;
+  if (xcmp(iv.hi, XF(-1)) <= 0)
+    return -1;
+  return 0;
+}
+
+/* The remainder r (given as parts) of a division by DIV lies in [0, div-1]
+ * when div > 0 and in [div+1, 0] when div < 0; nothing when div == 0. */
+static void qb_remainder_range(qb *b, sc_dim div, const qb_part *r, uint32_t nr) {
+  int sign = qb_sign(b->st, div);
+  qb_part p[4];
+  for (int s = 1; s >= -1; s -= 2) {
+    if (sign != 0 && sign != s)
+      continue;
+    /* s*r >= 0, and s*(div - r) - 1 >= 0 */
+    for (int which = 0; which < 2; which++) {
+      uint32_t l0 = b->lits->len, n = 0;
+      if (sign == 0) { /* guard: div <= 0 (for s > 0) or div >= 0 (s < 0) */
+        qb_part g = {div, -s, QB_NONE};
+        qb_lit_add(b, SC_SYM_REL_GE, 0, &g, 1);
+      }
+      for (uint32_t i = 0; i < nr; i++) {
+        p[n] = r[i];
+        p[n++].c *= which == 0 ? s : -s;
+      }
+      if (which == 1) {
+        p[n++] = (qb_part){div, s, QB_NONE};
+        p[n++] = (qb_part){sc_dim_const(-1), 1, QB_NONE};
+      }
+      qb_lit_add(b, SC_SYM_REL_GE, 0, p, n);
+      qb_clause_end(b, l0);
+    }
+  }
+}
+
+static void qb_define(qb *b, uint32_t atom) {
+  sc_symtab *st = b->st;
+  const sc_sym_atom *a = sc_sym_atom_get(st, atom);
+  sc_sym_atom_kind kind = a->kind;
+  sc_dim x = {0, a->self};
+  sc_dim A = sc_sym_refresh(st, a->a), B = sc_sym_refresh(st, a->b);
+  uint32_t vx = qb_var(b, atom);
+  switch (kind) {
+  case SC_ATOM_FLOORDIV: {
+    /* x == floor(A / B): r = A - B*x is a remainder */
+    qb_part r[2] = {{A, 1, QB_NONE}, {B, -1, vx}};
+    qb_remainder_range(b, B, r, 2);
+    break;
+  }
+  case SC_ATOM_MOD: {
+    /* x == A mod B: A - B*q - x == 0 for some q, and x is a remainder */
+    uint32_t vq = qb_new_var(b, g_strdup_printf("#aux%u", b->vars->len), FALSE, 0, FALSE, 0);
+    qb_part e[3] = {{A, 1, QB_NONE}, {B, -1, vq}, {x, -1, QB_NONE}};
+    qb_unit(b, SC_SYM_REL_EQ, e, 3);
+    qb_part r[1] = {{x, 1, QB_NONE}};
+    qb_remainder_range(b, B, r, 1);
+    break;
+  }
+  case SC_ATOM_MIN:
+  case SC_ATOM_MAX: {
+    /* min: A - x >= 0, B - x >= 0 (max: the negations), x == A or x == B */
+    int64_t s = kind == SC_ATOM_MIN ? 1 : -1;
+    qb_part ga[2] = {{A, s, QB_NONE}, {x, -s, QB_NONE}};
+    qb_part gb[2] = {{B, s, QB_NONE}, {x, -s, QB_NONE}};
+    qb_unit(b, SC_SYM_REL_GE, ga, 2);
+    qb_unit(b, SC_SYM_REL_GE, gb, 2);
+    uint32_t l0 = b->lits->len;
+    qb_lit_add(b, SC_SYM_REL_EQ, 0, ga, 2);
+    qb_lit_add(b, SC_SYM_REL_EQ, 0, gb, 2);
+    qb_clause_end(b, l0);
+    break;
+  }
+  case SC_ATOM_SYM:
+    break;
+  }
+}
+
+static void qb_add_facts(qb *b, GArray *facts, sc_sym_rel rel) {
+  for (uint32_t i = 0; i < facts->len && !b->failed; i++) {
+    qb_part p = {sc_sym_refresh(b->st, g_array_index(facts, sc_dim, i)), 1, QB_NONE};
+    qb_unit(b, rel, &p, 1);
+  }
+}
+
+/* Builds the query "context |= goal REL 0" into *q (valid until qb_clear);
+ * FALSE when it is too large. */
+static gboolean qb_build(qb *b, sc_sym_rel rel, sc_dim goal, int64_t k, sc_sym_query *q) {
+  qb_part g = {goal, 1, QB_NONE};
+  uint32_t goal_lit = qb_lit_add(b, rel, k, &g, 1);
+  qb_add_facts(b, b->st->ge_facts, SC_SYM_REL_GE);
+  qb_add_facts(b, b->st->eq_facts, SC_SYM_REL_EQ);
+  qb_add_facts(b, b->st->ne_facts, SC_SYM_REL_NE);
+  /* an assumption such as "(T + U) % 2 == 0" replaced an opaque atom by a
+   * value: it is a fact about the atom's operands, kept here (a symbol's
+   * own atoms, replaced or rescaled, never occur in fresh forms) */
+  for (uint32_t i = 0; i < b->st->atoms->len && !b->failed; i++) {
+    const sc_sym_atom *a = sc_sym_atom_get(b->st, i);
+    if (a->kind == SC_ATOM_SYM || !a->has_subst)
+      continue;
+    sc_dim x = {0, a->self};
+    qb_part e[2] = {{x, 1, QB_NONE}, {sc_sym_refresh(b->st, a->subst), -1, QB_NONE}};
+    qb_unit(b, SC_SYM_REL_EQ, e, 2);
+  }
+  for (uint32_t i = 0; i < b->todo->len && !b->failed; i++)
+    qb_define(b, g_array_index(b->todo, uint32_t, i));
+  if (b->failed)
+    return FALSE;
+  const sc_sym_qfactor *factors = (const sc_sym_qfactor *)(void *)b->factors->data;
+  b->qterms = g_new0(sc_sym_qterm, MAX(b->terms->len, 1));
+  for (uint32_t i = 0; i < b->terms->len; i++) {
+    const qb_term *t = &g_array_index(b->terms, qb_term, i);
+    b->qterms[i] = (sc_sym_qterm){t->c, t->nf, t->nf ? factors + t->f0 : NULL};
+  }
+  b->qlits = g_new0(sc_sym_qlit, b->lits->len);
+  for (uint32_t i = 0; i < b->lits->len; i++) {
+    const qb_lit *l = &g_array_index(b->lits, qb_lit, i);
+    b->qlits[i].rel = l->rel;
+    b->qlits[i].k = l->k;
+    b->qlits[i].p.n_terms = l->nt;
+    b->qlits[i].p.terms = l->nt ? b->qterms + l->t0 : NULL;
+  }
+  b->qclauses = g_new0(sc_sym_qclause, MAX(b->clauses->len, 1));
+  for (uint32_t i = 0; i < b->clauses->len; i++) {
+    const qb_clause *c = &g_array_index(b->clauses, qb_clause, i);
+    b->qclauses[i] = (sc_sym_qclause){c->nl, b->qlits + c->l0};
+  }
+  memset(q, 0, sizeof *q);
+  q->n_vars = b->vars->len;
+  q->vars = (const sc_sym_qvar *)(void *)b->vars->data;
+  q->n_clauses = b->clauses->len;
+  q->clauses = b->qclauses;
+  q->goal = b->qlits[goal_lit];
+  q->nonlinear = b->nonlinear;
+  b->key = sc_sym_query_to_string(q);
+  q->key = b->key;
+  return TRUE;
+}
+
+static void print_poly(GString *s, const sc_sym_query *q, const sc_sym_qpoly *p) {
+  if (p->n_terms == 0) {
+    g_string_append_c(s, '0');
+    return;
+  }
+  for (uint32_t i = 0; i < p->n_terms; i++) {
+    const sc_sym_qterm *t = &p->terms[i];
+    uint64_t mag = t->coeff < 0 ? (uint64_t)0 - (uint64_t)t->coeff : (uint64_t)t->coeff;
+    if (i == 0)
+      g_string_append(s, t->coeff < 0 ? "-" : "");
+    else
+      g_string_append(s, t->coeff < 0 ? " - " : " + ");
+    if (mag != 1 || t->n_factors == 0)
+      g_string_append_printf(s, "%" G_GUINT64_FORMAT "%s", mag, t->n_factors ? "*" : "");
+    for (uint32_t j = 0; j < t->n_factors; j++) {
+      const sc_sym_qfactor *f = &t->factors[j];
+      const char *name = f->var < q->n_vars ? q->vars[f->var].name : "?";
+      g_string_append_printf(s, "%s%s", j ? "*" : "", name);
+      if (f->exp != 1)
+        g_string_append_printf(s, "^%u", f->exp);
+    }
+  }
+}
+
+static void print_lit(GString *s, const sc_sym_query *q, const sc_sym_qlit *l) {
+  print_poly(s, q, &l->p);
+  switch (l->rel) {
+  case SC_SYM_REL_EQ:
+    g_string_append(s, " == 0");
+    break;
+  case SC_SYM_REL_NE:
+    g_string_append(s, " != 0");
+    break;
+  case SC_SYM_REL_GE:
+    g_string_append(s, " >= 0");
+    break;
+  case SC_SYM_REL_DIV:
+    g_string_append_printf(s, " %% %" G_GINT64_FORMAT " == 0", l->k);
+    break;
+  }
+}
+
+char *sc_sym_query_to_string(const sc_sym_query *q) {
+  g_return_val_if_fail(q != NULL, NULL);
+  GString *s = g_string_new(NULL);
+  for (uint32_t i = 0; i < q->n_vars; i++) {
+    const sc_sym_qvar *v = &q->vars[i];
+    g_string_append_printf(s, "var %s", v->name);
+    if (v->has_lo && v->has_hi)
+      g_string_append_printf(s, " in [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "]", v->lo,
+                             v->hi);
+    else if (v->has_lo)
+      g_string_append_printf(s, " >= %" G_GINT64_FORMAT, v->lo);
+    else if (v->has_hi)
+      g_string_append_printf(s, " <= %" G_GINT64_FORMAT, v->hi);
+    g_string_append_c(s, '\n');
+  }
+  for (uint32_t i = 0; i < q->n_clauses; i++) {
+    g_string_append(s, "assert ");
+    for (uint32_t j = 0; j < q->clauses[i].n_lits; j++) {
+      if (j)
+        g_string_append(s, " or ");
+      print_lit(s, q, &q->clauses[i].lits[j]);
+    }
+    g_string_append_c(s, '\n');
+  }
+  g_string_append(s, "goal ");
+  print_lit(s, q, &q->goal);
+  g_string_append_c(s, '\n');
+  return g_string_free(s, FALSE);
+}
+
+/* Puts "goal REL 0" (GOAL fresh, not overflowed) to the oracle. */
+static sc_truth consult(sc_symtab *st, sc_sym_rel rel, sc_dim goal, int64_t k) {
+  st->stats.oracle_queries++;
+  gboolean saved = st->overflow;
+  st->overflow = FALSE;
+  qb b;
+  qb_init(&b, st);
+  sc_sym_query q;
+  gboolean built = qb_build(&b, rel, goal, k, &q) && !st->overflow;
+  st->overflow = saved;
+  sc_truth r = SC_UNKNOWN;
+  if (!built) {
+    st->stats.skipped++;
+    qb_clear(&b);
+    return SC_UNKNOWN;
+  }
+  if (!st->oracle_cache)
+    st->oracle_cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  gpointer cached = g_hash_table_lookup(st->oracle_cache, q.key);
+  if (cached) {
+    st->stats.cache_hits++;
+    qb_clear(&b);
+    return (sc_truth)(GPOINTER_TO_INT(cached) - 1);
+  }
+  gint64 t0 = g_get_monotonic_time();
+  r = st->oracle.decide(st->oracle_user, &q);
+  st->stats.oracle_us += (uint64_t)MAX(g_get_monotonic_time() - t0, 0);
+  st->stats.oracle_calls++;
+  if (r == SC_YES) {
+    st->stats.oracle_yes++;
+  } else if (r == SC_NO) {
+    st->stats.oracle_no++;
+  } else {
+    r = SC_UNKNOWN;
+    st->stats.oracle_unknown++;
+  }
+  if (g_hash_table_size(st->oracle_cache) >= ORACLE_CACHE_MAX)
+    g_hash_table_remove_all(st->oracle_cache);
+  g_hash_table_insert(st->oracle_cache, b.key, GINT_TO_POINTER((int)r + 1));
+  b.key = NULL; /* now the cache's */
+  qb_clear(&b);
+  return r;
+}
+
+/* The normal form said NF about "goal REL 0"; VALID is FALSE when the goal
+ * could not be formed (overflow), which the oracle is not asked about. */
+static sc_truth after_nf(sc_symtab *st, sc_truth nf, gboolean valid, sc_sym_rel rel,
+                         sc_dim goal, int64_t k) {
+  st->stats.comparisons++;
+  if (nf != SC_UNKNOWN)
+    return nf;
+  st->stats.nf_unknown++;
+  if (!valid || !st->oracle.decide)
+    return SC_UNKNOWN;
+  return consult(st, rel, goal, k);
+}
+
+void sc_symtab_set_oracle(sc_symtab *st, const sc_sym_oracle *oracle, void *user) {
+  g_return_if_fail(st != NULL);
+  if (oracle && oracle->decide) {
+    st->oracle = *oracle;
+    st->oracle_user = user;
+  } else {
+    memset(&st->oracle, 0, sizeof st->oracle);
+    st->oracle_user = NULL;
+  }
+  if (st->oracle_cache)
+    g_hash_table_remove_all(st->oracle_cache);
+}
+
+void sc_sym_oracle_clear(sc_symtab *st) {
+  if (st->oracle_cache)
+    g_hash_table_destroy(st->oracle_cache);
+  st->oracle_cache = NULL;
+}
+
+void sc_symtab_stats(const sc_symtab *st, sc_sym_stats *stats) {
+  g_return_if_fail(st != NULL && stats != NULL);
+  *stats = st->stats;
+}
+
+char *sc_sym_stats_to_string(const sc_sym_stats *s) {
+  g_return_val_if_fail(s != NULL, NULL);
+  return g_strdup_printf("comparisons %" G_GUINT64_FORMAT ", normal form unknown %" G_GUINT64_FORMAT
+                         ", oracle queries %" G_GUINT64_FORMAT " (cache hits %" G_GUINT64_FORMAT
+                         ", calls %" G_GUINT64_FORMAT ": yes %" G_GUINT64_FORMAT
+                         ", no %" G_GUINT64_FORMAT ", unknown %" G_GUINT64_FORMAT
+                         "), skipped %" G_GUINT64_FORMAT ", oracle time %.3f s",
+                         s->comparisons, s->nf_unknown, s->oracle_queries, s->cache_hits,
+                         s->oracle_calls, s->oracle_yes, s->oracle_no, s->oracle_unknown,
+                         s->skipped, (double)s->oracle_us / 1e6);
+}
+
+/* ---- the public comparisons ----------------------------------------- *
+ *
+ * Concrete operands are answered without touching the symtab; symbolic ones
+ * through q = difference, by the normal form and then the oracle. */
+
 sc_truth sc_dim_eq(sc_symtab *st, sc_dim a, sc_dim b) {
   if (!a.poly && !b.poly)
     return a.value == b.value ? SC_YES : SC_NO;
@@ -472,7 +1006,9 @@ sc_truth sc_dim_eq(sc_symtab *st, sc_dim a, sc_dim b) {
   gboolean saved = st->overflow;
   st->overflow = FALSE;
   sc_dim q = sc_dim_sub(st, a, b);
-  sc_truth r = st->overflow ? SC_UNKNOWN : sc_sym_eq0(st, q);
+  gboolean valid = !st->overflow;
+  sc_truth r = valid ? sc_sym_eq0(st, q) : SC_UNKNOWN;
+  r = after_nf(st, r, valid, SC_SYM_REL_EQ, q, 0);
   st->overflow = saved;
   return r;
 }
@@ -485,7 +1021,9 @@ sc_truth sc_dim_le(sc_symtab *st, sc_dim a, sc_dim b) {
   gboolean saved = st->overflow;
   st->overflow = FALSE;
   sc_dim q = sc_dim_sub(st, b, a);
-  sc_truth r = st->overflow ? SC_UNKNOWN : sc_sym_ge0(st, q);
+  gboolean valid = !st->overflow;
+  sc_truth r = valid ? sc_sym_ge0(st, q) : SC_UNKNOWN;
+  r = after_nf(st, r, valid, SC_SYM_REL_GE, q, 0);
   st->overflow = saved;
   return r;
 }
@@ -498,7 +1036,9 @@ sc_truth sc_dim_lt(sc_symtab *st, sc_dim a, sc_dim b) {
   gboolean saved = st->overflow;
   st->overflow = FALSE;
   sc_dim q = sc_dim_sub(st, sc_dim_sub(st, b, a), sc_dim_const(1));
-  sc_truth r = st->overflow ? SC_UNKNOWN : sc_sym_ge0(st, q);
+  gboolean valid = !st->overflow;
+  sc_truth r = valid ? sc_sym_ge0(st, q) : SC_UNKNOWN;
+  r = after_nf(st, r, valid, SC_SYM_REL_GE, q, 0);
   st->overflow = saved;
   return r;
 }
@@ -511,14 +1051,27 @@ sc_truth sc_dim_divides(sc_symtab *st, sc_dim d, sc_dim a) {
   }
   gboolean saved = st->overflow;
   st->overflow = FALSE;
-  sc_dim m;
+  sc_dim m, goal;
+  sc_sym_rel rel = SC_SYM_REL_EQ;
+  int64_t k = 0;
   sc_truth r;
-  if (!sc_dim_mod(st, a, d, &m))
-    r = sc_sym_eq0(st, sc_sym_refresh(st, a)); /* 0 divides only 0 */
-  else
+  if (!sc_dim_mod(st, a, d, &m)) {
+    goal = sc_sym_refresh(st, a); /* 0 divides only 0 */
+    r = sc_sym_eq0(st, goal);
+  } else {
     r = sc_sym_eq0(st, m);
-  if (st->overflow)
+    goal = m;
+    if (!d.poly && d.value != INT64_MIN) {
+      /* a constant divisor: ask "a % |k| == 0" of a itself */
+      rel = SC_SYM_REL_DIV;
+      k = d.value < 0 ? -d.value : d.value;
+      goal = sc_sym_refresh(st, a);
+    }
+  }
+  gboolean valid = !st->overflow;
+  if (!valid)
     r = SC_UNKNOWN;
+  r = after_nf(st, r, valid, rel, goal, k);
   st->overflow = saved;
   return r;
 }

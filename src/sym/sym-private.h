@@ -102,6 +102,11 @@ struct sc_symtab {
   GArray *eq_facts;       /* sc_dim, each p == 0 */
   GArray *ne_facts;       /* sc_dim, each p != 0 */
   GPtrArray *texts;       /* char*, assumption texts */
+  /* the oracle hook (sym-decide.c); all zero in a new symtab */
+  sc_sym_oracle oracle;   /* decide == NULL: none */
+  void *oracle_user;      /* borrowed */
+  GHashTable *oracle_cache; /* query key (owned) -> GINT_TO_POINTER(truth + 1) */
+  sc_sym_stats stats;
 };
 
 /* Interval with saturating ends: inf is -1 (-infinity), +1 (+infinity) or 0. */
@@ -159,5 +164,7 @@ sc_truth sc_sym_eq0(sc_symtab *st, sc_dim q);
  * ">=". */
 gboolean sc_sym_assume_rel(sc_symtab *st, sc_dim a, const char *op, sc_dim b,
                            const char *text, GError **error);
+/* Frees the oracle's answer cache (sc_symtab_free calls it). */
+void sc_sym_oracle_clear(sc_symtab *st);
 
 #endif

@@ -941,6 +941,7 @@ void sc_symtab_free(sc_symtab *st) {
   g_array_free(st->eq_facts, TRUE);
   g_array_free(st->ne_facts, TRUE);
   g_ptr_array_free(st->texts, TRUE);
+  sc_sym_oracle_clear(st);
   g_free(st);
 }
 

@@ -1,0 +1,80 @@
+/* interp-private.h — private to src/interp: the evaluator contract and the
+ * helpers the evaluator files share.
+ *
+ * An evaluator sees one call (sc_ev): the operator, its bound arguments
+ * with every int made concrete, the input tensors (tensor ids in the
+ * arguments index ev->tensors), and the result tensors, already allocated
+ * (zero-filled) with the types the operator's shape rule gives for the
+ * concrete inputs.  It writes every element of every result and returns
+ * TRUE, or sets an error through ev_fail and returns FALSE.  The caller
+ * rounds the results to their dtypes afterwards.
+ *
+ * Each evaluator file exports a table of {qualified name, evaluator},
+ * ended by {NULL, NULL}; interp.c merges them. */
+#ifndef SC_INTERP_PRIVATE_H
+#define SC_INTERP_PRIVATE_H
+
+#include "shardcheck/interp.h"
+
+typedef struct {
+  const sc_op *op;
+  const sc_value *args;        /* op->n_args values, ints concrete */
+  sc_tvalue *const *tensors;   /* indexed by the tensor ids in args */
+  uint32_t n_tensors;
+  sc_tvalue **out;             /* n_out results, allocated from the shape rule */
+  uint32_t n_out;
+  const sc_interp_config *cfg;
+  int64_t max_elements;
+  GError **error;
+} sc_ev;
+
+typedef gboolean (*sc_evaluator)(sc_ev *ev);
+
+typedef struct {
+  const char *qualname;
+  sc_evaluator fn;
+} sc_eval_entry;
+
+extern const sc_eval_entry sc_eval_layout_table[];
+extern const sc_eval_entry sc_eval_math_table[];
+
+/* tvalue.c */
+int64_t sc_interp_max_elements(const sc_interp_config *cfg);
+gboolean sc_interp_round_one(sc_dtype dt, double x, double *out);
+uint64_t sc_interp_hash64(uint64_t x);
+
+/* eval-common.c: argument access (by schema name; an absent or None
+ * argument gives the default). */
+gboolean ev_fail(sc_ev *ev, int code, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+const sc_value *ev_arg(const sc_ev *ev, const char *name);
+gboolean ev_has(const sc_ev *ev, const char *name);
+const sc_tvalue *ev_tensor(const sc_ev *ev, const char *name);
+int64_t ev_int(const sc_ev *ev, const char *name, int64_t dflt);
+double ev_num(const sc_ev *ev, const char *name, double dflt);
+gboolean ev_bool(const sc_ev *ev, const char *name, gboolean dflt);
+const char *ev_str(const sc_ev *ev, const char *name, const char *dflt);
+/* Number of ints in an int / int list argument, copied to OUT (at most
+ * MAX); an INT counts as a one-element list; -1 when None/absent. */
+int32_t ev_ints(const sc_ev *ev, const char *name, int64_t *out, uint32_t max);
+/* A Tensor[] / Tensor?[] argument: a new array of n borrowed pointers
+ * (NULL for None entries); g_free the array. */
+const sc_tvalue **ev_tensor_list(const sc_ev *ev, const char *name, uint32_t *n);
+/* Normalize DIM against RANK (ATen's maybe_wrap_dim; rank 0 acts as 1). */
+uint32_t ev_wrap(int64_t dim, uint32_t rank);
+
+/* A new zero value of the given type (limits as ev->max_elements). */
+sc_tvalue *ev_new(sc_ev *ev, sc_dtype dt, uint32_t rank, const int64_t *dims);
+
+/* Row-major strides of V. */
+void tv_strides(const sc_tvalue *v, int64_t *strides);
+/* Strides of IN broadcast to a shape of RANK dims DIMS (right-aligned, 0
+ * where IN has size 1 or no dim). */
+void tv_bstrides(const sc_tvalue *in, uint32_t rank, const int64_t *dims, int64_t *strides);
+/* Advance IDX (RANK coordinates in DIMS) in row-major order; FALSE after
+ * the last one. */
+gboolean tv_next(uint32_t rank, const int64_t *dims, int64_t *idx);
+
+/* Shared numeric helpers. */
+double ev_reduce_dtype_eps(sc_dtype dt);
+
+#endif
