@@ -1,0 +1,191 @@
+/* lang.h — shardcheck's tensor language on the generic e-graph.
+ *
+ * The e-graph engine (egraph.h) knows e-nodes as (op, attr, children) of
+ * opaque ids.  This module gives them meaning:
+ *
+ *  - op is a registry operator id (sc_op->id) for an operator node, or
+ *    SC_LANG_OP_TENSOR for a leaf that names a tensor of the *leaf graph*
+ *    (the impl graph in a check; attr = its tensor id), or
+ *    SC_LANG_OP_OPAQUE for a leaf that stands for an unknown tensor of a
+ *    given type (spec tensors with no relation yet, lemma variables when
+ *    lemmas are fuzzed; attr = caller's number, type set with
+ *    sc_lang_add_opaque).
+ *  - attr is an interned *attribute record*: the operator's bound
+ *    non-tensor arguments (sc_value), the layout of its tensor children
+ *    (how many children each Tensor / Tensor? / Tensor[] argument takes;
+ *    the tensor slots hold child indices 0, 1, ... in argument order,
+ *    which is the e-node's child order), and the result index for
+ *    multi-result operators
+ *    (each result of native_layer_norm, split, max.dim is its own e-node
+ *    "op#k(args)").  Equal records get equal ids.
+ *  - the e-class analysis is the tensor type (sc_ttype: shape and dtype),
+ *    computed by the operator's shape rule over the children's types.
+ *    Two classes merge only when their dtypes are equal and their shapes
+ *    provably the same: a union of types that differ or cannot be shown
+ *    equal is refused and reported through the conflict callback, for an
+ *    internal error naming both terms and the justification (an unsound
+ *    lemma).
+ *
+ * Canonical forms, applied when a call is added (exact identities, so the
+ * lemma library need not restate them; docs/lang.md says why each holds):
+ * aten.view / view_copy / _unsafe_view / reshape / _reshape_alias (with
+ * contiguous strides) -> sc.view; aten.t / t_copy / transpose.int /
+ * transpose_copy.int -> sc.transpose; aten.permute / permute_copy ->
+ * sc.permute; aten.cat -> sc.cat; aten.slice.Tensor / slice_copy.Tensor ->
+ * sc.slice; identity operators (clone, detach, alias, lift_fresh_copy,
+ * _c10d_functional.wait_tensor, _to_copy without a dtype change, copy whose
+ * src already has the result's type) -> their input's class; n-ary sc.cat
+ * and sc.sum -> left-nested binary ones (cat(a, b, c) = cat(cat(a, b), c)),
+ * so lemmas are written for two parts and hold for any number of ranks;
+ * printing flattens them back.  The clean operators' arguments are kept in
+ * a normal form: dims non-negative; sc.view's shape is the result shape
+ * (no -1); sc.transpose has dim0 < dim1; sc.slice has concrete start and
+ * end (None, negative and out-of-range bounds resolved as ATen does,
+ * where the comparisons are decided).  Trivial calls are their input:
+ * view to the same shape, transpose(x, d, d), permute by the identity,
+ * slice(x) of the whole dim with step 1, cat or sum of one part.
+ *
+ * Ill-typed nodes.  A node added straight to the e-graph (a rewrite's
+ * right-hand side) whose shape rule fails gets a "poisoned" type: its
+ * class merges with no well-typed class (the union is refused as a
+ * conflict) and sc_lang_class_type returns NULL for it.
+ *
+ * Ownership: sc_lang_new returns a new object (free with sc_lang_free)
+ * that owns its e-graph and attribute table and borrows the symtab and the
+ * leaf graph, which must outlive it. */
+#ifndef SHARDCHECK_LANG_H
+#define SHARDCHECK_LANG_H
+
+#include "shardcheck/egraph.h"
+#include "shardcheck/extract.h"
+#include "shardcheck/texpr.h"
+
+G_BEGIN_DECLS
+
+#define SC_LANG_ERROR (sc_lang_error_quark())
+GQuark sc_lang_error_quark(void);
+typedef enum {
+  SC_LANG_ERROR_SHAPE,    /* the operator's shape rule rejects the children
+                             (or cannot decide a size comparison it needs),
+                             or a child is ill-typed; message from the rule */
+  SC_LANG_ERROR_INVALID,  /* a child index or class out of range, an
+                             argument that does not fit the schema, no such
+                             result, an unknown operator name, another graph */
+} sc_lang_error;
+
+#define SC_LANG_OP_TENSOR ((uint32_t)0x7FFFFF00u)
+#define SC_LANG_OP_OPAQUE ((uint32_t)0x7FFFFF01u)
+
+typedef struct sc_lang sc_lang;
+
+/* Called when a union is refused because the two classes' types differ
+ * (or cannot be shown equal).  It runs inside sc_egraph_union, possibly on
+ * a dirty e-graph: record the pair (sc_lang_get_conflicts does) and name
+ * the terms after the next rebuild with sc_lang_conflict_message. */
+typedef void (*sc_lang_conflict_fn)(sc_lang *lang, sc_id a, sc_id b,
+                                    uint32_t just, void *user);
+
+/* A refused union as reported: the two classes (canonical then) and the
+ * justification (rule id, SC_JUST_ASSERTED or SC_JUST_CONGRUENCE). */
+typedef struct {
+  sc_id a, b;
+  uint32_t just;
+} sc_lang_conflict;
+
+/* ST must be the leaf graph's symtab; ST NULL takes the leaf graph's.
+ * LEAF_GRAPH may be NULL (then only opaque leaves exist). */
+sc_lang *sc_lang_new(sc_symtab *st, const sc_graph *leaf_graph);
+void sc_lang_free(sc_lang *lang);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(sc_lang, sc_lang_free)
+
+sc_egraph *sc_lang_egraph(sc_lang *lang);
+sc_symtab *sc_lang_symtab(const sc_lang *lang);
+const sc_graph *sc_lang_leaf_graph(const sc_lang *lang);
+void sc_lang_set_conflict_handler(sc_lang *lang, sc_lang_conflict_fn fn, void *user);
+uint64_t sc_lang_n_conflicts(const sc_lang *lang);
+/* Every conflict reported so far, in order.  (transfer none) */
+const sc_lang_conflict *sc_lang_get_conflicts(const sc_lang *lang, uint32_t *n);
+/* "cannot merge A (type [4, 2] f32) with B (type [2, 4] f32): their
+ * shapes differ" (or "dtypes differ", "shapes cannot be shown equal",
+ * "... is ill-typed"), naming each class by its smallest term.  Needs a
+ * clean e-graph (call it after sc_egraph_rebuild).  (transfer full) */
+char *sc_lang_conflict_message(const sc_lang *lang, const sc_lang_conflict *c);
+
+/* --- attribute records --- */
+/* Intern the record of OP called with ARGS (op->n_args bound values; the
+ * tensor-valued ones give only the child layout: TENSOR -> 1 child,
+ * TENSOR_LIST of n -> n children, NONE for an optional tensor -> 0, a
+ * None item of a Tensor?[] -> 0) and result index RESULT.  The tensor ids
+ * in ARGS are ignored: the record numbers the children 0, 1, ... in
+ * argument order, which is the order of the e-node's children.  Records
+ * are not canonicalized (a rewrite's right-hand side must already be in
+ * canonical form: binary sc.cat, dims non-negative, ...).  Returns
+ * SC_ID_NONE (with a critical warning) when a value's kind does not fit
+ * the schema: a programmer error.  Ids are dense from 0. */
+uint32_t sc_lang_intern_attr(sc_lang *lang, const sc_op *op, const sc_value *args,
+                             uint32_t result);
+/* Number of records interned so far (ids are 0 .. n - 1). */
+uint32_t sc_lang_n_attrs(const sc_lang *lang);
+const sc_op *sc_lang_attr_op(const sc_lang *lang, uint32_t attr);
+/* The record's op->n_args values: non-tensor arguments as bound; tensor
+ * arguments as TENSOR / TENSOR_LIST whose ids are child indices. */
+const sc_value *sc_lang_attr_args(const sc_lang *lang, uint32_t attr);
+uint32_t sc_lang_attr_result(const sc_lang *lang, uint32_t attr);
+uint32_t sc_lang_attr_n_children(const sc_lang *lang, uint32_t attr);
+/* Value of the argument named NAME ("dim", "start"), or NULL. */
+const sc_value *sc_lang_attr_get(const sc_lang *lang, uint32_t attr, const char *name);
+
+/* --- adding terms (all return the canonical class, or SC_ID_NONE with
+ * an error) --- */
+sc_id sc_lang_add_tensor(sc_lang *lang, sc_id tensor);
+/* An opaque leaf of the given type; KEY distinguishes opaque leaves.
+ * Adding KEY again with the same type gives the same class; with another
+ * type it is a programmer error (SC_ID_NONE). */
+sc_id sc_lang_add_opaque(sc_lang *lang, uint32_t key, const sc_ttype *type);
+/* The name printed for opaque leaf KEY (a tensor name, e.g. a spec tensor
+ * without a relation yet); unnamed ones print as the variable ?oKEY. */
+void sc_lang_set_opaque_name(sc_lang *lang, uint32_t key, const char *name);
+/* OP applied to ARGS (bound values; tensor-valued ones hold indices into
+ * CHILDREN, as in texpr.h), result RESULT.  Runs the shape rule; applies
+ * the canonical forms above. */
+sc_id sc_lang_add_call(sc_lang *lang, const sc_op *op, const sc_value *args,
+                       const sc_id *children, uint32_t n_children,
+                       uint32_t result, GError **error);
+/* A bound expression over the leaf graph (leaves -> tensor leaves). */
+sc_id sc_lang_add_texpr(sc_lang *lang, const sc_texpr *t, GError **error);
+/* Convenience: OP by qualified or expression name. */
+sc_id sc_lang_add_named(sc_lang *lang, const char *func, const sc_value *args,
+                        const sc_id *children, uint32_t n_children,
+                        uint32_t result, GError **error);
+
+/* --- reading --- */
+/* The type of a class (any id; canonicalized); NULL for an ill-typed
+ * class (see above).  Valid on a dirty e-graph too: a union never changes
+ * a class's type (merge keeps it or refuses), so no analysis repair is
+ * ever pending.  (transfer none; valid until the next mutation) */
+const sc_ttype *sc_lang_class_type(const sc_lang *lang, sc_id cls);
+/* The smallest term of a class (AST size, any operators), printed with
+ * sc_lang_term_to_string.  Needs a clean e-graph.  (transfer full) */
+char *sc_lang_class_to_string(const sc_lang *lang, sc_id cls);
+/* Is the e-node clean (sc.* clean operator or tensor leaf)? */
+gboolean sc_lang_node_is_clean(const sc_lang *lang, sc_id node);
+/* Print (op, attr) of a node for sc_term_to_string-style output. */
+void sc_lang_append_node_name(GString *out, uint32_t op, uint32_t attr, void *lang);
+/* An extracted term as an expression in the expression language, with
+ * tensor names of the leaf graph, binary cat/sum chains flattened back
+ * to n-ary ones, symbolic sizes quoted.  Notation (docs/lang.md): sc.*
+ * operators by bare name ("cat"), others by the shortest name that
+ * sc_ops_lookup_func maps back to them ("mm", "add.Tensor", "aten.view");
+ * tensor arguments positional, others key=value, omitted when equal to
+ * the schema default (except dim*); result K of a multi-result operator
+ * as getitem(op(...), K); an opaque leaf by its name or as ?oKEY.  A clean
+ * term's text binds back with sc_texpr_parse on the leaf graph to the
+ * same class.  NULL for a term larger than 2^20 nodes as a tree or whose
+ * printed nesting is deeper than 4096 (a flattened chain counts once).
+ * (transfer full) */
+sc_expr *sc_lang_term_to_expr(const sc_lang *lang, const sc_term *t);
+char *sc_lang_term_to_string(const sc_lang *lang, const sc_term *t);
+
+G_END_DECLS
+
+#endif

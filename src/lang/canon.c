@@ -1,0 +1,453 @@
+/* canon.c — the canonical forms of the tensor language, as one table.
+ *
+ * Every entry names an operator (by qualified name) and what a call of it
+ * becomes: another operator with renamed arguments (aten.view -> sc.view),
+ * its input (clone, detach, ...), or, for the clean sc.* operators, the
+ * normal form of its arguments (dims non-negative, view shapes resolved,
+ * slice bounds resolved, n-ary cat/sum as left-nested binary nodes) with
+ * trivial calls replaced by their input.  docs/lang.md gives the reason
+ * each one is exact.
+ *
+ * Invariants: canonicalization only ever replaces a call by one with the
+ * same value for every input of the call's (already checked) types; when
+ * a condition cannot be decided (a symbolic comparison answering
+ * UNKNOWN), the call is kept as it is.  An alias's target is re-checked by
+ * its own shape rule; should it disagree, the original call is kept. */
+#include "lang/lang-private.h"
+
+#include <string.h>
+
+typedef enum {
+  CANON_RENAME,        /* the same call to TO, arguments renamed */
+  CANON_RESHAPE_ALIAS, /* CANON_RENAME when the strides are contiguous */
+  CANON_T,             /* aten.t: transpose(x, 0, 1) at rank 2, x below */
+  CANON_IDENTITY,      /* the value of the first tensor argument */
+  CANON_TO_COPY,       /* _to_copy: its input when dtype is None or the input's */
+  CANON_COPY,          /* copy(self, src): src when src has the result's type */
+  CANON_VIEW,          /* sc.view: shape resolved; same shape -> input */
+  CANON_TRANSPOSE,     /* sc.transpose: dims wrapped, ordered; d == d -> input */
+  CANON_PERMUTE,       /* sc.permute: dims wrapped; identity -> input */
+  CANON_SLICE,         /* sc.slice: dim wrapped, bounds resolved; whole -> input */
+  CANON_CAT,           /* sc.cat: dim wrapped; one part -> it; n parts -> binary */
+  CANON_SUM,           /* sc.sum: one part -> it; n parts -> binary */
+} canon_kind;
+
+typedef struct {
+  const char *from;    /* qualified name */
+  canon_kind kind;
+  const char *to;      /* target qualified name (RENAME, RESHAPE_ALIAS, T) */
+  const char *renames; /* "target_arg=source_arg" pairs, ','-separated */
+} canon_rule;
+
+/* The one list of canonical forms. */
+static const canon_rule canon_rules[] = {
+  /* views and reshapes -> sc.view */
+  {"aten.view.default", CANON_RENAME, "sc.view.default", "shape=size"},
+  {"aten.view_copy.default", CANON_RENAME, "sc.view.default", "shape=size"},
+  {"aten._unsafe_view.default", CANON_RENAME, "sc.view.default", "shape=size"},
+  {"aten.reshape.default", CANON_RENAME, "sc.view.default", NULL},
+  {"aten._reshape_alias.default", CANON_RESHAPE_ALIAS, "sc.view.default", "shape=size"},
+  /* transposes -> sc.transpose, permutes -> sc.permute */
+  {"aten.t.default", CANON_T, "sc.transpose.default", NULL},
+  {"aten.t_copy.default", CANON_T, "sc.transpose.default", NULL},
+  {"aten.transpose.int", CANON_RENAME, "sc.transpose.default", NULL},
+  {"aten.transpose_copy.int", CANON_RENAME, "sc.transpose.default", NULL},
+  {"aten.permute.default", CANON_RENAME, "sc.permute.default", NULL},
+  {"aten.permute_copy.default", CANON_RENAME, "sc.permute.default", NULL},
+  /* concatenation and slicing */
+  {"aten.cat.default", CANON_RENAME, "sc.cat.default", NULL},
+  {"aten.slice.Tensor", CANON_RENAME, "sc.slice.default", NULL},
+  {"aten.slice_copy.Tensor", CANON_RENAME, "sc.slice.default", NULL},
+  /* identities */
+  {"aten.clone.default", CANON_IDENTITY, NULL, NULL},
+  {"aten.detach.default", CANON_IDENTITY, NULL, NULL},
+  {"aten.alias.default", CANON_IDENTITY, NULL, NULL},
+  {"aten.lift_fresh_copy.default", CANON_IDENTITY, NULL, NULL},
+  {"_c10d_functional.wait_tensor.default", CANON_IDENTITY, NULL, NULL},
+  {"aten._to_copy.default", CANON_TO_COPY, NULL, NULL},
+  {"aten.copy.default", CANON_COPY, NULL, NULL},
+  /* normal forms of the clean operators */
+  {"sc.view.default", CANON_VIEW, NULL, NULL},
+  {"sc.transpose.default", CANON_TRANSPOSE, NULL, NULL},
+  {"sc.permute.default", CANON_PERMUTE, NULL, NULL},
+  {"sc.slice.default", CANON_SLICE, NULL, NULL},
+  {"sc.cat.default", CANON_CAT, NULL, NULL},
+  {"sc.sum.default", CANON_SUM, NULL, NULL},
+};
+
+/* qualname -> canon_rule *, built once (the registry is static). */
+static GHashTable *rule_index(void) {
+  static gsize once = 0;
+  if (g_once_init_enter(&once)) {
+    sc_ops_init();
+    GHashTable *h = g_hash_table_new(g_str_hash, g_str_equal);
+    for (size_t i = 0; i < G_N_ELEMENTS(canon_rules); i++) {
+      const canon_rule *r = &canon_rules[i];
+      const sc_op *from = sc_ops_lookup(r->from, NULL);
+      if (from == NULL || (r->to != NULL && sc_ops_lookup(r->to, NULL) == NULL)) {
+        g_critical("lang: canonical form for unknown operator %s / %s", r->from,
+                   r->to ? r->to : "-");
+        continue;
+      }
+      g_hash_table_insert(h, (gpointer)from->qualname, (gpointer)r);
+    }
+    g_once_init_leave(&once, (gsize)h);
+  }
+  return (GHashTable *)once;
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static const sc_ttype *kid_type(sc_lang *lang, sc_id k) {
+  return sc_lang_class_type(lang, k);
+}
+
+static gboolean const_int(const sc_value *v, int64_t *out) {
+  if (v == NULL || v->kind != SC_VAL_INT || !sc_dim_is_const(v->u.i))
+    return FALSE;
+  *out = v->u.i.value;
+  return TRUE;
+}
+
+static const sc_value *arg(const sc_op *op, const sc_value *args, const char *name) {
+  int32_t i = sc_ops_arg_index(op, name);
+  return i < 0 ? NULL : &args[i];
+}
+
+/* A deep copy of ARGS that the caller edits and then frees. */
+static sc_value *copy_args(const sc_op *op, const sc_value *args) {
+  sc_value *c = g_new0(sc_value, op->n_args ? op->n_args : 1);
+  for (uint32_t i = 0; i < op->n_args; i++)
+    sc_value_copy(&c[i], &args[i]);
+  return c;
+}
+
+static void free_args(const sc_op *op, sc_value *args) {
+  sc_lang_clear_args(op, args);
+  g_free(args);
+}
+
+static void set_arg(const sc_op *op, sc_value *args, const char *name, sc_value v) {
+  int32_t i = sc_ops_arg_index(op, name);
+  g_assert(i >= 0);
+  sc_value_clear(&args[i]);
+  args[i] = v;
+}
+
+static sc_value int_list(const sc_dim *v, uint32_t n) {
+  sc_value o;
+  o.kind = SC_VAL_INT_LIST;
+  o.u.ints.n = n;
+  o.u.ints.v = g_new(sc_dim, n ? n : 1);
+  for (uint32_t i = 0; i < n; i++)
+    o.u.ints.v[i] = v[i];
+  return o;
+}
+
+/* The renamed source argument for target argument NAME. */
+static const char *source_name(const char *renames, const char *name, char *buf, size_t cap) {
+  if (renames == NULL)
+    return name;
+  size_t len = strlen(name);
+  for (const char *p = renames; *p;) {
+    const char *comma = strchr(p, ',');
+    size_t seg = comma ? (size_t)(comma - p) : strlen(p);
+    if (seg > len && strncmp(p, name, len) == 0 && p[len] == '=') {
+      size_t sl = seg - len - 1;
+      if (sl >= cap)
+        sl = cap - 1;
+      memcpy(buf, p + len + 1, sl);
+      buf[sl] = '\0';
+      return buf;
+    }
+    p += seg;
+    if (*p == ',')
+      p++;
+  }
+  return name;
+}
+
+/* ---- the clean operators' normal forms ---------------------------------- */
+
+static sc_id canon(sc_lang *lang, const sc_op *op, const sc_value *args, const sc_id *kids,
+                   uint32_t n_kids, uint32_t result, const sc_ttype *out_type);
+
+static sc_id norm_view(sc_lang *lang, const sc_op *op, const sc_value *args, const sc_id *kids,
+                       const sc_ttype *out_type) {
+  const sc_ttype *in = kid_type(lang, kids[0]);
+  if (sc_shape_equal(&in->shape, &out_type->shape) ||
+      sc_shape_same(lang->st, &in->shape, &out_type->shape) == SC_YES)
+    return kids[0];
+  sc_value *a = copy_args(op, args);
+  set_arg(op, a, "shape", int_list(out_type->shape.dims, out_type->shape.rank));
+  sc_id c = sc_lang_add_node(lang, op, a, kids, 1, 0);
+  free_args(op, a);
+  return c;
+}
+
+static sc_id norm_transpose(sc_lang *lang, const sc_op *op, const sc_value *args,
+                            const sc_id *kids) {
+  const sc_ttype *in = kid_type(lang, kids[0]);
+  int64_t d0, d1;
+  uint32_t w0, w1;
+  if (!const_int(arg(op, args, "dim0"), &d0) || !const_int(arg(op, args, "dim1"), &d1) ||
+      !sc_wrap_dim(d0, in->shape.rank, &w0) || !sc_wrap_dim(d1, in->shape.rank, &w1))
+    return sc_lang_add_node(lang, op, args, kids, 1, 0);
+  if (w0 == w1)
+    return kids[0];
+  sc_value *a = copy_args(op, args);
+  set_arg(op, a, "dim0", sc_value_int(MIN(w0, w1)));
+  set_arg(op, a, "dim1", sc_value_int(MAX(w0, w1)));
+  sc_id c = sc_lang_add_node(lang, op, a, kids, 1, 0);
+  free_args(op, a);
+  return c;
+}
+
+static sc_id norm_permute(sc_lang *lang, const sc_op *op, const sc_value *args,
+                          const sc_id *kids) {
+  const sc_ttype *in = kid_type(lang, kids[0]);
+  const sc_value *dims = arg(op, args, "dims");
+  if (dims == NULL || dims->kind != SC_VAL_INT_LIST || dims->u.ints.n != in->shape.rank)
+    return sc_lang_add_node(lang, op, args, kids, 1, 0);
+  sc_dim w[SC_MAX_RANK];
+  gboolean identity = TRUE;
+  for (uint32_t i = 0; i < dims->u.ints.n; i++) {
+    uint32_t d;
+    if (!sc_dim_is_const(dims->u.ints.v[i]) ||
+        !sc_wrap_dim(dims->u.ints.v[i].value, in->shape.rank, &d))
+      return sc_lang_add_node(lang, op, args, kids, 1, 0);
+    w[i] = sc_dim_const(d);
+    identity = identity && d == i;
+  }
+  if (identity)
+    return kids[0];
+  sc_value *a = copy_args(op, args);
+  set_arg(op, a, "dims", int_list(w, dims->u.ints.n));
+  sc_id c = sc_lang_add_node(lang, op, a, kids, 1, 0);
+  free_args(op, a);
+  return c;
+}
+
+static sc_id norm_slice(sc_lang *lang, const sc_op *op, const sc_value *args,
+                        const sc_id *kids) {
+  sc_symtab *st = lang->st;
+  const sc_ttype *in = kid_type(lang, kids[0]);
+  int64_t dim;
+  uint32_t d;
+  const sc_value *vs = arg(op, args, "start"), *ve = arg(op, args, "end");
+  const sc_value *vstep = arg(op, args, "step");
+  if (!const_int(arg(op, args, "dim"), &dim) || !sc_wrap_dim(dim, in->shape.rank, &d) ||
+      in->shape.rank == 0 || vs == NULL || ve == NULL || vstep == NULL ||
+      vstep->kind != SC_VAL_INT || (vs->kind != SC_VAL_INT && vs->kind != SC_VAL_NONE) ||
+      (ve->kind != SC_VAL_INT && ve->kind != SC_VAL_NONE))
+    return sc_lang_add_node(lang, op, args, kids, 1, 0);
+  sc_dim size = in->shape.dims[d], zero = sc_dim_const(0);
+  /* ATen: a negative bound counts from the end; start is clamped to
+   * [0, size], end to [start, size]. */
+  sc_dim s = vs->kind == SC_VAL_INT ? vs->u.i : zero;
+  if (sc_dim_lt(st, s, zero) == SC_YES) {
+    s = sc_dim_add(st, s, size);
+    if (sc_dim_lt(st, s, zero) == SC_YES)
+      s = zero;
+  }
+  if (sc_dim_le(st, size, s) == SC_YES)
+    s = size;
+  sc_dim e = ve->kind == SC_VAL_INT ? ve->u.i : size;
+  if (sc_dim_lt(st, e, zero) == SC_YES)
+    e = sc_dim_add(st, e, size);
+  if (sc_dim_lt(st, e, s) == SC_YES)
+    e = s;
+  else if (sc_dim_le(st, size, e) == SC_YES)
+    e = size;
+  if (sc_dim_is_const(vstep->u.i) && vstep->u.i.value == 1 && sc_dim_eq(st, s, zero) == SC_YES &&
+      sc_dim_eq(st, e, size) == SC_YES)
+    return kids[0];
+  sc_value *a = copy_args(op, args);
+  set_arg(op, a, "dim", sc_value_int(d));
+  set_arg(op, a, "start", sc_value_dim(s));
+  set_arg(op, a, "end", sc_value_dim(e));
+  sc_id c = sc_lang_add_node(lang, op, a, kids, 1, 0);
+  free_args(op, a);
+  return c;
+}
+
+/* n-ary sc.cat / sc.sum: one part is the part; more fold to the left. */
+static sc_id norm_chain(sc_lang *lang, const sc_op *op, const sc_value *args, const sc_id *kids,
+                        uint32_t n_kids, gboolean has_dim) {
+  const sc_value *parts = &args[0];
+  if (parts->kind != SC_VAL_TENSOR_LIST || parts->u.list.n != n_kids || n_kids == 0)
+    return sc_lang_add_node(lang, op, args, kids, n_kids, 0);
+  sc_value *a = copy_args(op, args);
+  if (has_dim) {
+    int64_t dim;
+    uint32_t d;
+    const sc_ttype *t0 = kid_type(lang, kids[0]);
+    if (!const_int(arg(op, args, "dim"), &dim) || !sc_wrap_dim(dim, t0->shape.rank, &d)) {
+      free_args(op, a);
+      return sc_lang_add_node(lang, op, args, kids, n_kids, 0);
+    }
+    set_arg(op, a, "dim", sc_value_int(d));
+  }
+  if (n_kids == 1) {
+    free_args(op, a);
+    return kids[0];
+  }
+  sc_value two;
+  two.kind = SC_VAL_TENSOR_LIST;
+  two.u.list.n = 2;
+  two.u.list.ids = g_new(sc_id, 2);
+  two.u.list.ids[0] = 0;
+  two.u.list.ids[1] = 1;
+  sc_value_clear(&a[0]);
+  a[0] = two;
+  sc_id acc = kids[0];
+  for (uint32_t i = 1; i < n_kids; i++) {
+    sc_id pair[2] = {acc, kids[i]};
+    acc = sc_lang_add_node(lang, op, a, pair, 2, 0);
+  }
+  free_args(op, a);
+  return acc;
+}
+
+/* ---- aliases ------------------------------------------------------------ */
+
+/* Are STRIDE the contiguous strides of SIZE (dims of size 1 may have any
+ * stride)?  Undecided is no. */
+static gboolean contiguous(sc_symtab *st, const sc_value *size, const sc_value *stride) {
+  if (size == NULL || stride == NULL || size->kind != SC_VAL_INT_LIST ||
+      stride->kind != SC_VAL_INT_LIST || size->u.ints.n != stride->u.ints.n)
+    return FALSE;
+  gboolean overflow_before = sc_symtab_overflowed(st);
+  sc_dim expect = sc_dim_const(1);
+  gboolean ok = TRUE;
+  for (uint32_t k = size->u.ints.n; k-- > 0 && ok;) {
+    sc_dim sz = size->u.ints.v[k];
+    if (sc_dim_le(st, sc_dim_const(0), sz) != SC_YES) {
+      ok = FALSE;
+      break;
+    }
+    if (sc_dim_eq(st, sz, sc_dim_const(1)) != SC_YES &&
+        sc_dim_eq(st, stride->u.ints.v[k], expect) != SC_YES)
+      ok = FALSE;
+    if (sc_dim_is_const(sz) && sc_dim_is_const(expect)) {
+      int64_t p;
+      if (__builtin_mul_overflow(sz.value, expect.value, &p))
+        ok = FALSE;
+      expect = sc_dim_const(p);
+    } else {
+      expect = sc_dim_mul(st, expect, sz);
+    }
+  }
+  if (!overflow_before && sc_symtab_overflowed(st)) {
+    sc_symtab_clear_overflow(st); /* our own speculative product overflowed */
+    ok = FALSE;
+  }
+  return ok;
+}
+
+/* The call of OP rewritten as a call of TO with renamed arguments, checked
+ * by TO's shape rule; SC_ID_NONE when the rule disagrees. */
+static sc_id rename_call(sc_lang *lang, const sc_op *op, const sc_value *args, const sc_id *kids,
+                         uint32_t n_kids, const sc_op *to, const char *renames,
+                         const sc_ttype *out_type) {
+  sc_value *t = g_new0(sc_value, to->n_args ? to->n_args : 1);
+  for (uint32_t j = 0; j < to->n_args; j++) {
+    char buf[64];
+    const char *src = source_name(renames, to->args[j].name, buf, sizeof buf);
+    const sc_value *v = arg(op, args, src);
+    if (v != NULL)
+      sc_value_copy(&t[j], v);
+    else if (to->args[j].has_default)
+      sc_value_copy(&t[j], &to->args[j].default_value);
+    else
+      t[j] = sc_value_none();
+  }
+  sc_value *lay = g_new0(sc_value, to->n_args ? to->n_args : 1);
+  g_autoptr(GArray) tk = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  g_autoptr(GArray) types = g_array_new(FALSE, TRUE, sizeof(sc_ttype));
+  sc_id out = SC_ID_NONE;
+  if (sc_lang_layout_args(to, t, kids, n_kids, lay, tk, NULL)) {
+    const sc_id *k = (const sc_id *)(void *)tk->data;
+    if (sc_lang_infer(lang, to, lay, k, tk->len, types, NULL) && types->len == 1) {
+      sc_ttype tt = g_array_index(types, sc_ttype, 0);
+      if (tt.dtype == out_type->dtype &&
+          (sc_shape_equal(&tt.shape, &out_type->shape) ||
+           sc_shape_same(lang->st, &tt.shape, &out_type->shape) == SC_YES))
+        out = canon(lang, to, lay, k, tk->len, 0, &tt);
+    }
+    sc_lang_clear_args(to, lay);
+  }
+  g_free(lay);
+  free_args(to, t);
+  return out;
+}
+
+static sc_id canon(sc_lang *lang, const sc_op *op, const sc_value *args, const sc_id *kids,
+                   uint32_t n_kids, uint32_t result, const sc_ttype *out_type) {
+  const canon_rule *r = g_hash_table_lookup(rule_index(), op->qualname);
+  if (r == NULL || result != 0)
+    return sc_lang_add_node(lang, op, args, kids, n_kids, result);
+  switch (r->kind) {
+  case CANON_RESHAPE_ALIAS:
+    if (!contiguous(lang->st, arg(op, args, "size"), arg(op, args, "stride")))
+      break;
+    /* fall through */
+  case CANON_RENAME: {
+    sc_id c = rename_call(lang, op, args, kids, n_kids, sc_ops_lookup(r->to, NULL), r->renames,
+                          out_type);
+    if (c != SC_ID_NONE)
+      return c;
+    break;
+  }
+  case CANON_T: {
+    const sc_ttype *in = kid_type(lang, kids[0]);
+    if (in->shape.rank < 2)
+      return kids[0];
+    const sc_op *to = sc_ops_lookup(r->to, NULL);
+    sc_value a[3] = {sc_value_tensor(0), sc_value_int(0), sc_value_int(1)};
+    g_assert(to->n_args == 3);
+    return canon(lang, to, a, kids, 1, 0, out_type);
+  }
+  case CANON_IDENTITY:
+    if (n_kids >= 1)
+      return kids[0];
+    break;
+  case CANON_TO_COPY: {
+    const sc_value *dt = arg(op, args, "dtype");
+    const sc_ttype *in = kid_type(lang, kids[0]);
+    if (dt == NULL || dt->kind == SC_VAL_NONE || (dt->kind == SC_VAL_DTYPE && dt->u.dtype == in->dtype))
+      return kids[0];
+    break;
+  }
+  case CANON_COPY: {
+    const sc_value *src = arg(op, args, "src");
+    if (src == NULL || src->kind != SC_VAL_TENSOR || src->u.tensor >= n_kids)
+      break;
+    sc_id k = kids[src->u.tensor];
+    const sc_ttype *srct = kid_type(lang, k);
+    if (srct->dtype == out_type->dtype &&
+        (sc_shape_equal(&srct->shape, &out_type->shape) ||
+         sc_shape_same(lang->st, &srct->shape, &out_type->shape) == SC_YES))
+      return k;
+    break;
+  }
+  case CANON_VIEW:
+    return norm_view(lang, op, args, kids, out_type);
+  case CANON_TRANSPOSE:
+    return norm_transpose(lang, op, args, kids);
+  case CANON_PERMUTE:
+    return norm_permute(lang, op, args, kids);
+  case CANON_SLICE:
+    return norm_slice(lang, op, args, kids);
+  case CANON_CAT:
+    return norm_chain(lang, op, args, kids, n_kids, TRUE);
+  case CANON_SUM:
+    return norm_chain(lang, op, args, kids, n_kids, FALSE);
+  }
+  return sc_lang_add_node(lang, op, args, kids, n_kids, result);
+}
+
+sc_id sc_lang_canon_add(sc_lang *lang, const sc_op *op, const sc_value *args, const sc_id *kids,
+                        uint32_t n_kids, uint32_t result, const sc_ttype *out_type) {
+  return canon(lang, op, args, kids, n_kids, result, out_type);
+}
