@@ -110,6 +110,9 @@ struct sc_op {
   gboolean results_variadic; /* "-> Tensor[]" */
   sc_shape_rule shape;
   uint32_t flags;
+  /* Data of a shape rule registered at run time (sc_ops_register; e.g. a
+   * lemma-file operator's rule program); NULL for built-in operators. */
+  const void *rule_data;
 };
 
 /* Parse every schema of the table; aborts on a malformed built-in schema
@@ -129,6 +132,17 @@ const sc_op *sc_ops_lookup(const char *qualname, GError **error);
  * An unqualified name prefers namespace sc, then comm, then aten, and must
  * then have one overload (else an error listing them). */
 const sc_op *sc_ops_lookup_func(const char *func, GError **error);
+/* Register an operator at run time (operator declarations of lemma files):
+ * SCHEMA as in the table, namespace NS (not aten, sc, comm or prims), the
+ * shape rule RULE (which finds RULE_DATA in call->op->rule_data) and FLAGS.
+ * The new operator gets the next id and lives for the process, like the
+ * built-in ones.  Registering the same qualified name again with the same
+ * schema, rule, flags and rule_data returns the existing operator; any
+ * other redefinition is SC_OPS_ERROR_SCHEMA, as is a malformed schema
+ * ("col N: ...").  Call before operators are looked up from several
+ * threads.  (transfer none) */
+const sc_op *sc_ops_register(const char *ns, const char *schema, sc_shape_rule rule,
+                             uint32_t flags, const void *rule_data, GError **error);
 /* Nearest qualified name by edit distance, or NULL if nothing is close. */
 const char *sc_ops_nearest(const char *name);
 

@@ -1,6 +1,7 @@
 /* main.c — the shardcheck command line: dispatch to subcommands.
  *
- *   shardcheck check [--format text|json] [--lemmas DIR] BUNDLE
+ *   shardcheck check [--format text|json] [--lemmas DIR] [--explain] BUNDLE
+ *   shardcheck show [--format text|json] BUNDLE
  *   shardcheck ops [--format text|json]
  *   shardcheck --version | --help
  *
@@ -16,6 +17,7 @@
 static const char usage_text[] =
     "Usage:\n"
     "  shardcheck check [--format text|json] [--lemmas DIR] BUNDLE\n"
+    "  shardcheck show [--format text|json] BUNDLE\n"
     "  shardcheck ops [--format text|json]\n"
     "  shardcheck --version\n"
     "  shardcheck --help\n";
@@ -24,12 +26,15 @@ static const char help_text[] =
     "shardcheck proves that a distributed PyTorch graph refines a sequential one.\n"
     "\n"
     "Commands:\n"
-    "  check    load and validate a model bundle and summarize it\n"
+    "  check    prove that the bundle's impl refines its spec, or name the first\n"
+    "           spec operator whose outputs it cannot map\n"
+    "  show     load and validate a bundle and summarize both graphs\n"
     "  ops      list the operators shardcheck knows, with flags and schemas\n"
     "\n"
     "Options of check:\n"
     "  --format text|json   output format (default text)\n"
-    "  --lemmas DIR         an extra directory of lemma files\n"
+    "  --lemmas DIR         also load the lemma files of DIR (repeatable)\n"
+    "  --quiet              no progress line on a terminal\n"
     "\n"
     "Examples:\n"
     "  shardcheck check models/mlp-tp2/bundle.json\n"
@@ -37,8 +42,8 @@ static const char help_text[] =
     "  shardcheck check --format json models/paper-example/bundle.json\n"
     "  shardcheck ops --format json\n"
     "\n"
-    "Exit codes: 0 refines (or: valid bundle, not yet checked), 1 fails,\n"
-    "2 usage or input error, 3 resource limit, 4 unsound relation found by --validate.\n"
+    "Exit codes: 0 refines, 1 fails, 2 usage or input error, 3 resource limit,\n"
+    "4 a soundness bug in shardcheck (a lemma merged terms of different shapes).\n"
     "The bundle format is described in docs/bundle-format.md.\n";
 
 gboolean sc_cli_parse_format(const char *s, gboolean *json, GError **error) {
@@ -71,6 +76,8 @@ int main(int argc, char **argv) {
   }
   if (strcmp(cmd, "check") == 0)
     return sc_cli_check(argc - 1, argv + 1);
+  if (strcmp(cmd, "show") == 0)
+    return sc_cli_show(argc - 1, argv + 1);
   if (strcmp(cmd, "ops") == 0)
     return sc_cli_ops(argc - 1, argv + 1);
   fprintf(stderr, "shardcheck: unknown command '%s'\n%s", cmd, usage_text);

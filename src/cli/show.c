@@ -1,7 +1,7 @@
-/* check.c — `shardcheck check`: load and validate a bundle, print a summary
- * (text or JSON).  Relation inference is not built yet, so a valid bundle
- * gets the verdict "not checked" and exit code 0; an invalid one exits 2
- * with "shardcheck: FILE: PATH: what" on stderr (text) or an error object
+/* show.c — `shardcheck show`: load and validate a bundle, print a summary
+ * of both graphs and the relations (text or JSON), without checking it.
+ * A valid bundle exits 0 with "verdict: not checked"; an invalid one exits
+ * 2 with "shardcheck: FILE: PATH: what" on stderr (text) or an error object
  * on stdout (JSON).  Report writers may use jansson (STYLE.md point 9). */
 #include "cli/cli.h"
 
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NOT_CHECKED_LINE "verdict: not checked (relation inference is not built yet)"
+#define NOT_CHECKED_LINE "verdict: not checked (shardcheck show only validates; use check)"
 
 /* ---- op histogram ---- */
 
@@ -210,7 +210,7 @@ static void print_summary_json(const sc_bundle *b) {
   sc_symtab *st = sc_bundle_symtab(b);
   json_t *o = json_object();
   json_object_set_new(o, "verdict", json_string("not_checked"));
-  json_object_set_new(o, "note", json_string("relation inference is not built yet"));
+  json_object_set_new(o, "note", json_string("shardcheck show only validates; use check for a verdict"));
   json_object_set_new(o, "bundle", json_string(sc_bundle_name(b)));
   json_object_set_new(o, "file", json_string(sc_bundle_file(b)));
   if (sc_bundle_description(b) != NULL)
@@ -252,7 +252,7 @@ static void print_summary_json(const sc_bundle *b) {
   print_json(o);
 }
 
-static void print_error_json(const char *message, const sc_bundle_diag *d) {
+void sc_cli_print_error_json(const char *message, const sc_bundle_diag *d) {
   json_t *err = json_pack("{s:s}", "message", message);
   json_object_set_new(err, "file", d->file ? json_string(d->file) : json_null());
   json_object_set_new(err, "path", d->path ? json_string(d->path) : json_null());
@@ -266,20 +266,18 @@ static void print_error_json(const char *message, const sc_bundle_diag *d) {
 
 /* ---- the subcommand ---- */
 
-int sc_cli_check(int argc, char **argv) {
+int sc_cli_show(int argc, char **argv) {
   g_autofree char *format = NULL;
-  g_autofree char *lemmas = NULL;
   g_auto(GStrv) rest = NULL;
   GOptionEntry entries[] = {
       {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format", "text|json"},
-      {"lemmas", 0, 0, G_OPTION_ARG_FILENAME, &lemmas, "Extra lemma directory", "DIR"},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "BUNDLE"},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
-  g_set_prgname("shardcheck check");
-  g_autoptr(GOptionContext) ctx = g_option_context_new("- load, validate and check a bundle");
-  g_option_context_set_summary(ctx, "Examples:\n  shardcheck check models/mlp-tp2/bundle.json\n"
-                                    "  shardcheck check --format json models/paper-example/bundle.json");
+  g_set_prgname("shardcheck show");
+  g_autoptr(GOptionContext) ctx = g_option_context_new("- load and validate a bundle, and summarize it");
+  g_option_context_set_summary(ctx, "Examples:\n  shardcheck show models/mlp-tp2/bundle.json\n"
+                                    "  shardcheck show --format json models/paper-example/bundle.json");
   g_option_context_add_main_entries(ctx, entries, NULL);
   g_option_context_set_help_enabled(ctx, TRUE);
   GError *err = NULL;
@@ -291,12 +289,8 @@ int sc_cli_check(int argc, char **argv) {
     return SC_EXIT_INPUT_ERROR;
   }
   if (rest == NULL || rest[0] == NULL || rest[1] != NULL) {
-    fprintf(stderr, "shardcheck: check takes exactly one BUNDLE\n"
-                    "Usage: shardcheck check [--format text|json] [--lemmas DIR] BUNDLE\n");
-    return SC_EXIT_INPUT_ERROR;
-  }
-  if (lemmas != NULL && !g_file_test(lemmas, G_FILE_TEST_IS_DIR)) {
-    fprintf(stderr, "shardcheck: --lemmas: '%s' is not a directory\n", lemmas);
+    fprintf(stderr, "shardcheck: show takes exactly one BUNDLE\n"
+                    "Usage: shardcheck show [--format text|json] BUNDLE\n");
     return SC_EXIT_INPUT_ERROR;
   }
   /* A model folder stands for its bundle.json. */
@@ -307,7 +301,7 @@ int sc_cli_check(int argc, char **argv) {
   sc_bundle *b = sc_bundle_load_diag(path, &diag, &err);
   if (b == NULL) {
     if (json)
-      print_error_json(err->message, &diag);
+      sc_cli_print_error_json(err->message, &diag);
     else
       fprintf(stderr, "shardcheck: %s\n", err->message);
     g_error_free(err);

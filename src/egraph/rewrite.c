@@ -187,6 +187,7 @@ sc_rewrite *sc_rewrite_new_applier(const char *name, const sc_pattern *lhs,
   if (rw) {
     rw->applier = fn;
     rw->applier_user = user;
+    rw->pf_term = SC_ID_NONE; /* no right-hand pattern to prefetch */
   }
   return rw;
 }

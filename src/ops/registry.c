@@ -43,6 +43,13 @@ static GHashTable *reg_by_base;     /* "aten.add" -> GPtrArray of sc_op * */
 static GHashTable *reg_namespaces;  /* "aten" -> itself */
 static GPtrArray *reg_names;        /* qualnames and base names, for nearest */
 static GPtrArray *reg_func_names;   /* bare names and name.overload, for funcs */
+/* Operators registered at run time (sc_ops_register): ids from
+ * reg_n_builtin on, each allocated on its own so that pointers stay valid;
+ * registration must finish before other threads look operators up. */
+static uint32_t reg_n_builtin;
+static GPtrArray *reg_extra;
+static GHashTable *reg_func_seen;
+G_LOCK_DEFINE_STATIC(reg_extra);
 
 /* ------------------------------------------------------------------------ */
 /* Schema parser                                                             */
@@ -623,16 +630,51 @@ char *sc_ops_arg_type_string(const sc_arg *arg) {
 /* ------------------------------------------------------------------------ */
 /* Building the registry                                                     */
 
+/* Enter OP (schema parsed, id set) into the name indexes. */
+static void registry_index(sc_op *op) {
+  if (g_hash_table_contains(reg_by_qualname, op->qualname))
+    g_error("shardcheck: operator %s is registered twice", op->qualname);
+  g_hash_table_insert(reg_by_qualname, (gpointer)op->qualname, op);
+  g_ptr_array_add(reg_names, (gpointer)op->qualname);
+  if (!g_hash_table_contains(reg_namespaces, op->ns))
+    g_hash_table_insert(reg_namespaces, (gpointer)op->ns, (gpointer)op->ns);
+  char *base = g_strdup_printf("%s.%s", op->ns, op->name);
+  GPtrArray *over = g_hash_table_lookup(reg_by_base, base);
+  if (over == NULL) {
+    over = g_ptr_array_new();
+    g_hash_table_insert(reg_by_base, base, over);
+    g_ptr_array_add(reg_names, base);
+  } else {
+    g_free(base);
+  }
+  g_ptr_array_add(over, op);
+  /* Names the expression language may write: "cat", "add.Tensor". */
+  const char *bare = op->name;
+  if (!g_hash_table_contains(reg_func_seen, bare)) {
+    g_hash_table_add(reg_func_seen, (gpointer)bare);
+    g_ptr_array_add(reg_func_names, (gpointer)bare);
+  }
+  char *with_over = g_strdup_printf("%s.%s", op->name, op->overload);
+  if (!g_hash_table_contains(reg_func_seen, with_over)) {
+    g_hash_table_add(reg_func_seen, with_over);
+    g_ptr_array_add(reg_func_names, with_over);
+  } else {
+    g_free(with_over);
+  }
+}
+
 static void registry_build(void) {
   uint32_t n = (uint32_t)G_N_ELEMENTS(op_table) - 1;
   reg_ops = g_new0(sc_op, n ? n : 1);
   reg_n_ops = n;
+  reg_n_builtin = n;
+  reg_extra = g_ptr_array_new();
   reg_by_qualname = g_hash_table_new(g_str_hash, g_str_equal);
   reg_by_base = g_hash_table_new(g_str_hash, g_str_equal);
   reg_namespaces = g_hash_table_new(g_str_hash, g_str_equal);
   reg_names = g_ptr_array_new();
   reg_func_names = g_ptr_array_new();
-  GHashTable *func_seen = g_hash_table_new(g_str_hash, g_str_equal);
+  reg_func_seen = g_hash_table_new(g_str_hash, g_str_equal);
   for (uint32_t i = 0; i < n; i++) {
     const sc_op_entry *e = &op_table[i];
     sc_op *op = &reg_ops[i];
@@ -643,37 +685,59 @@ static void registry_build(void) {
     op->id = i;
     op->shape = e->rule;
     op->flags |= e->flags;
-    if (g_hash_table_contains(reg_by_qualname, op->qualname))
-      g_error("shardcheck: operator %s is registered twice", op->qualname);
-    g_hash_table_insert(reg_by_qualname, (gpointer)op->qualname, op);
-    g_ptr_array_add(reg_names, (gpointer)op->qualname);
-    if (!g_hash_table_contains(reg_namespaces, op->ns))
-      g_hash_table_insert(reg_namespaces, (gpointer)op->ns, (gpointer)op->ns);
-    char *base = g_strdup_printf("%s.%s", op->ns, op->name);
-    GPtrArray *over = g_hash_table_lookup(reg_by_base, base);
-    if (over == NULL) {
-      over = g_ptr_array_new();
-      g_hash_table_insert(reg_by_base, base, over);
-      g_ptr_array_add(reg_names, base);
-    } else {
-      g_free(base);
-    }
-    g_ptr_array_add(over, op);
-    /* Names the expression language may write: "cat", "add.Tensor". */
-    const char *bare = op->name;
-    if (!g_hash_table_contains(func_seen, bare)) {
-      g_hash_table_add(func_seen, (gpointer)bare);
-      g_ptr_array_add(reg_func_names, (gpointer)bare);
-    }
-    char *with_over = g_strdup_printf("%s.%s", op->name, op->overload);
-    if (!g_hash_table_contains(func_seen, with_over)) {
-      g_hash_table_add(func_seen, with_over);
-      g_ptr_array_add(reg_func_names, with_over);
-    } else {
-      g_free(with_over);
-    }
+    registry_index(op);
   }
-  g_hash_table_destroy(func_seen);
+}
+
+/* The operator with id I (built-in or registered at run time). */
+static sc_op *reg_at(uint32_t i) {
+  return i < reg_n_builtin ? &reg_ops[i] : g_ptr_array_index(reg_extra, i - reg_n_builtin);
+}
+
+static const char *const reserved_ns[] = {"aten", "sc", "comm", "prims"};
+
+const sc_op *sc_ops_register(const char *ns, const char *schema, sc_shape_rule rule,
+                             uint32_t flags, const void *rule_data, GError **error) {
+  g_return_val_if_fail(ns != NULL && schema != NULL && rule != NULL, NULL);
+  sc_ops_init();
+  for (size_t i = 0; i < G_N_ELEMENTS(reserved_ns); i++)
+    if (strcmp(ns, reserved_ns[i]) == 0) {
+      g_set_error(error, SC_OPS_ERROR, SC_OPS_ERROR_SCHEMA,
+                  "namespace '%s' is reserved for built-in operators", ns);
+      return NULL;
+    }
+  sc_op *op = g_new0(sc_op, 1);
+  if (!sc_ops_schema_parse(ns, schema, op, error)) {
+    sc_ops_schema_clear(op);
+    g_free(op);
+    return NULL;
+  }
+  G_LOCK(reg_extra);
+  const sc_op *old = g_hash_table_lookup(reg_by_qualname, op->qualname);
+  if (old != NULL) {
+    /* The same declaration again (a lemma directory loaded twice) is the
+     * same operator; anything else is a conflict. */
+    gboolean same = old->id >= reg_n_builtin && strcmp(old->schema, op->schema) == 0 &&
+                    old->shape == rule && old->flags == (op->flags | flags) &&
+                    old->rule_data == rule_data;
+    G_UNLOCK(reg_extra);
+    if (!same)
+      g_set_error(error, SC_OPS_ERROR, SC_OPS_ERROR_SCHEMA,
+                  "operator %s is already registered with a different definition",
+                  op->qualname);
+    sc_ops_schema_clear(op);
+    g_free(op);
+    return same ? old : NULL;
+  }
+  op->id = reg_n_ops;
+  op->shape = rule;
+  op->flags |= flags;
+  op->rule_data = rule_data;
+  g_ptr_array_add(reg_extra, op);
+  registry_index(op);
+  reg_n_ops++;
+  G_UNLOCK(reg_extra);
+  return op;
 }
 
 void sc_ops_init(void) {
@@ -692,7 +756,7 @@ uint32_t sc_ops_count(void) {
 const sc_op *sc_ops_at(uint32_t id) {
   sc_ops_init();
   g_return_val_if_fail(id < reg_n_ops, NULL);
-  return &reg_ops[id];
+  return reg_at(id);
 }
 
 int32_t sc_ops_arg_index(const sc_op *op, const char *name) {
@@ -843,9 +907,9 @@ const sc_op *sc_ops_lookup_func(const char *func, GError **error) {
         return op;
     }
     for (uint32_t i = 0; i < reg_n_ops; i++) {
-      g_autofree char *q = g_strdup_printf("%s.%s", reg_ops[i].ns, func);
-      if (strcmp(q, reg_ops[i].qualname) == 0)
-        return &reg_ops[i];
+      g_autofree char *q = g_strdup_printf("%s.%s", reg_at(i)->ns, func);
+      if (strcmp(q, reg_at(i)->qualname) == 0)
+        return reg_at(i);
     }
     set_unknown(error, "function", func, nearest_in(reg_func_names, func));
     return NULL;
@@ -865,12 +929,12 @@ const sc_op *sc_ops_lookup_func(const char *func, GError **error) {
     return NULL;
   }
   for (uint32_t i = 0; i < reg_n_ops; i++) {
-    if (strcmp(reg_ops[i].name, func) != 0)
+    if (strcmp(reg_at(i)->name, func) != 0)
       continue;
-    g_autofree char *base = g_strdup_printf("%s.%s", reg_ops[i].ns, func);
+    g_autofree char *base = g_strdup_printf("%s.%s", reg_at(i)->ns, func);
     GPtrArray *over = g_hash_table_lookup(reg_by_base, base);
     if (over->len == 1)
-      return &reg_ops[i];
+      return reg_at(i);
     g_autofree char *list = overload_list(over);
     g_set_error(error, SC_OPS_ERROR, SC_OPS_ERROR_UNKNOWN_OP,
                 "function '%s' is ambiguous: it has overloads %s (write name.overload)", func,

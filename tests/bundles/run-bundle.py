@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""run-bundle.py — run `shardcheck check` on one bundle and judge the result.
+"""run-bundle.py — run `shardcheck show` (load and validate) on one bundle and judge the result.
 
 usage: run-bundle.py SHARDCHECK BUNDLE [--json]
 
@@ -34,7 +34,7 @@ def main():
         code = int(lines[0])
         phrases = [l for l in lines[1:] if l.strip()]
     env = dict(os.environ)
-    r = subprocess.run([exe, "check", bundle], capture_output=True, text=True, env=env,
+    r = subprocess.run([exe, "show", bundle], capture_output=True, text=True, env=env,
                        timeout=120)
     print("exit:", r.returncode)
     print("stdout:", r.stdout)
@@ -51,7 +51,7 @@ def main():
             if p not in r.stderr:
                 fail(f"stderr lacks the phrase: {p}")
     if want_json:
-        r = subprocess.run([exe, "check", "--format", "json", bundle], capture_output=True,
+        r = subprocess.run([exe, "show", "--format", "json", bundle], capture_output=True,
                            text=True, env=env, timeout=120)
         if r.returncode != code:
             fail(f"--format json: exit code {r.returncode}, expected {code}")

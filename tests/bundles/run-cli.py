@@ -50,15 +50,18 @@ r = run("check", "/nonexistent/bundle.json")
 expect(r.returncode == 2 and r.stderr.startswith("shardcheck: /nonexistent/bundle.json: cannot read"),
        "an unreadable bundle exits 2 naming it")
 
-r = run("check", root + "/models/mlp-tp2/bundle.json")
+r = run("show")
+expect(r.returncode == 2 and "exactly one BUNDLE" in r.stderr, "show without a bundle exits 2")
+
+r = run("show", root + "/models/mlp-tp2/bundle.json")
 expect(r.returncode == 0, "a valid bundle exits 0")
 for line in ["bundle: mlp-tp2", "spec: 3 inputs, 3 nodes, 6 tensors",
              "top ops: aten.mm.default x2, aten.gelu.default x1",
              "impl: 6 inputs, 7 nodes, 14 tensors", "    x [4, 8] f32",
              "  w1 = cat(w1_0, w1_1, dim=1) : [8, 16] f32",
              "  x = x_0 : [4, 8] f32 | x_1 : [4, 8] f32", "  y = y_0 : [4, 8] f32 | y_1 : [4, 8] f32",
-             "verdict: not checked (relation inference is not built yet)"]:
-    expect(line in r.stdout, f"check summary contains {line!r}")
+             "verdict: not checked (shardcheck show only validates; use check)"]:
+    expect(line in r.stdout, f"show summary contains {line!r}")
 
 r = run("ops")
 expect(r.returncode == 0, "ops exits 0")

@@ -1,0 +1,147 @@
+/* infer.h — relation inference: GraphGuard's refinement check (Listings
+ * 1-3 of the paper) over a loaded bundle.
+ *
+ * The driver walks the spec graph in topological order (file order when
+ * ready), restricted to the ancestors of the checked outputs.  For each
+ * spec node it builds a fresh, small e-graph (lang.h):
+ *   1. each input's known expressions over impl tensors (the relation R so
+ *      far), unioned into one class per input — they are all equal;
+ *   2. the node applied to those classes (one e-node per result);
+ *   3. equality saturation with the lemmas;
+ *   4. exploration of the impl graph from the related impl tensors T_rel
+ *      outwards (Listing 3): an impl node joins when all its inputs are in
+ *      T_rel, asserting leaf(out) = op(leaves of its inputs) (collectives
+ *      by their semantics: all_reduce = sum, all_gather = cat, ...); after
+ *      each round of saturation, impl tensors that occur in a clean term of
+ *      the node's outputs join T_rel; repeated until nothing new joins;
+ *   5. the clean terms of each output class (smallest first, at most
+ *      max_terms) become the output's relation.
+ * The first spec node with an output that found no clean term stops the
+ * check (verdict FAILS, kind UNMAPPED), unless a resource limit was hit on
+ * the way (verdict LIMIT).  At the end, the relation of each spec output
+ * restricted to impl *outputs* is the output relation; expected
+ * expressions (expect_output_relation) are proved equal inside their
+ * node's e-graph, and one that is not makes the verdict FAILS with kind
+ * UNEXPECTED_RELATION.
+ *
+ * Ownership: sc_infer_run returns a new result (sc_infer_result_free) that
+ * borrows the bundle (names, graphs), which must outlive it.  Strings
+ * returned by accessors are owned by the result. */
+#ifndef SHARDCHECK_INFER_H
+#define SHARDCHECK_INFER_H
+
+#include "shardcheck/bundle.h"
+#include "shardcheck/lang.h"
+#include "shardcheck/lemma.h"
+#include "shardcheck/runner.h"
+
+G_BEGIN_DECLS
+
+#define SC_INFER_ERROR (sc_infer_error_quark())
+GQuark sc_infer_error_quark(void);
+typedef enum {
+  SC_INFER_ERROR_RULES,    /* the rules could not be compiled */
+  SC_INFER_ERROR_INTERNAL, /* an unsound lemma or a bug: message says which */
+} sc_infer_error;
+
+/* Progress: called before each spec node (done of total). */
+typedef void (*sc_infer_progress_fn)(uint32_t done, uint32_t total,
+                                     const char *node_name, void *user);
+
+typedef struct {
+  const sc_lemma_set *lemmas;     /* compiled against each node's e-graph */
+  sc_runner_limits limits;       /* per saturation run */
+  uint32_t max_terms;            /* clean terms kept per spec tensor (24) */
+  uint32_t max_term_size;        /* largest term enumerated (64) */
+  uint32_t max_rounds;           /* exploration rounds per node (64) */
+  gboolean explain;              /* record lemma chains (not yet) */
+  sc_infer_progress_fn progress;
+  void *progress_user;
+} sc_infer_options;
+
+/* Defaults (sc_runner_limits_init for the limits, env overrides). */
+void sc_infer_options_init(sc_infer_options *opts);
+
+#define SC_VERDICTS(X)                 \
+  X(SC_VERDICT_REFINES, "refines")     \
+  X(SC_VERDICT_FAILS, "fails")         \
+  X(SC_VERDICT_ERROR, "error")         \
+  X(SC_VERDICT_LIMIT, "limit")
+typedef enum {
+#define SC_X_VERDICT(sym, word) sym,
+  SC_VERDICTS(SC_X_VERDICT)
+#undef SC_X_VERDICT
+} sc_verdict;
+const char *sc_verdict_name(sc_verdict v);
+
+#define SC_FAILURE_KINDS(X)                              \
+  X(SC_FAILURE_NONE, "none")                             \
+  X(SC_FAILURE_UNMAPPED, "unmapped")                     \
+  X(SC_FAILURE_UNEXPECTED_RELATION, "unexpected_relation")
+typedef enum {
+#define SC_X_FAILURE(sym, word) sym,
+  SC_FAILURE_KINDS(SC_X_FAILURE)
+#undef SC_X_FAILURE
+} sc_failure_kind;
+const char *sc_failure_kind_name(sc_failure_kind k);
+
+typedef struct sc_infer_result sc_infer_result;
+
+/* Runs the check.  FALSE only for errors that prevent a verdict (rules
+ * that do not compile, an internal error such as an unsound lemma caught
+ * by the shape analysis); a failed refinement is a result, not an error. */
+sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
+                              GError **error);
+void sc_infer_result_free(sc_infer_result *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(sc_infer_result, sc_infer_result_free)
+
+sc_verdict sc_infer_verdict(const sc_infer_result *r);
+
+/* The relation found for spec tensor T (any visited tensor, not only
+ * outputs): clean expressions over impl tensors, smallest first.  NULL
+ * when none was found or T was not reached.  For the output relation use
+ * sc_infer_output_exprs, which keeps only expressions over impl outputs. */
+const GPtrArray *sc_infer_tensor_exprs(const sc_infer_result *r, sc_id t); /* of char* */
+const GPtrArray *sc_infer_output_exprs(const sc_infer_result *r, sc_id t); /* of char* */
+/* The spec outputs asked about (check_outputs, else all), in order,
+ * without repeats. */
+uint32_t sc_infer_n_checked(const sc_infer_result *r);
+sc_id sc_infer_checked(const sc_infer_result *r, uint32_t i);
+
+/* Failure (verdict FAILS or LIMIT). */
+sc_failure_kind sc_infer_failure_kind(const sc_infer_result *r);
+sc_id sc_infer_failure_node(const sc_infer_result *r);      /* spec node */
+/* The node's outputs that found no clean expression (spec tensor ids). */
+const GArray *sc_infer_failure_unmapped(const sc_infer_result *r);
+/* The closest non-clean terms of the first unmapped output (char*). */
+const GPtrArray *sc_infer_failure_nearest(const sc_infer_result *r);
+uint32_t sc_infer_failure_explored(const sc_infer_result *r); /* impl nodes */
+/* LIMIT: which limit ("node limit", ...). */
+const char *sc_infer_limit_reason(const sc_infer_result *r);
+
+/* Expectations (expect_output_relation), in file order. */
+typedef struct {
+  sc_id tensor;
+  const char *text;  /* as written */
+  gboolean found;    /* proved equal to the spec tensor */
+} sc_infer_expectation;
+uint32_t sc_infer_n_expectations(const sc_infer_result *r);
+const sc_infer_expectation *sc_infer_expectation_at(const sc_infer_result *r, uint32_t i);
+
+typedef struct {
+  uint32_t spec_nodes;          /* in the spec graph */
+  uint32_t impl_nodes;
+  uint32_t visited;             /* spec nodes checked */
+  uint32_t explored;            /* impl nodes added to e-graphs, summed */
+  uint64_t enodes;              /* e-nodes at the end of each node, summed */
+  uint32_t max_enodes;          /* the largest per-node e-graph */
+  uint64_t applied;             /* lemma applications that changed an e-graph */
+  double seconds;
+  double slowest_seconds;       /* the slowest spec node */
+  sc_id slowest_node;
+} sc_infer_stats;
+const sc_infer_stats *sc_infer_get_stats(const sc_infer_result *r);
+
+G_END_DECLS
+
+#endif

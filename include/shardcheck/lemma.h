@@ -1,0 +1,124 @@
+/* lemma.h — the lemma DSL: rewrite rules with side conditions, and
+ * operator declarations for custom kernels, loaded from text at run time
+ * (lemmas/NAME.lemma) and compiled to e-graph rewrites over an sc_lang.
+ *
+ * The front end (parse, resolve against the operator registry, check,
+ * lower) is separate from the engine: the e-graph and the runner never see
+ * text.  docs/lemma-dsl.md gives the grammar and semantics; in short
+ *
+ *   lemma NAME: LHS => RHS [where COND] [requires PAT {, PAT}]
+ *   lemma NAME: LHS <=> RHS ...
+ *   op NS.NAME(SCHEMA PARAMS) -> Tensor: SHAPE [as DTYPE] [where COND]
+ *        [= DEFINITION]
+ *
+ * A statement starts in column 1 and continues on indented lines (and
+ * inside brackets); '#' starts a comment.
+ *
+ * Loading checks every statement against the operator schemas (unknown
+ * operators with a suggestion, arity, argument names, variable kinds,
+ * unbound right-hand variables, duplicate names, sides whose types differ
+ * on some instance that satisfies the condition) and fails with
+ * SC_LEMMA_ERROR and a message of one line per error,
+ * "FILE:LINE:COL: error: TEXT".  A load that fails changes nothing in the
+ * set (operators already declared by it stay registered: the registry is
+ * process-wide and a declaration registered twice is the same operator).
+ *
+ * Ownership: sc_lemma_set_new returns a new set (free with
+ * sc_lemma_set_free) that owns its lemmas and their text.  sc_lemma_compile
+ * returns new compiled rules (free with sc_lemma_rules_free) that borrow
+ * the set and the lang (both must outlive them) and own the rewrites.
+ * Strings in sc_lemma_info borrow from the set. */
+#ifndef SHARDCHECK_LEMMA_H
+#define SHARDCHECK_LEMMA_H
+
+#include "shardcheck/lang.h"
+#include "shardcheck/runner.h"
+
+G_BEGIN_DECLS
+
+#define SC_LEMMA_ERROR (sc_lemma_error_quark())
+GQuark sc_lemma_error_quark(void);
+typedef enum {
+  SC_LEMMA_ERROR_SYNTAX,     /* malformed text */
+  SC_LEMMA_ERROR_UNKNOWN_OP, /* an operator the registry does not know */
+  SC_LEMMA_ERROR_ARGS,       /* arity, argument names or values vs the schema */
+  SC_LEMMA_ERROR_VAR,        /* unbound or misused variable */
+  SC_LEMMA_ERROR_DUPLICATE,  /* a lemma or operator defined twice */
+  SC_LEMMA_ERROR_TYPE,       /* the two sides differ in shape or dtype */
+  SC_LEMMA_ERROR_DECL,       /* a malformed operator declaration */
+  SC_LEMMA_ERROR_IO,         /* a file or directory that cannot be read */
+  SC_LEMMA_ERROR_COMPILE,    /* lowering against an sc_lang failed */
+} sc_lemma_error;
+
+typedef enum {
+  SC_LEMMA_ONE_WAY, /* => */
+  SC_LEMMA_BOTH,    /* <=> */
+} sc_lemma_direction;
+
+typedef struct sc_lemma_set sc_lemma_set;
+
+sc_lemma_set *sc_lemma_set_new(void);
+void sc_lemma_set_free(sc_lemma_set *set);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(sc_lemma_set, sc_lemma_set_free)
+
+/* Load lemmas and operator declarations from TEXT; FILENAME is used in
+ * messages and sc_lemma_info.  Names must be new to the set. */
+gboolean sc_lemma_set_load_string(sc_lemma_set *set, const char *filename,
+                                  const char *text, GError **error);
+gboolean sc_lemma_set_load_file(sc_lemma_set *set, const char *path, GError **error);
+/* Every *.lemma file of DIR, in name order (all or nothing per file; the
+ * first file that fails stops the load with its errors). */
+gboolean sc_lemma_set_load_dir(sc_lemma_set *set, const char *dir, GError **error);
+/* The built-in lemma directory: $SC_LEMMA_DIR when set, else the source
+ * tree's lemmas/ when it exists (running from a build tree), else the
+ * installed one.  (transfer none) */
+const char *sc_lemma_builtin_dir(void);
+
+typedef struct {
+  const char *name;        /* "mm_cat_contract" */
+  const char *file;        /* as given to the loader */
+  uint32_t line, col;      /* 1-based, of the 'lemma' keyword */
+  const char *text;        /* the statement's source text */
+  sc_lemma_direction direction;
+  uint32_t n_requires;
+  const sc_op *unfolds;    /* NAME_unfold lemmas: the declared operator */
+} sc_lemma_info;
+
+uint32_t sc_lemma_set_n_lemmas(const sc_lemma_set *set);
+/* (transfer none) */
+const sc_lemma_info *sc_lemma_set_lemma(const sc_lemma_set *set, uint32_t i);
+/* Index of lemma NAME, or -1. */
+int32_t sc_lemma_set_find(const sc_lemma_set *set, const char *name);
+/* Operators declared by the loaded files, in order. */
+uint32_t sc_lemma_set_n_ops(const sc_lemma_set *set);
+const sc_op *sc_lemma_set_op(const sc_lemma_set *set, uint32_t i);
+
+/* --- compiled rules --- */
+typedef struct sc_lemma_rules sc_lemma_rules;
+
+/* Lower every lemma of SET to rewrites over LANG (a <=> lemma gives two
+ * rewrites, the second named "NAME (reverse)").  (transfer full) */
+sc_lemma_rules *sc_lemma_compile(const sc_lemma_set *set, sc_lang *lang, GError **error);
+void sc_lemma_rules_free(sc_lemma_rules *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(sc_lemma_rules, sc_lemma_rules_free)
+
+/* The rewrites, for sc_runner_run; rule i's unions are justified by i.
+ * (transfer none) */
+sc_rewrite *const *sc_lemma_rules_array(const sc_lemma_rules *r, uint32_t *n_rules);
+/* The lemma (index in the set) that rule I came from. */
+uint32_t sc_lemma_rules_lemma_of(const sc_lemma_rules *r, uint32_t rule);
+
+typedef struct {
+  uint64_t matches;      /* substitutions that reached the condition */
+  uint64_t applications; /* right sides instantiated whose union changed something */
+  uint64_t undecided;    /* conditions that were UNKNOWN (the lemma did not fire) */
+  uint64_t refused;      /* right sides the shape rules rejected */
+} sc_lemma_counters;
+
+/* Counters of lemma I (both directions added), since compilation. */
+void sc_lemma_rules_counters(const sc_lemma_rules *r, uint32_t lemma,
+                             sc_lemma_counters *out);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,425 @@
+/* compile.c — lowering checked lemmas to e-graph rewrites over an sc_lang.
+ *
+ * Left side and requires: each operator node becomes a pattern node with
+ * the operator's registry id.  Its attribute (an interned record of the
+ * lang layer) is checked by a predicate when the node binds no attribute
+ * variable (result index, child layout, literal arguments, and omitted
+ * arguments equal to their schema default), else bound to a hidden
+ * attribute variable "%hN" that the guard decodes with the same checks
+ * while binding the user's attribute variables (the same variable in two
+ * places must get equal values).  The guard then evaluates the condition
+ * over the classes' types (sc_lang_class_type); UNKNOWN does not fire and
+ * is counted.
+ *
+ * Right side: an applier instantiates it through sc_lang_add_call, so that
+ * the shape rules check every new node and the canonical forms apply (a
+ * right side may build aten.view, a whole-dim slice or a 3-part cat; the
+ * lang layer turns them into the e-graph's forms).  All argument values,
+ * computed ones included, are evaluated before any node is added, so an
+ * application that cannot be built adds nothing (a shape rule refusal in
+ * the middle may leave well-typed sub-terms behind, which is harmless).
+ *
+ * Invariants: predicate and guard user data (cnode, crule) live in the
+ * sc_lemma_rules and outlive the rewrites that point at them. */
+#include "lemma/lemma-private.h"
+
+#include <string.h>
+
+typedef struct crule crule;
+
+typedef struct {
+  crule *rule;
+  const pnode *p;
+  uint32_t hidden;       /* query variable of the hidden attribute var, or UINT32_MAX */
+  char hidden_name[24];
+} cnode;
+
+struct crule {
+  sc_lemma_rules *owner;
+  const ld_checked *k;
+  uint32_t lemma;        /* index in the set */
+  const pnode *lhs, *rhs;
+  GPtrArray *req;        /* const pnode* */
+  GPtrArray *cnodes;     /* cnode* */
+  uint32_t *qvar;        /* lemma var -> query var (UINT32_MAX: none) */
+  uint32_t n_vars;
+};
+
+struct sc_lemma_rules {
+  sc_lang *lang;
+  GPtrArray *rewrites;   /* sc_rewrite* */
+  GPtrArray *crules;     /* crule*, parallel to rewrites */
+  sc_lemma_counters *counters; /* per lemma */
+  uint32_t n_lemmas;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Attribute checks                                                          */
+
+static gboolean check_attr(const sc_lang *lang, const pnode *p, uint32_t attr,
+                           const sc_value **bind) {
+  if (sc_lang_attr_op(lang, attr) != p->op || sc_lang_attr_result(lang, attr) != p->result)
+    return FALSE;
+  const sc_value *args = sc_lang_attr_args(lang, attr);
+  for (uint32_t a = 0; a < p->op->n_args; a++) {
+    const sc_arg *arg = &p->op->args[a];
+    const sc_value *v = &args[a];
+    switch (arg->type) {
+    case SC_ARG_TENSOR:
+      if (p->layout[a] == UINT32_MAX ? v->kind != SC_VAL_NONE : v->kind != SC_VAL_TENSOR)
+        return FALSE;
+      continue;
+    case SC_ARG_TENSOR_LIST:
+    case SC_ARG_TENSOR_OPT_LIST:
+      if (v->kind != SC_VAL_TENSOR_LIST || v->u.list.n != p->layout[a])
+        return FALSE;
+      continue;
+    default:
+      break;
+    }
+    const pat_arg *pa = &p->args[a];
+    switch (pa->kind) {
+    case PA_DEFAULT:
+    case PA_LITERAL:
+      if (!sc_value_equal(v, &pa->value))
+        return FALSE;
+      break;
+    case PA_WILD:
+    case PA_COMPUTE:
+      break;
+    case PA_VAR:
+      if (bind == NULL)
+        break;
+      if (bind[pa->var] == NULL)
+        bind[pa->var] = v;
+      else if (!sc_value_equal(bind[pa->var], v))
+        return FALSE;
+      break;
+    }
+  }
+  return TRUE;
+}
+
+static gboolean pred_fn(uint32_t attr, void *user) {
+  cnode *c = user;
+  return check_attr(c->rule->owner->lang, c->p, attr, NULL);
+}
+
+/* Decode the hidden attribute variables of a substitution. */
+static gboolean decode(const crule *r, const uint32_t *subst, const sc_value **bind) {
+  memset(bind, 0, sizeof(*bind) * (r->n_vars ? r->n_vars : 1));
+  for (guint i = 0; i < r->cnodes->len; i++) {
+    const cnode *c = g_ptr_array_index(r->cnodes, i);
+    if (c->hidden == UINT32_MAX)
+      continue;
+    if (!check_attr(r->owner->lang, c->p, subst[c->hidden], bind))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+typedef struct {
+  const crule *r;
+  const uint32_t *subst;
+  const sc_value **bind;
+} match_env;
+
+static gboolean match_lookup(void *envp, const lx *ref, ev_val *out) {
+  match_env *m = envp;
+  if (ref->kind != LX_VAR)
+    return FALSE;
+  const ld_vars *vars = &m->r->k->vars;
+  for (guint v = 0; v < vars->names->len; v++) {
+    if (strcmp(g_ptr_array_index(vars->names, v), ref->text) != 0)
+      continue;
+    if (g_array_index(vars->is_attr, gboolean, v)) {
+      if (m->bind[v] == NULL)
+        return FALSE;
+      out->kind = EV_VALUE;
+      out->v = m->bind[v];
+      return TRUE;
+    }
+    if (m->r->qvar[v] == UINT32_MAX)
+      return FALSE;
+    const sc_ttype *t = sc_lang_class_type(m->r->owner->lang, m->subst[m->r->qvar[v]]);
+    if (t == NULL)
+      return FALSE;
+    out->kind = EV_TENSOR;
+    out->type = t;
+    return TRUE;
+  }
+  return FALSE;
+}
+
+static gboolean guard_fn(const sc_egraph *eg, sc_id root, const uint32_t *subst, void *user) {
+  crule *r = user;
+  const sc_value **bind = g_newa(const sc_value *, r->n_vars ? r->n_vars : 1);
+  if (!decode(r, subst, bind))
+    return FALSE;
+  sc_lemma_counters *cnt = &r->owner->counters[r->lemma];
+  cnt->matches++;
+  if (r->k->where == NULL)
+    return TRUE;
+  match_env m = {r, subst, bind};
+  ev_env env = {sc_lang_symtab(r->owner->lang), match_lookup, &m};
+  sc_truth t = ev_condition(&env, r->k->where);
+  if (t == SC_UNKNOWN)
+    cnt->undecided++;
+  return t == SC_YES;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The applier                                                               */
+
+typedef struct {
+  uint32_t n;
+  sc_value *v;
+} arg_vec;
+
+static void arg_vec_free(gpointer p) {
+  arg_vec *a = p;
+  for (uint32_t j = 0; j < a->n; j++)
+    sc_value_clear(&a->v[j]);
+  g_free(a->v);
+  g_free(a);
+}
+
+static sc_value *new_args(GPtrArray *vals, uint32_t n) {
+  arg_vec *a = g_new(arg_vec, 1);
+  a->n = n;
+  a->v = g_new0(sc_value, n ? n : 1);
+  g_ptr_array_add(vals, a);
+  return a->v;
+}
+
+/* Phase 1: evaluate the non-tensor arguments of every node, preorder. */
+static gboolean eval_args(const crule *r, const pnode *p, const ev_env *env,
+                          const sc_value **bind, GPtrArray *vals) {
+  if (p->is_var)
+    return TRUE;
+  const sc_op *op = p->op;
+  sc_value *args = new_args(vals, op->n_args);
+  for (uint32_t a = 0; a < op->n_args; a++) {
+    const sc_arg *arg = &op->args[a];
+    const pat_arg *pa = &p->args[a];
+    if (arg->type == SC_ARG_TENSOR || arg->type == SC_ARG_TENSOR_LIST ||
+        arg->type == SC_ARG_TENSOR_OPT_LIST)
+      continue;
+    switch (pa->kind) {
+    case PA_DEFAULT:
+    case PA_LITERAL:
+      sc_value_copy(&args[a], &pa->value);
+      break;
+    case PA_VAR:
+      if (bind[pa->var] == NULL)
+        return FALSE;
+      sc_value_copy(&args[a], bind[pa->var]);
+      break;
+    case PA_WILD:
+      return FALSE;
+    case PA_COMPUTE: {
+      ev_val v;
+      if (!ev_eval(env, pa->expr, &v) || !ev_to_value(&v, arg, &args[a]))
+        return FALSE;
+      break;
+    }
+    }
+  }
+  for (uint32_t i = 0; i < p->n_kids; i++)
+    if (!eval_args(r, p->kids[i], env, bind, vals))
+      return FALSE;
+  return TRUE;
+}
+
+/* Phase 2: add the nodes bottom-up. *next indexes VALS in preorder. */
+static sc_id build(const crule *r, const pnode *p, const uint32_t *subst, GPtrArray *vals,
+                   guint *next, GError **error) {
+  if (p->is_var)
+    return subst[r->qvar[p->var]];
+  const sc_op *op = p->op;
+  sc_value *args = ((arg_vec *)g_ptr_array_index(vals, (*next)++))->v;
+  sc_id *kids = g_newa(sc_id, p->n_kids ? p->n_kids : 1);
+  for (uint32_t i = 0; i < p->n_kids; i++) {
+    kids[i] = build(r, p->kids[i], subst, vals, next, error);
+    if (kids[i] == SC_ID_NONE)
+      return SC_ID_NONE;
+  }
+  uint32_t child = 0;
+  for (uint32_t a = 0; a < op->n_args; a++) {
+    const sc_arg *arg = &op->args[a];
+    if (arg->type == SC_ARG_TENSOR) {
+      sc_value_clear(&args[a]);
+      args[a] = p->layout[a] == UINT32_MAX ? sc_value_none() : sc_value_tensor(child++);
+    } else if (arg->type == SC_ARG_TENSOR_LIST || arg->type == SC_ARG_TENSOR_OPT_LIST) {
+      sc_value_clear(&args[a]);
+      args[a].kind = SC_VAL_TENSOR_LIST;
+      args[a].u.list.n = p->layout[a];
+      args[a].u.list.ids = g_new(sc_id, p->layout[a] ? p->layout[a] : 1);
+      for (uint32_t j = 0; j < p->layout[a]; j++)
+        args[a].u.list.ids[j] = child++;
+    }
+  }
+  return sc_lang_add_call(r->owner->lang, op, args, kids, p->n_kids, p->result, error);
+}
+
+static sc_id applier_fn(sc_egraph *eg, sc_id root, const uint32_t *subst, uint32_t just,
+                        void *user) {
+  crule *r = user;
+  sc_lemma_counters *cnt = &r->owner->counters[r->lemma];
+  const sc_value **bind = g_newa(const sc_value *, r->n_vars ? r->n_vars : 1);
+  if (!decode(r, subst, bind))
+    return SC_ID_NONE;
+  match_env m = {r, subst, bind};
+  ev_env env = {sc_lang_symtab(r->owner->lang), match_lookup, &m};
+  GPtrArray *vals = g_ptr_array_new_with_free_func(arg_vec_free);
+  sc_id out = SC_ID_NONE;
+  if (eval_args(r, r->rhs, &env, bind, vals)) {
+    guint next = 0;
+    g_autoptr(GError) err = NULL;
+    out = build(r, r->rhs, subst, vals, &next, &err);
+  }
+  g_ptr_array_free(vals, TRUE);
+  if (out == SC_ID_NONE) {
+    cnt->refused++;
+    return SC_ID_NONE;
+  }
+  if (sc_egraph_find(eg, out) != sc_egraph_find(eg, root))
+    cnt->applications++;
+  return out;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Patterns                                                                  */
+
+static sc_pat_id lower(crule *r, sc_pattern *pat, const pnode *p) {
+  if (p->is_var)
+    return sc_pattern_var(pat, g_ptr_array_index(r->k->vars.names, p->var));
+  sc_pat_id *kids = g_newa(sc_pat_id, p->n_kids ? p->n_kids : 1);
+  for (uint32_t i = 0; i < p->n_kids; i++)
+    kids[i] = lower(r, pat, p->kids[i]);
+  cnode *c = g_new0(cnode, 1);
+  c->rule = r;
+  c->p = p;
+  c->hidden = UINT32_MAX;
+  gboolean has_var = FALSE;
+  for (uint32_t a = 0; a < p->op->n_args; a++)
+    has_var |= p->args[a].kind == PA_VAR;
+  g_ptr_array_add(r->cnodes, c);
+  sc_attr_pat ap;
+  if (has_var) {
+    g_snprintf(c->hidden_name, sizeof c->hidden_name, "%%h%u", r->cnodes->len - 1);
+    ap = sc_attr_var(c->hidden_name);
+  } else {
+    ap = sc_attr_pred(pred_fn, c);
+  }
+  return sc_pattern_node(pat, p->op->id, ap, kids, p->n_kids);
+}
+
+static void crule_free(gpointer p) {
+  crule *r = p;
+  if (r == NULL)
+    return;
+  g_ptr_array_free(r->cnodes, TRUE);
+  if (r->req)
+    g_ptr_array_free(r->req, TRUE);
+  g_free(r->qvar);
+  g_free(r);
+}
+
+/* One rewrite for lemma K in one direction. */
+static gboolean add_rule(sc_lemma_rules *rules, const ld_checked *k, uint32_t lemma,
+                         gboolean reverse, GError **error) {
+  crule *r = g_new0(crule, 1);
+  r->owner = rules;
+  r->k = k;
+  r->lemma = lemma;
+  r->lhs = reverse ? k->rhs : k->lhs;
+  r->rhs = reverse ? k->lhs : k->rhs;
+  r->req = g_ptr_array_new();
+  for (guint i = 0; i < k->requires->len; i++)
+    g_ptr_array_add(r->req, g_ptr_array_index(k->requires, i));
+  r->cnodes = g_ptr_array_new_with_free_func(g_free);
+  r->n_vars = k->vars.names->len;
+  r->qvar = g_new(uint32_t, r->n_vars ? r->n_vars : 1);
+  g_autoptr(sc_pattern) lp = sc_pattern_new();
+  sc_pattern_set_root(lp, lower(r, lp, r->lhs));
+  sc_pattern **rp = g_new0(sc_pattern *, r->req->len ? r->req->len : 1);
+  for (guint i = 0; i < r->req->len; i++) {
+    rp[i] = sc_pattern_new();
+    sc_pattern_set_root(rp[i], lower(r, rp[i], g_ptr_array_index(r->req, i)));
+  }
+  g_autofree char *name = reverse ? g_strdup_printf("%s (reverse)", k->name) : g_strdup(k->name);
+  g_autoptr(GError) err = NULL;
+  sc_rewrite *rw = sc_rewrite_new_applier(name, lp, (const sc_pattern *const *)rp, r->req->len,
+                                          applier_fn, r, &err);
+  for (guint i = 0; i < r->req->len; i++)
+    sc_pattern_free(rp[i]);
+  g_free(rp);
+  if (rw == NULL) {
+    g_set_error(error, SC_LEMMA_ERROR, SC_LEMMA_ERROR_COMPILE, "%s:%u:%u: error: lemma %s: %s",
+                k->file, k->line, k->col, k->name, err->message);
+    crule_free(r);
+    return FALSE;
+  }
+  const sc_query *q = sc_rewrite_query(rw);
+  for (uint32_t v = 0; v < r->n_vars; v++)
+    r->qvar[v] = g_array_index(k->vars.is_attr, gboolean, v)
+                     ? UINT32_MAX
+                     : sc_query_var_index(q, g_ptr_array_index(k->vars.names, v));
+  for (guint i = 0; i < r->cnodes->len; i++) {
+    cnode *c = g_ptr_array_index(r->cnodes, i);
+    if (c->hidden_name[0])
+      c->hidden = sc_query_var_index(q, c->hidden_name);
+  }
+  sc_rewrite_set_guard(rw, guard_fn, r);
+  g_ptr_array_add(rules->rewrites, rw);
+  g_ptr_array_add(rules->crules, r);
+  return TRUE;
+}
+
+/* Defined in lemma.c: the checked lemmas of a set. */
+const ld_checked *sc_lemma_set_checked(const sc_lemma_set *set, uint32_t i);
+
+sc_lemma_rules *sc_lemma_compile(const sc_lemma_set *set, sc_lang *lang, GError **error) {
+  g_return_val_if_fail(set != NULL && lang != NULL, NULL);
+  sc_lemma_rules *rules = g_new0(sc_lemma_rules, 1);
+  rules->lang = lang;
+  rules->rewrites = g_ptr_array_new_with_free_func((GDestroyNotify)sc_rewrite_free);
+  rules->crules = g_ptr_array_new_with_free_func(crule_free);
+  rules->n_lemmas = sc_lemma_set_n_lemmas(set);
+  rules->counters = g_new0(sc_lemma_counters, rules->n_lemmas ? rules->n_lemmas : 1);
+  for (uint32_t i = 0; i < rules->n_lemmas; i++) {
+    const ld_checked *k = sc_lemma_set_checked(set, i);
+    if (!add_rule(rules, k, i, FALSE, error) ||
+        (k->dir == SC_LEMMA_BOTH && !add_rule(rules, k, i, TRUE, error))) {
+      sc_lemma_rules_free(rules);
+      return NULL;
+    }
+  }
+  return rules;
+}
+
+void sc_lemma_rules_free(sc_lemma_rules *r) {
+  if (r == NULL)
+    return;
+  g_ptr_array_free(r->rewrites, TRUE);
+  g_ptr_array_free(r->crules, TRUE);
+  g_free(r->counters);
+  g_free(r);
+}
+
+sc_rewrite *const *sc_lemma_rules_array(const sc_lemma_rules *r, uint32_t *n_rules) {
+  *n_rules = r->rewrites->len;
+  return (sc_rewrite *const *)r->rewrites->pdata;
+}
+
+uint32_t sc_lemma_rules_lemma_of(const sc_lemma_rules *r, uint32_t rule) {
+  g_return_val_if_fail(rule < r->crules->len, UINT32_MAX);
+  return ((const crule *)g_ptr_array_index(r->crules, rule))->lemma;
+}
+
+void sc_lemma_rules_counters(const sc_lemma_rules *r, uint32_t lemma, sc_lemma_counters *out) {
+  memset(out, 0, sizeof *out);
+  g_return_if_fail(lemma < r->n_lemmas);
+  *out = r->counters[lemma];
+}

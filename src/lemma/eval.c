@@ -1,0 +1,419 @@
+/* eval.c — evaluation of conditions, computed attributes and declared
+ * shape rules over symbolic sizes.
+ *
+ * Values are dims (sc_dim), shapes (also int lists), dtypes, truths,
+ * tensor types and other bound values.  Comparisons of dims and shapes use
+ * sym.h's three-valued answers; and/or/not are Kleene's, so UNKNOWN never
+ * becomes YES.  Anything that cannot be evaluated (a type mismatch, a dim
+ * out of range, a division by zero, an overflow of the symtab) makes
+ * ev_eval return FALSE, and a condition that cannot be evaluated is NO. */
+#include "lemma/lemma-private.h"
+
+#include <string.h>
+
+static gboolean ev(const ev_env *env, const lx *e, ev_val *out);
+
+static gboolean want_dim(const ev_env *env, const lx *e, sc_dim *out) {
+  ev_val v;
+  if (!ev(env, e, &v))
+    return FALSE;
+  if (v.kind == EV_DIM) {
+    *out = v.d;
+    return TRUE;
+  }
+  if (v.kind == EV_VALUE && v.v->kind == SC_VAL_INT) {
+    *out = v.v->u.i;
+    return TRUE;
+  }
+  if (v.kind == EV_VALUE && v.v->kind == SC_VAL_BOOL) {
+    *out = sc_dim_const(v.v->u.b ? 1 : 0);
+    return TRUE;
+  }
+  return FALSE;
+}
+
+static gboolean want_tensor(const ev_env *env, const lx *e, const sc_ttype **out) {
+  ev_val v;
+  if (!ev(env, e, &v) || v.kind != EV_TENSOR)
+    return FALSE;
+  *out = v.type;
+  return TRUE;
+}
+
+static gboolean want_shape(const ev_env *env, const lx *e, sc_shape *out) {
+  ev_val v;
+  if (!ev(env, e, &v))
+    return FALSE;
+  if (v.kind == EV_SHAPE) {
+    *out = v.shape;
+    return TRUE;
+  }
+  if (v.kind == EV_VALUE && v.v->kind == SC_VAL_INT_LIST && v.v->u.ints.n <= SC_MAX_RANK) {
+    out->rank = v.v->u.ints.n;
+    for (uint32_t i = 0; i < out->rank; i++)
+      out->dims[i] = v.v->u.ints.v[i];
+    return TRUE;
+  }
+  return FALSE;
+}
+
+static gboolean want_truth(const ev_env *env, const lx *e, sc_truth *out) {
+  ev_val v;
+  if (!ev(env, e, &v))
+    return FALSE;
+  if (v.kind == EV_TRUTH) {
+    *out = v.truth;
+    return TRUE;
+  }
+  if (v.kind == EV_VALUE && v.v->kind == SC_VAL_BOOL) {
+    *out = v.v->u.b ? SC_YES : SC_NO;
+    return TRUE;
+  }
+  return FALSE;
+}
+
+/* Dim D of a rank-R shape, wrapping negative dims. */
+static gboolean dim_index(sc_dim d, uint32_t rank, uint32_t *out) {
+  if (!sc_dim_is_const(d))
+    return FALSE;
+  return sc_wrap_dim(d.value, rank, out) && *out < rank;
+}
+
+static gboolean call(const ev_env *env, const lx *e, ev_val *out) {
+  const char *f = e->text;
+  for (uint32_t i = 0; i < e->n; i++)
+    if (e->keys[i] != NULL)
+      return FALSE;
+  if (strcmp(f, "size") == 0 && e->n == 2) {
+    const sc_ttype *t;
+    sc_dim d;
+    uint32_t k;
+    if (!want_tensor(env, e->kids[0], &t) || !want_dim(env, e->kids[1], &d) ||
+        !dim_index(d, t->shape.rank, &k))
+      return FALSE;
+    out->kind = EV_DIM;
+    out->d = t->shape.dims[k];
+    return TRUE;
+  }
+  if (strcmp(f, "rank") == 0 && e->n == 1) {
+    const sc_ttype *t;
+    if (!want_tensor(env, e->kids[0], &t))
+      return FALSE;
+    out->kind = EV_DIM;
+    out->d = sc_dim_const(t->shape.rank);
+    return TRUE;
+  }
+  if (strcmp(f, "numel") == 0 && e->n == 1) {
+    const sc_ttype *t;
+    if (!want_tensor(env, e->kids[0], &t))
+      return FALSE;
+    sc_dim n = sc_dim_const(1);
+    for (uint32_t i = 0; i < t->shape.rank; i++)
+      n = sc_dim_mul(env->st, n, t->shape.dims[i]);
+    out->kind = EV_DIM;
+    out->d = n;
+    return TRUE;
+  }
+  if (strcmp(f, "dtype") == 0 && e->n == 1) {
+    const sc_ttype *t;
+    if (!want_tensor(env, e->kids[0], &t))
+      return FALSE;
+    out->kind = EV_DTYPE;
+    out->dtype = t->dtype;
+    return TRUE;
+  }
+  if (strcmp(f, "shape") == 0 && e->n == 1) {
+    const sc_ttype *t;
+    if (!want_tensor(env, e->kids[0], &t))
+      return FALSE;
+    out->kind = EV_SHAPE;
+    out->shape = t->shape;
+    return TRUE;
+  }
+  if (strcmp(f, "with_size") == 0 && e->n == 3) {
+    sc_shape s;
+    sc_dim d, n;
+    uint32_t k;
+    if (!want_shape(env, e->kids[0], &s) || !want_dim(env, e->kids[1], &d) ||
+        !want_dim(env, e->kids[2], &n) || !dim_index(d, s.rank, &k))
+      return FALSE;
+    s.dims[k] = n;
+    out->kind = EV_SHAPE;
+    out->shape = s;
+    return TRUE;
+  }
+  if (strcmp(f, "indexof") == 0 && e->n == 2) {
+    sc_shape s;
+    sc_dim d;
+    if (!want_shape(env, e->kids[0], &s) || !want_dim(env, e->kids[1], &d))
+      return FALSE;
+    for (uint32_t i = 0; i < s.rank; i++)
+      if (sc_dim_identical(s.dims[i], d)) {
+        out->kind = EV_DIM;
+        out->d = sc_dim_const(i);
+        return TRUE;
+      }
+    return FALSE;
+  }
+  if ((strcmp(f, "min") == 0 || strcmp(f, "max") == 0) && e->n == 2) {
+    sc_dim a, b;
+    if (!want_dim(env, e->kids[0], &a) || !want_dim(env, e->kids[1], &b))
+      return FALSE;
+    out->kind = EV_DIM;
+    out->d = f[1] == 'i' ? sc_dim_min(env->st, a, b) : sc_dim_max(env->st, a, b);
+    return TRUE;
+  }
+  return FALSE;
+}
+
+static sc_truth t_not(sc_truth a) { return a == SC_UNKNOWN ? SC_UNKNOWN : a == SC_YES ? SC_NO : SC_YES; }
+
+static gboolean compare(const ev_env *env, const lx *e, ev_val *out) {
+  const char *op = e->op;
+  out->kind = EV_TRUTH;
+  if (strcmp(op, "d") == 0) {
+    sc_dim a, b;
+    if (!want_dim(env, e->kids[0], &a) || !want_dim(env, e->kids[1], &b))
+      return FALSE;
+    if (sc_dim_is_const(a) && a.value == 0)
+      return FALSE;
+    out->truth = sc_dim_divides(env->st, a, b);
+    return TRUE;
+  }
+  ev_val a, b;
+  if (!ev(env, e->kids[0], &a) || !ev(env, e->kids[1], &b))
+    return FALSE;
+  gboolean eqne = strcmp(op, "==") == 0 || strcmp(op, "!=") == 0;
+  sc_dim da, db;
+  gboolean a_dim = a.kind == EV_DIM || (a.kind == EV_VALUE && a.v->kind == SC_VAL_INT);
+  gboolean b_dim = b.kind == EV_DIM || (b.kind == EV_VALUE && b.v->kind == SC_VAL_INT);
+  if (a_dim && b_dim) {
+    da = a.kind == EV_DIM ? a.d : a.v->u.i;
+    db = b.kind == EV_DIM ? b.d : b.v->u.i;
+    sc_truth t;
+    if (strcmp(op, "==") == 0)
+      t = sc_dim_eq(env->st, da, db);
+    else if (strcmp(op, "!=") == 0)
+      t = t_not(sc_dim_eq(env->st, da, db));
+    else if (strcmp(op, "<") == 0)
+      t = sc_dim_lt(env->st, da, db);
+    else if (strcmp(op, "<=") == 0)
+      t = sc_dim_le(env->st, da, db);
+    else if (strcmp(op, ">") == 0)
+      t = sc_dim_lt(env->st, db, da);
+    else
+      t = sc_dim_le(env->st, db, da);
+    out->truth = t;
+    return TRUE;
+  }
+  if (!eqne)
+    return FALSE;
+  sc_truth t;
+  gboolean a_shape = a.kind == EV_SHAPE || (a.kind == EV_VALUE && a.v->kind == SC_VAL_INT_LIST);
+  gboolean b_shape = b.kind == EV_SHAPE || (b.kind == EV_VALUE && b.v->kind == SC_VAL_INT_LIST);
+  if (a_shape && b_shape) {
+    sc_shape sa, sb;
+    if (!want_shape(env, e->kids[0], &sa) || !want_shape(env, e->kids[1], &sb))
+      return FALSE;
+    t = sc_shape_same(env->st, &sa, &sb);
+  } else if ((a.kind == EV_DTYPE || (a.kind == EV_VALUE && a.v->kind == SC_VAL_DTYPE)) &&
+             (b.kind == EV_DTYPE || (b.kind == EV_VALUE && b.v->kind == SC_VAL_DTYPE))) {
+    sc_dtype x = a.kind == EV_DTYPE ? a.dtype : a.v->u.dtype;
+    sc_dtype y = b.kind == EV_DTYPE ? b.dtype : b.v->u.dtype;
+    t = x == y ? SC_YES : SC_NO;
+  } else if (a.kind == EV_VALUE && b.kind == EV_VALUE) {
+    t = sc_value_equal(a.v, b.v) ? SC_YES : SC_NO;
+  } else if (a.kind == EV_TRUTH && b.kind == EV_TRUTH) {
+    t = (a.truth == SC_UNKNOWN || b.truth == SC_UNKNOWN) ? SC_UNKNOWN
+        : a.truth == b.truth                             ? SC_YES
+                                                         : SC_NO;
+  } else {
+    return FALSE;
+  }
+  out->truth = op[0] == '!' ? t_not(t) : t;
+  return TRUE;
+}
+
+static gboolean ev(const ev_env *env, const lx *e, ev_val *out) {
+  memset(out, 0, sizeof *out);
+  switch (e->kind) {
+  case LX_INT:
+    out->kind = EV_DIM;
+    out->d = sc_dim_const(e->ival);
+    return TRUE;
+  case LX_VAR:
+    return env->lookup(env->env, e, out);
+  case LX_NAME: {
+    sc_dtype dt;
+    if (env->lookup != NULL && env->lookup(env->env, e, out))
+      return TRUE;
+    if (sc_dtype_from_name(e->text, &dt)) {
+      out->kind = EV_DTYPE;
+      out->dtype = dt;
+      return TRUE;
+    }
+    if (strcmp(e->text, "True") == 0 || strcmp(e->text, "False") == 0) {
+      out->kind = EV_TRUTH;
+      out->truth = e->text[0] == 'T' ? SC_YES : SC_NO;
+      return TRUE;
+    }
+    return FALSE;
+  }
+  case LX_LIST: {
+    if (e->n > SC_MAX_RANK)
+      return FALSE;
+    out->kind = EV_SHAPE;
+    out->shape.rank = e->n;
+    for (uint32_t i = 0; i < e->n; i++)
+      if (!want_dim(env, e->kids[i], &out->shape.dims[i]))
+        return FALSE;
+    out->kind = EV_SHAPE;
+    return TRUE;
+  }
+  case LX_CALL:
+    return call(env, e, out);
+  case LX_NEG: {
+    sc_dim a;
+    if (!want_dim(env, e->kids[0], &a))
+      return FALSE;
+    out->kind = EV_DIM;
+    out->d = sc_dim_neg(env->st, a);
+    return TRUE;
+  }
+  case LX_BIN: {
+    sc_dim a, b;
+    if (!want_dim(env, e->kids[0], &a) || !want_dim(env, e->kids[1], &b))
+      return FALSE;
+    out->kind = EV_DIM;
+    switch (e->op[0]) {
+    case '+': out->d = sc_dim_add(env->st, a, b); return TRUE;
+    case '-': out->d = sc_dim_sub(env->st, a, b); return TRUE;
+    case '*': out->d = sc_dim_mul(env->st, a, b); return TRUE;
+    case '/': return sc_dim_floordiv(env->st, a, b, &out->d);
+    case '%': return sc_dim_mod(env->st, a, b, &out->d);
+    default: return FALSE;
+    }
+  }
+  case LX_CMP:
+    return compare(env, e, out);
+  case LX_NOT: {
+    sc_truth a;
+    if (!want_truth(env, e->kids[0], &a))
+      return FALSE;
+    out->kind = EV_TRUTH;
+    out->truth = t_not(a);
+    return TRUE;
+  }
+  case LX_AND:
+  case LX_OR: {
+    sc_truth a, b;
+    if (!want_truth(env, e->kids[0], &a))
+      return FALSE;
+    /* Short-circuit on a decided side (so that `rank(?x) > 1 and
+     * size(?x, 1) == 4` does not evaluate size of a rank-1 tensor). */
+    if (e->kind == LX_AND && a == SC_NO) {
+      out->kind = EV_TRUTH;
+      out->truth = SC_NO;
+      return TRUE;
+    }
+    if (e->kind == LX_OR && a == SC_YES) {
+      out->kind = EV_TRUTH;
+      out->truth = SC_YES;
+      return TRUE;
+    }
+    if (!want_truth(env, e->kids[1], &b))
+      b = e->kind == LX_AND ? SC_NO : SC_UNKNOWN;
+    out->kind = EV_TRUTH;
+    if (e->kind == LX_AND)
+      out->truth = (a == SC_NO || b == SC_NO)     ? SC_NO
+                   : (a == SC_YES && b == SC_YES) ? SC_YES
+                                                  : SC_UNKNOWN;
+    else
+      out->truth = (a == SC_YES || b == SC_YES) ? SC_YES
+                   : (a == SC_NO && b == SC_NO) ? SC_NO
+                                                : SC_UNKNOWN;
+    return TRUE;
+  }
+  case LX_FLOAT:
+  case LX_STR:
+  case LX_WILD:
+    return FALSE;
+  }
+  return FALSE;
+}
+
+gboolean ev_eval(const ev_env *env, const lx *e, ev_val *out) {
+  gboolean was = sc_symtab_overflowed(env->st);
+  sc_symtab_clear_overflow(env->st);
+  gboolean ok = ev(env, e, out);
+  if (sc_symtab_overflowed(env->st))
+    ok = FALSE;
+  sc_symtab_clear_overflow(env->st);
+  if (was) {
+    /* restore the caller's sticky flag */
+    sc_dim big = sc_dim_const(INT64_MAX);
+    (void)sc_dim_add(env->st, big, big);
+  }
+  return ok;
+}
+
+sc_truth ev_condition(const ev_env *env, const lx *cond) {
+  ev_val v;
+  if (!ev_eval(env, cond, &v))
+    return SC_NO;
+  if (v.kind == EV_TRUTH)
+    return v.truth;
+  if (v.kind == EV_VALUE && v.v->kind == SC_VAL_BOOL)
+    return v.v->u.b ? SC_YES : SC_NO;
+  return SC_NO;
+}
+
+gboolean ev_to_value(const ev_val *v, const sc_arg *arg, sc_value *out) {
+  switch (arg->type) {
+  case SC_ARG_INT:
+  case SC_ARG_SCALAR:
+    if (v->kind == EV_DIM) {
+      *out = sc_value_dim(v->d);
+      return TRUE;
+    }
+    break;
+  case SC_ARG_INT_LIST:
+    if (v->kind == EV_SHAPE) {
+      out->kind = SC_VAL_INT_LIST;
+      out->u.ints.n = v->shape.rank;
+      out->u.ints.v = g_new(sc_dim, v->shape.rank ? v->shape.rank : 1);
+      for (uint32_t i = 0; i < v->shape.rank; i++)
+        out->u.ints.v[i] = v->shape.dims[i];
+      return TRUE;
+    }
+    if (v->kind == EV_DIM && arg->fixed_len > 0) {
+      out->kind = SC_VAL_INT_LIST;
+      out->u.ints.n = arg->fixed_len;
+      out->u.ints.v = g_new(sc_dim, arg->fixed_len);
+      for (uint32_t i = 0; i < arg->fixed_len; i++)
+        out->u.ints.v[i] = v->d;
+      return TRUE;
+    }
+    break;
+  case SC_ARG_DTYPE:
+    if (v->kind == EV_DTYPE) {
+      out->kind = SC_VAL_DTYPE;
+      out->u.dtype = v->dtype;
+      return TRUE;
+    }
+    break;
+  case SC_ARG_BOOL:
+    if (v->kind == EV_TRUTH && v->truth != SC_UNKNOWN) {
+      *out = sc_value_bool(v->truth == SC_YES);
+      return TRUE;
+    }
+    break;
+  default:
+    break;
+  }
+  if (v->kind == EV_VALUE) {
+    sc_value_copy(out, v->v);
+    return TRUE;
+  }
+  return FALSE;
+}

@@ -1,0 +1,233 @@
+/* lemma-private.h — private to src/lemma: the syntax tree of lemma files,
+ * the parser (parse.c), the checker (check.c), the evaluator of conditions
+ * and computed attributes (eval.c), operator declarations (decl.c) and the
+ * lowering to e-graph rewrites (compile.c).
+ *
+ * Errors are raised with a byte offset into the file's text (a span start);
+ * line and column are computed only when the load reports them
+ * (lemma.c, ld_errors_to_gerror).  One tree type (lx) serves patterns,
+ * conditions, computed attributes and shape rules; the checker decides
+ * which forms are allowed where.  Trees own their children and strings. */
+#ifndef SC_LEMMA_PRIVATE_H
+#define SC_LEMMA_PRIVATE_H
+
+#include "shardcheck/lemma.h"
+
+typedef enum {
+  LX_VAR,   /* ?x: text */
+  LX_WILD,  /* ?_ */
+  LX_CALL,  /* text(args), result index `text#k(...)` in result (-1: none) */
+  LX_INT,   /* ival */
+  LX_FLOAT, /* fval */
+  LX_STR,   /* text */
+  LX_NAME,  /* bare identifier: f32, True, None, a declaration parameter */
+  LX_LIST,  /* [kids] */
+  LX_BIN,   /* kids[0] op kids[1]; op one of + - * / % */
+  LX_NEG,   /* -kids[0] */
+  LX_CMP,   /* kids[0] op kids[1]; op one of == != < <= > >= d (divides) */
+  LX_AND,
+  LX_OR,
+  LX_NOT,
+} lx_kind;
+
+typedef struct lx lx;
+struct lx {
+  lx_kind kind;
+  uint32_t start, end;  /* byte span in the file's text */
+  char *text;
+  int64_t ival;
+  double fval;
+  int32_t result;       /* CALL: #k, or -1 */
+  char op[3];           /* BIN / CMP operator text ("d" for divides) */
+  uint32_t n;
+  lx **kids;
+  char **keys;          /* CALL: n entries, NULL for positional */
+  uint32_t *key_pos;    /* CALL: offset of each key */
+};
+
+void lx_free(lx *e);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(lx, lx_free)
+lx *lx_copy(const lx *e);
+/* Canonical text (used for the text of generated lemmas and tests). */
+void lx_append(GString *out, const lx *e);
+
+/* An error raised at a byte offset. */
+typedef struct {
+  uint32_t pos;
+  sc_lemma_error code;
+  char *msg;
+} ld_error;
+
+/* Errors of one load, in raising order. */
+typedef struct {
+  const char *file;
+  const char *text;
+  GArray *errors; /* ld_error */
+} ld_diag;
+
+void ld_diag_init(ld_diag *d, const char *file, const char *text);
+void ld_diag_clear(ld_diag *d);
+void ld_error_at(ld_diag *d, uint32_t pos, sc_lemma_error code, const char *fmt, ...)
+    G_GNUC_PRINTF(4, 5);
+/* "FILE:LINE:COL: error: MSG" lines; the code of the first error. */
+void ld_diag_to_gerror(const ld_diag *d, GError **error);
+void ld_line_col(const char *text, uint32_t pos, uint32_t *line, uint32_t *col);
+
+typedef struct {
+  char *name;
+  uint32_t start, end, name_pos;
+  lx *lhs, *rhs;
+  gboolean both;
+  uint32_t arrow_pos;
+  lx *where;            /* NULL when absent */
+  GPtrArray *requires;  /* lx* */
+} ld_lemma;
+
+typedef struct {
+  lx *shape;            /* shape(x), [..], with_size(...) */
+  lx *dtype;            /* NULL: the first tensor parameter's dtype */
+} ld_result;
+
+typedef struct {
+  char *qualname;       /* "mylib.fused_rms_norm" */
+  uint32_t start, end, name_pos;
+  char *params;         /* raw text between the parentheses */
+  uint32_t params_pos;  /* offset of that text */
+  GArray *results;      /* ld_result */
+  uint32_t results_pos;
+  lx *where;
+  lx *def;              /* = DEFINITION, or NULL */
+} ld_opdecl;
+
+typedef enum { LD_LEMMA, LD_OP } ld_stmt_kind;
+typedef struct {
+  ld_stmt_kind kind;
+  ld_lemma *lemma;
+  ld_opdecl *op;
+} ld_stmt;
+
+/* Parse a whole file; statements that parse are appended to STMTS (a
+ * GPtrArray of ld_stmt*, freed with ld_stmt_free); errors go to D (the
+ * parser skips to the next statement after an error). */
+void ld_parse(ld_diag *d, const char *text, GPtrArray *stmts);
+void ld_stmt_free(gpointer s);
+
+/* --- resolved patterns (check.c) --- */
+
+/* How one non-tensor argument of a pattern node is constrained/built. */
+typedef enum {
+  PA_DEFAULT,  /* omitted: the schema default (lhs: must equal it) */
+  PA_LITERAL,  /* value */
+  PA_VAR,      /* attribute variable (var index) */
+  PA_WILD,     /* ?_ : anything (lhs only) */
+  PA_COMPUTE,  /* expression over bindings (rhs only) */
+} pa_kind;
+
+typedef struct {
+  pa_kind kind;
+  sc_value value;      /* LITERAL, DEFAULT (copy of the default) */
+  uint32_t var;        /* VAR */
+  const lx *expr;      /* COMPUTE (borrowed from the statement) */
+} pat_arg;
+
+typedef struct pnode pnode;
+struct pnode {
+  gboolean is_var;
+  uint32_t var;        /* tensor variable index */
+  uint32_t pos;        /* source offset */
+  const sc_op *op;
+  uint32_t result;
+  pat_arg *args;       /* op->n_args; tensor args: kind DEFAULT, unused */
+  uint32_t *layout;    /* op->n_args: children of each tensor arg (UINT32_MAX:
+                          optional tensor absent); 0 for others */
+  uint32_t n_kids;
+  pnode **kids;        /* in argument order */
+};
+void pnode_free(pnode *p);
+
+/* Variables of a lemma: tensor or attribute, by first use. */
+typedef struct {
+  GPtrArray *names;    /* char* */
+  GArray *is_attr;     /* gboolean */
+  GArray *first_pos;   /* uint32_t */
+} ld_vars;
+
+/* A checked lemma, ready to lower. */
+typedef struct {
+  char *name;
+  char *file;
+  uint32_t line, col;
+  char *text;
+  sc_lemma_direction dir;
+  ld_vars vars;
+  pnode *lhs, *rhs;
+  GPtrArray *requires; /* pnode* */
+  lx *where;           /* owned (moved from the statement) */
+  lx *rhs_src;         /* owned: keeps COMPUTE expressions alive */
+  lx *lhs_src;
+  GPtrArray *req_src;  /* lx* owned */
+  const sc_op *unfolds;
+  /* may the lemma run right to left? */
+  gboolean reversible;
+} ld_checked;
+void ld_checked_free(gpointer p);
+
+/* Check a parsed lemma (resolving names, binding arguments to schemas,
+ * variable kinds) and run the instance test of the two sides' types.
+ * Takes the statement's trees.  NULL with errors in D. */
+ld_checked *ld_check_lemma(ld_diag *d, const char *file, ld_lemma *stmt);
+
+/* Check and register an operator declaration; on success returns the op
+ * and, when it has a definition, a checked NAME_unfold lemma in *unfold. */
+const sc_op *ld_check_opdecl(ld_diag *d, const char *file, ld_opdecl *stmt,
+                             ld_checked **unfold);
+
+/* --- evaluation (eval.c) --- */
+
+typedef enum {
+  EV_DIM,     /* d */
+  EV_SHAPE,   /* shape: also an int list */
+  EV_DTYPE,   /* dtype */
+  EV_TRUTH,   /* truth */
+  EV_TENSOR,  /* type */
+  EV_VALUE,   /* v (borrowed): float, str, bool, None, lists... */
+} ev_kind;
+
+typedef struct {
+  ev_kind kind;
+  sc_dim d;
+  sc_shape shape;
+  sc_dtype dtype;
+  sc_truth truth;
+  const sc_ttype *type;
+  const sc_value *v;
+} ev_val;
+
+/* Resolves a ?var (LX_VAR) or a parameter (LX_NAME) to a value; FALSE
+ * when unbound.  Names that are not parameters (dtype names) are not
+ * asked. */
+typedef gboolean (*ev_lookup_fn)(void *env, const lx *ref, ev_val *out);
+
+typedef struct {
+  sc_symtab *st;
+  ev_lookup_fn lookup;
+  void *env;
+} ev_env;
+
+/* Evaluate E.  FALSE when it cannot be evaluated (a type mismatch, a dim
+ * out of range, a division by zero, an overflow): the caller treats that as
+ * "does not hold" / "cannot build".  Conditions give EV_TRUTH. */
+gboolean ev_eval(const ev_env *env, const lx *e, ev_val *out);
+/* A condition: YES, NO, UNKNOWN; an evaluation failure is NO. */
+sc_truth ev_condition(const ev_env *env, const lx *cond);
+/* Convert an evaluated value to a bound argument of type ARG. */
+gboolean ev_to_value(const ev_val *v, const sc_arg *arg, sc_value *out);
+
+/* Convert a literal tree to a bound value of argument type ARG (shared by
+ * the checker and declarations).  FALSE with *why set (static text). */
+gboolean ld_literal_value(const lx *e, const sc_arg *arg, sc_value *out, const char **why);
+
+/* The shape rule of declared operators (decl.c). */
+gboolean ld_decl_shape_rule(const sc_op_call *call, GArray *out, GError **error);
+
+#endif

@@ -1,0 +1,240 @@
+/* report.c — text and JSON reports of a check (see report.h).  jansson is
+ * used here and in the loader only (STYLE.md point 9). */
+#include "shardcheck/report.h"
+
+#include <jansson.h>
+#include <string.h>
+
+static const char *tensor_name(const sc_bundle *b, sc_id t) {
+  return sc_graph_tensor(sc_bundle_spec(b), t)->name;
+}
+
+int sc_report_exit_code(const sc_infer_result *r) {
+  switch (sc_infer_verdict(r)) {
+  case SC_VERDICT_REFINES: return SC_EXIT_REFINES;
+  case SC_VERDICT_FAILS: return SC_EXIT_FAILS;
+  case SC_VERDICT_LIMIT: return SC_EXIT_LIMIT;
+  case SC_VERDICT_ERROR: return SC_EXIT_INPUT_ERROR;
+  }
+  return SC_EXIT_INPUT_ERROR;
+}
+
+/* The expectations for tensor T: the texts found / not found. */
+static void expectations_of(const sc_infer_result *r, sc_id t, GPtrArray *found,
+                            GPtrArray *missing) {
+  for (uint32_t i = 0; i < sc_infer_n_expectations(r); i++) {
+    const sc_infer_expectation *e = sc_infer_expectation_at(r, i);
+    if (e->tensor != t)
+      continue;
+    g_ptr_array_add(e->found ? found : missing, (gpointer)e->text);
+  }
+}
+
+static void print_relation_lines(FILE *out, const sc_bundle *b, const sc_relation *rel,
+                                 const char *indent) {
+  for (uint32_t i = 0; rel && i < rel->n_entries; i++) {
+    const sc_relation_entry *e = &rel->entries[i];
+    for (uint32_t j = 0; j < e->n_exprs; j++)
+      fprintf(out, "%s%s = %s\n", indent, tensor_name(b, e->tensor), e->texts[j]);
+  }
+}
+
+static void print_exprs(FILE *out, const char *indent, const char *name, const GPtrArray *exprs) {
+  if (!exprs || exprs->len == 0) {
+    fprintf(out, "%s%s = (no clean expression)\n", indent, name);
+    return;
+  }
+  for (guint i = 0; i < exprs->len; i++)
+    fprintf(out, "%s%s = %s\n", indent, name, (const char *)g_ptr_array_index(exprs, i));
+}
+
+void sc_report_text(FILE *out, const sc_bundle *b, const sc_infer_result *r,
+                    const sc_report_options *opts) {
+  sc_graph *spec = sc_bundle_spec(b);
+  const sc_infer_stats *st = sc_infer_get_stats(r);
+  sc_verdict v = sc_infer_verdict(r);
+  fprintf(out, "%s: %s\n", sc_bundle_name(b), sc_verdict_name(v));
+
+  const sc_relation *assumed = sc_bundle_assume_relation(b);
+  if (assumed && assumed->n_entries) {
+    fprintf(out, "assumed without proof (assume_relation):\n");
+    print_relation_lines(out, b, assumed, "  ");
+  }
+
+  if (v == SC_VERDICT_FAILS || v == SC_VERDICT_LIMIT) {
+    sc_failure_kind k = sc_infer_failure_kind(r);
+    sc_id node = sc_infer_failure_node(r);
+    if (k == SC_FAILURE_UNMAPPED && node != SC_ID_NONE) {
+      const sc_node *n = sc_graph_node(spec, node);
+      if (v == SC_VERDICT_LIMIT)
+        fprintf(out, "stopped by the %s at spec node '%s'\n", sc_infer_limit_reason(r), n->name);
+      fprintf(out, "first unmapped spec node: %s (%s)%s%s\n", n->name, n->op->qualname,
+              n->src ? " at " : "", n->src ? n->src : "");
+      const GArray *um = sc_infer_failure_unmapped(r);
+      fprintf(out, "  outputs with no clean expression over impl%s tensors:",
+              "");
+      for (guint i = 0; i < um->len; i++)
+        fprintf(out, " %s", tensor_name(b, g_array_index(um, sc_id, i)));
+      fprintf(out, "\n");
+      for (guint i = 0; i < um->len; i++) {
+        sc_id t = g_array_index(um, sc_id, i);
+        const GPtrArray *inter = sc_infer_tensor_exprs(r, t);
+        if (inter && inter->len) {
+          fprintf(out, "  (%s has clean expressions over impl intermediates only:\n", tensor_name(b, t));
+          for (guint j = 0; j < inter->len && j < 4; j++)
+            fprintf(out, "     %s = %s\n", tensor_name(b, t), (const char *)g_ptr_array_index(inter, j));
+          if (inter->len > 4)
+            fprintf(out, "     ... (%u more)\n", inter->len - 4);
+          fprintf(out, "   the impl does not return them)\n");
+        }
+      }
+      fprintf(out, "  its inputs' relations:\n");
+      for (uint32_t i = 0; i < n->n_inputs; i++)
+        print_exprs(out, "    ", tensor_name(b, n->inputs[i]), sc_infer_tensor_exprs(r, n->inputs[i]));
+      const GPtrArray *near = sc_infer_failure_nearest(r);
+      if (near->len) {
+        fprintf(out, "  nearest terms (non-clean parts show what is off):\n");
+        for (guint i = 0; i < near->len; i++)
+          fprintf(out, "    %s\n", (const char *)g_ptr_array_index(near, i));
+      }
+    } else if (k == SC_FAILURE_UNEXPECTED_RELATION) {
+      fprintf(out, "the relation found is not the one expected:\n");
+    }
+  }
+
+  fprintf(out, "output relation:\n");
+  for (uint32_t i = 0; i < sc_infer_n_checked(r); i++) {
+    sc_id t = sc_infer_checked(r, i);
+    const GPtrArray *exprs = sc_infer_output_exprs(r, t);
+    if (exprs || v == SC_VERDICT_REFINES)
+      print_exprs(out, "  ", tensor_name(b, t), exprs);
+    else
+      fprintf(out, "  %s = (not reached)\n", tensor_name(b, t));
+  }
+
+  if (sc_infer_n_expectations(r)) {
+    uint32_t found = 0;
+    for (uint32_t i = 0; i < sc_infer_n_expectations(r); i++)
+      found += sc_infer_expectation_at(r, i)->found ? 1 : 0;
+    fprintf(out, "expectations: %u of %u found\n", found, sc_infer_n_expectations(r));
+    for (uint32_t i = 0; i < sc_infer_n_expectations(r); i++) {
+      const sc_infer_expectation *e = sc_infer_expectation_at(r, i);
+      fprintf(out, "  %-8s %s = %s\n", e->found ? "found" : "MISSING", tensor_name(b, e->tensor),
+              e->text);
+    }
+  }
+  (void)opts;
+  fprintf(out, "checked %u of %u spec nodes, explored %u impl nodes, %u lemma applications, "
+               "largest e-graph %u e-nodes, %.3f s\n",
+          st->visited, st->spec_nodes, st->explored, (unsigned)st->applied, st->max_enodes,
+          st->seconds);
+}
+
+static json_t *str_array(const GPtrArray *a) {
+  json_t *arr = json_array();
+  for (guint i = 0; a && i < a->len; i++)
+    json_array_append_new(arr, json_string(g_ptr_array_index(a, i)));
+  return arr;
+}
+
+static json_t *relation_json(const sc_bundle *b, const sc_relation *rel) {
+  json_t *o = json_object();
+  for (uint32_t i = 0; rel && i < rel->n_entries; i++) {
+    const sc_relation_entry *e = &rel->entries[i];
+    json_t *arr = json_array();
+    for (uint32_t j = 0; j < e->n_exprs; j++)
+      json_array_append_new(arr, json_string(e->texts[j]));
+    json_object_set_new(o, tensor_name(b, e->tensor), arr);
+  }
+  return o;
+}
+
+char *sc_report_json(const sc_bundle *b, const sc_infer_result *r, const sc_report_options *opts) {
+  sc_graph *spec = sc_bundle_spec(b);
+  sc_verdict v = sc_infer_verdict(r);
+  json_t *o = json_object();
+  json_object_set_new(o, "verdict", json_string(sc_verdict_name(v)));
+  json_t *rel = json_object();
+  for (uint32_t i = 0; i < sc_infer_n_checked(r); i++) {
+    sc_id t = sc_infer_checked(r, i);
+    json_object_set_new(rel, tensor_name(b, t), str_array(sc_infer_output_exprs(r, t)));
+  }
+  json_object_set_new(o, "output_relation", rel);
+
+  json_t *failure = json_null();
+  sc_failure_kind k = sc_infer_failure_kind(r);
+  sc_id node = sc_infer_failure_node(r);
+  if ((v == SC_VERDICT_FAILS || v == SC_VERDICT_LIMIT) && k == SC_FAILURE_UNMAPPED &&
+      node != SC_ID_NONE) {
+    const sc_node *n = sc_graph_node(spec, node);
+    failure = json_object();
+    json_object_set_new(failure, "kind", json_string(sc_failure_kind_name(k)));
+    json_object_set_new(failure, "node", json_string(n->name));
+    json_object_set_new(failure, "op", json_string(n->op->qualname));
+    if (n->src)
+      json_object_set_new(failure, "src", json_string(n->src));
+    json_t *um = json_array();
+    const GArray *una = sc_infer_failure_unmapped(r);
+    for (guint i = 0; i < una->len; i++)
+      json_array_append_new(um, json_string(tensor_name(b, g_array_index(una, sc_id, i))));
+    json_object_set_new(failure, "unmapped", um);
+    json_t *inrel = json_object();
+    for (uint32_t i = 0; i < n->n_inputs; i++)
+      json_object_set_new(inrel, tensor_name(b, n->inputs[i]),
+                          str_array(sc_infer_tensor_exprs(r, n->inputs[i])));
+    json_object_set_new(failure, "input_relation", inrel);
+    json_object_set_new(failure, "nearest", str_array(sc_infer_failure_nearest(r)));
+    if (v == SC_VERDICT_LIMIT && sc_infer_limit_reason(r))
+      json_object_set_new(failure, "limit", json_string(sc_infer_limit_reason(r)));
+  } else if (v == SC_VERDICT_FAILS && k == SC_FAILURE_UNEXPECTED_RELATION) {
+    /* the first tensor with a missing expectation */
+    for (uint32_t i = 0; i < sc_infer_n_expectations(r); i++) {
+      const sc_infer_expectation *e = sc_infer_expectation_at(r, i);
+      if (e->found)
+        continue;
+      GPtrArray *found = g_ptr_array_new(), *missing = g_ptr_array_new();
+      expectations_of(r, e->tensor, found, missing);
+      failure = json_object();
+      json_object_set_new(failure, "kind", json_string(sc_failure_kind_name(k)));
+      json_object_set_new(failure, "tensor", json_string(tensor_name(b, e->tensor)));
+      json_object_set_new(failure, "expected", str_array(missing));
+      json_object_set_new(failure, "found", str_array(sc_infer_output_exprs(r, e->tensor)));
+      g_ptr_array_unref(found);
+      g_ptr_array_unref(missing);
+      break;
+    }
+  }
+  json_object_set_new(o, "failure", failure);
+
+  if (sc_infer_n_expectations(r)) {
+    json_t *ex = json_array();
+    for (uint32_t i = 0; i < sc_infer_n_expectations(r); i++) {
+      const sc_infer_expectation *e = sc_infer_expectation_at(r, i);
+      json_array_append_new(ex, json_pack("{s:s, s:s, s:b}", "tensor", tensor_name(b, e->tensor),
+                                          "expression", e->text, "found", e->found));
+    }
+    json_object_set_new(o, "expectations", ex);
+  }
+  const sc_relation *assumed = sc_bundle_assume_relation(b);
+  if (assumed && assumed->n_entries)
+    json_object_set_new(o, "assumptions", relation_json(b, assumed));
+
+  const sc_infer_stats *st = sc_infer_get_stats(r);
+  json_t *stats = json_object();
+  json_object_set_new(stats, "spec_nodes", json_integer(st->spec_nodes));
+  json_object_set_new(stats, "impl_nodes", json_integer(st->impl_nodes));
+  json_object_set_new(stats, "visited", json_integer(st->visited));
+  json_object_set_new(stats, "explored", json_integer(st->explored));
+  json_object_set_new(stats, "lemma_applications", json_integer((json_int_t)st->applied));
+  json_object_set_new(stats, "max_enodes", json_integer(st->max_enodes));
+  json_object_set_new(stats, "seconds", json_real(st->seconds));
+  if (opts)
+    json_object_set_new(stats, "lemmas", json_integer(opts->n_lemmas));
+  json_object_set_new(o, "stats", stats);
+
+  char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  json_decref(o);
+  char *out = g_strdup(s);
+  free(s);
+  return out;
+}

@@ -1,0 +1,693 @@
+/* test-lemma.c — the lemma DSL: parsing of every construct, pinned error
+ * texts of malformed lemma files (file:line:col and message), the first
+ * lemma library, lemma programs (tests/lemmas/NAME.test: terms, a run of
+ * the lemmas, expected equalities), constrained lemmas, undecided
+ * conditions, operator declarations with shape rules and unfolding.
+ *
+ * Lemma program format (one command a line, '#' comments):
+ *   symbol NAME [MIN [MAX]]      declare a size symbol
+ *   assume CONSTRAINT            a symtab assumption ("S % 2 == 0")
+ *   tensor NAME DTYPE [DIMS]     a leaf tensor ("tensor x f32 [4, S]")
+ *   lemmas all | FILE...         built-in lemma files (lemmas/FILE)
+ *   load FILE                    a lemma file next to the program
+ *   given TERM                   add a term (expression language)
+ *   run                          run the lemmas to saturation
+ *   expect TERM == TERM          equal after the run
+ *   expect TERM != TERM          not equal after the run
+ *   fires LEMMA N                lemma LEMMA applied exactly N times
+ *   stop REASON                  the runner stopped for REASON */
+#include "shardcheck/lemma.h"
+#include "shardcheck/texpr.h"
+#include "sc-config.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                   */
+
+static sc_lemma_set *load_text(const char *text, GError **error) {
+  sc_lemma_set *s = sc_lemma_set_new();
+  if (!sc_lemma_set_load_string(s, "t.lemma", text, error)) {
+    sc_lemma_set_free(s);
+    return NULL;
+  }
+  return s;
+}
+
+/* An e-graph world: symtab, leaf graph, lang, lemmas, rules. */
+typedef struct {
+  sc_symtab *st;
+  sc_graph *g;
+  sc_lang *lang;
+  sc_lemma_set *set;
+  sc_lemma_rules *rules;
+  sc_stop_reason stop;
+  gboolean ran;
+} world;
+
+static void world_init(world *w) {
+  memset(w, 0, sizeof *w);
+  w->st = sc_symtab_new();
+  w->g = sc_graph_new(w->st);
+  w->set = sc_lemma_set_new();
+}
+
+static void world_clear(world *w) {
+  sc_lemma_rules_free(w->rules);
+  sc_lang_free(w->lang);
+  sc_lemma_set_free(w->set);
+  sc_graph_free(w->g);
+  sc_symtab_free(w->st);
+}
+
+static sc_lang *world_lang(world *w) {
+  if (w->lang == NULL)
+    w->lang = sc_lang_new(w->st, w->g);
+  return w->lang;
+}
+
+static sc_id world_add(world *w, const char *text) {
+  g_autoptr(GError) err = NULL;
+  g_autoptr(sc_texpr) t = sc_texpr_parse(text, w->g, FALSE, &err);
+  if (t == NULL)
+    g_error("term %s: %s", text, err->message);
+  sc_id c = sc_lang_add_texpr(world_lang(w), t, &err);
+  if (c == SC_ID_NONE)
+    g_error("term %s: %s", text, err->message);
+  return c;
+}
+
+static void world_run(world *w) {
+  g_autoptr(GError) err = NULL;
+  sc_lang *lang = world_lang(w);
+  if (w->rules == NULL) {
+    w->rules = sc_lemma_compile(w->set, lang, &err);
+    g_assert_no_error(err);
+  }
+  sc_egraph *eg = sc_lang_egraph(lang);
+  sc_egraph_rebuild(eg);
+  sc_runner_limits lim;
+  sc_runner_limits_init(&lim);
+  lim.iter_limit = 40;
+  lim.node_limit = 20000;
+  lim.time_limit = 20;
+  g_autoptr(sc_runner) r = sc_runner_new(eg, &lim);
+  uint32_t n;
+  sc_rewrite *const *rw = sc_lemma_rules_array(w->rules, &n);
+  w->stop = sc_runner_run(r, rw, n);
+  w->ran = TRUE;
+  g_assert_true(sc_egraph_check(eg, &err));
+  g_assert_no_error(err);
+  g_assert_cmpuint(sc_lang_n_conflicts(lang), ==, 0);
+}
+
+static gboolean world_equal(world *w, const char *a, const char *b) {
+  sc_id x = world_add(w, a), y = world_add(w, b);
+  sc_egraph *eg = sc_lang_egraph(w->lang);
+  sc_egraph_rebuild(eg);
+  return sc_egraph_find(eg, x) == sc_egraph_find(eg, y);
+}
+
+static uint64_t applications(world *w, const char *lemma) {
+  int32_t i = sc_lemma_set_find(w->set, lemma);
+  g_assert_cmpint(i, >=, 0);
+  sc_lemma_counters c;
+  sc_lemma_rules_counters(w->rules, (uint32_t)i, &c);
+  return c.applications;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Lemma programs                                                            */
+
+static void run_program(const char *path) {
+  g_autofree char *text = NULL;
+  g_autoptr(GError) err = NULL;
+  g_assert_true(g_file_get_contents(path, &text, NULL, &err));
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  world w;
+  world_init(&w);
+  g_autofree char *dir = g_path_get_dirname(path);
+  uint32_t n_expect = 0;
+  for (guint ln = 0; lines[ln]; ln++) {
+    g_autofree char *line = g_strstrip(g_strdup(lines[ln]));
+    if (line[0] == '\0' || line[0] == '#')
+      continue;
+    g_autofree char *where = g_strdup_printf("%s:%u", path, ln + 1);
+    char *sp = strchr(line, ' ');
+    g_autofree char *cmd = sp ? g_strndup(line, (gsize)(sp - line)) : g_strdup(line);
+    const char *rest = sp ? sp + 1 : "";
+    if (strcmp(cmd, "symbol") == 0) {
+      g_auto(GStrv) f = g_strsplit(rest, " ", -1);
+      gboolean has_min = f[1] != NULL, has_max = has_min && f[2] != NULL;
+      g_assert_true(sc_symtab_declare(w.st, f[0], has_min, has_min ? g_ascii_strtoll(f[1], NULL, 10) : 0,
+                                      has_max, has_max ? g_ascii_strtoll(f[2], NULL, 10) : 0, &err));
+    } else if (strcmp(cmd, "assume") == 0) {
+      g_assert_true(sc_symtab_assume(w.st, rest, &err));
+    } else if (strcmp(cmd, "tensor") == 0) {
+      g_auto(GStrv) f = g_strsplit(rest, " ", 3);
+      g_assert_nonnull(f[0]);
+      g_assert_nonnull(f[1]);
+      sc_ttype t;
+      g_assert_true(sc_dtype_from_name(f[1], &t.dtype));
+      t.shape.rank = 0;
+      if (f[2] != NULL) {
+        g_autofree char *dims = g_strstrip(g_strdup(f[2]));
+        g_assert_true(dims[0] == '[' && dims[strlen(dims) - 1] == ']');
+        dims[strlen(dims) - 1] = '\0';
+        g_auto(GStrv) ds = g_strsplit(dims + 1, ",", -1);
+        for (guint k = 0; ds[k]; k++) {
+          g_autofree char *dt = g_strstrip(g_strdup(ds[k]));
+          if (dt[0] == '\0')
+            continue;
+          g_assert_cmpuint(t.shape.rank, <, SC_MAX_RANK);
+          g_assert_true(sc_dim_parse(w.st, dt, &t.shape.dims[t.shape.rank++], &err));
+        }
+      }
+      sc_id id;
+      g_assert_true(sc_graph_add_input(w.g, f[0], &t, &id, &err));
+    } else if (strcmp(cmd, "lemmas") == 0) {
+      if (strcmp(rest, "all") == 0) {
+        g_assert_true(sc_lemma_set_load_dir(w.set, SC_LEMMA_SOURCE_DIR, &err));
+      } else {
+        g_auto(GStrv) f = g_strsplit(rest, " ", -1);
+        for (guint k = 0; f[k]; k++) {
+          g_autofree char *p = g_build_filename(SC_LEMMA_SOURCE_DIR, f[k], NULL);
+          if (!sc_lemma_set_load_file(w.set, p, &err))
+            g_error("%s: %s", where, err->message);
+        }
+      }
+    } else if (strcmp(cmd, "load") == 0) {
+      g_autofree char *p = g_build_filename(dir, rest, NULL);
+      if (!sc_lemma_set_load_file(w.set, p, &err))
+        g_error("%s: %s", where, err->message);
+    } else if (strcmp(cmd, "given") == 0) {
+      world_add(&w, rest);
+    } else if (strcmp(cmd, "run") == 0) {
+      world_run(&w);
+    } else if (strcmp(cmd, "expect") == 0) {
+      if (!w.ran)
+        world_run(&w);
+      const char *op = strstr(rest, " == ");
+      gboolean want_eq = TRUE;
+      if (op == NULL) {
+        op = strstr(rest, " != ");
+        want_eq = FALSE;
+      }
+      if (op == NULL)
+        g_error("%s: expect needs == or !=", where);
+      g_autofree char *a = g_strndup(rest, (gsize)(op - rest));
+      const char *b = op + 4;
+      /* both terms are added, then the lemmas run again over them */
+      world_add(&w, a);
+      world_add(&w, b);
+      world_run(&w);
+      gboolean eq = world_equal(&w, a, b);
+      if (eq != want_eq)
+        g_error("%s: expected %s %s %s", where, a, want_eq ? "==" : "!=", b);
+      n_expect++;
+    } else if (strcmp(cmd, "fires") == 0) {
+      if (!w.ran)
+        world_run(&w);
+      g_auto(GStrv) f = g_strsplit(rest, " ", -1);
+      uint64_t got = applications(&w, f[0]);
+      if (got != (uint64_t)g_ascii_strtoull(f[1], NULL, 10))
+        g_error("%s: lemma %s applied %" G_GUINT64_FORMAT " times, expected %s", where, f[0],
+                got, f[1]);
+    } else if (strcmp(cmd, "stop") == 0) {
+      if (strcmp(sc_stop_reason_name(w.stop), rest) != 0)
+        g_error("%s: stopped for %s", where, sc_stop_reason_name(w.stop));
+    } else {
+      g_error("%s: unknown command %s", where, cmd);
+    }
+    g_assert_no_error(err);
+  }
+  g_assert_cmpuint(n_expect, >, 0);
+  world_clear(&w);
+}
+
+static gint cmp_path(gconstpointer a, gconstpointer b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void test_programs(void) {
+  g_autofree char *dir = g_build_filename(SC_TEST_SRCDIR, "tests", "lemmas", NULL);
+  GDir *dh = g_dir_open(dir, 0, NULL);
+  g_assert_nonnull(dh);
+  GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
+  const char *name;
+  while ((name = g_dir_read_name(dh)) != NULL)
+    if (g_str_has_suffix(name, ".test"))
+      g_ptr_array_add(files, g_build_filename(dir, name, NULL));
+  g_dir_close(dh);
+  g_ptr_array_sort(files, cmp_path);
+  g_assert_cmpuint(files->len, >=, 6);
+  for (guint i = 0; i < files->len; i++) {
+    if (g_test_verbose())
+      g_printerr("program %s\n", (const char *)g_ptr_array_index(files, i));
+    run_program(g_ptr_array_index(files, i));
+  }
+  g_ptr_array_free(files, TRUE);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Parsing                                                                   */
+
+static void test_parse_constructs(void) {
+  g_autoptr(GError) err = NULL;
+  const char *text =
+      "# every construct\n"
+      "lemma a: neg(neg(?x)) => ?x\n"
+      "lemma b: relu(cat(?a, ?b, dim=?d)) <=> cat(relu(?a), relu(?b), dim=?d)\n"
+      "\n"
+      "lemma c: slice(cat(?a, ?b, dim=?d), dim=?d, start=?s, end=?e)\n"
+      "    => slice(?b, dim=?d, start=?s - size(?a, ?d), end=?e - size(?a, ?d))\n"
+      "  # a comment inside a statement\n"
+      "  where size(?a, ?d) <= ?s and (?s <= ?e or not ?s > ?e) and dtype(?a) == dtype(?b)\n"
+      "    and 2 divides 4\n"
+      "lemma d: sum(?a, ?b) => sum(?b, ?a) requires sum(?b, ?a)\n"
+      "lemma e: gelu(?x, approximate=?_) => gelu(?x, approximate=\"none\")\n"
+      "  requires gelu(?x), relu(?x) where rank(?x) >= 1 and dtype(?x) == f32\n"
+      "lemma f: native_layer_norm#0(?x, normalized_shape=[4], weight=?w, bias=?b, eps=1e-05)\n"
+      "    => native_layer_norm#0(?x, [4], ?w, ?b, 1e-05)\n"
+      "lemma g: transpose(transpose(?x, dim0=?i, dim1=?j), dim0=?i, dim1=?j) => ?x\n"
+      "  where 0 <= ?i and 0 <= ?j and ?i % 2 * 3 + -1 < 100 and shape(?x) == shape(?x)\n";
+  g_autoptr(sc_lemma_set) s = load_text(text, &err);
+  g_assert_no_error(err);
+  g_assert_cmpuint(sc_lemma_set_n_lemmas(s), ==, 7);
+  const sc_lemma_info *a = sc_lemma_set_lemma(s, 0);
+  g_assert_cmpstr(a->name, ==, "a");
+  g_assert_cmpstr(a->file, ==, "t.lemma");
+  g_assert_cmpuint(a->line, ==, 2);
+  g_assert_cmpuint(a->col, ==, 1);
+  g_assert_cmpstr(a->text, ==, "lemma a: neg(neg(?x)) => ?x");
+  g_assert_cmpint(a->direction, ==, SC_LEMMA_ONE_WAY);
+  const sc_lemma_info *b = sc_lemma_set_lemma(s, 1);
+  g_assert_cmpint(b->direction, ==, SC_LEMMA_BOTH);
+  const sc_lemma_info *c = sc_lemma_set_lemma(s, 2);
+  g_assert_cmpuint(c->line, ==, 5);
+  g_assert_true(g_str_has_suffix(c->text, "and 2 divides 4"));
+  g_assert_cmpuint(sc_lemma_set_lemma(s, 3)->n_requires, ==, 1);
+  g_assert_cmpuint(sc_lemma_set_lemma(s, 4)->n_requires, ==, 2);
+  g_assert_cmpint(sc_lemma_set_find(s, "g"), ==, 6);
+  g_assert_cmpint(sc_lemma_set_find(s, "zz"), ==, -1);
+}
+
+/* Malformed lemma texts and the exact first error line. */
+static const struct {
+  const char *text;
+  const char *error;
+  sc_lemma_error code;
+} bad[] = {
+    {"lemma a: mn(?x, ?y) => ?x\n",
+     "t.lemma:1:10: error: unknown operator 'mn' (did you mean 'mm'?)", SC_LEMMA_ERROR_UNKNOWN_OP},
+    {"lemma a: neg(?x) => relu(?y)\n",
+     "t.lemma:1:26: error: ?y on the right is not bound by the left side or requires",
+     SC_LEMMA_ERROR_VAR},
+    {"lemma a neg(?x) => ?x\n", "t.lemma:1:9: error: expected ':' after the lemma name, found 'neg'",
+     SC_LEMMA_ERROR_SYNTAX},
+    {"lemma a: neg(?x) -> ?x\n", "t.lemma:1:18: error: expected '=>' or '<=>', found '->'",
+     SC_LEMMA_ERROR_SYNTAX},
+    {"lemma a: neg(?x => ?x\n", "t.lemma:1:17: error: expected ',' or ')', found '=>'",
+     SC_LEMMA_ERROR_SYNTAX},
+    {"lemma a: neg(?x) => ?x where\n",
+     "t.lemma:1:29: error: expected an expression, found end of statement",
+     SC_LEMMA_ERROR_SYNTAX},
+    {"lemma a: neg(?x) => ?x\nlemma a: relu(?x) => ?x\n",
+     "t.lemma:2:7: error: lemma a is defined twice", SC_LEMMA_ERROR_DUPLICATE},
+    {"lemma a: mm(?x) => ?x\n", "t.lemma:1:15: error: missing argument 'mat2' of aten.mm.default",
+     SC_LEMMA_ERROR_ARGS},
+    {"lemma a: neg(?x, ?y) => ?x\n",
+     "t.lemma:1:18: error: too many arguments: aten.neg.default takes 1 positional argument",
+     SC_LEMMA_ERROR_ARGS},
+    {"lemma a: cat(?a, ?b, dmi=0) => ?a\n",
+     "t.lemma:1:22: error: sc.cat.default has no argument 'dmi' (did you mean 'dim'?)",
+     SC_LEMMA_ERROR_ARGS},
+    {"lemma a: cat(?a, ?b, dim=?a) => ?a\n",
+     "t.lemma:1:26: error: ?a is used as an attribute here but as a tensor at 1:14",
+     SC_LEMMA_ERROR_VAR},
+    {"lemma a: cat(?a, ?b, dim=0) => ?a\n",
+     "t.lemma:1:7: error: the two sides of lemma a differ in type: with ?a: ...",
+     SC_LEMMA_ERROR_TYPE},
+    {"lemma a: mm(?a, ?b) => mm(?b, ?a)\n", "", SC_LEMMA_ERROR_TYPE},
+    {"lemma a: cat(?a, ?b, dim=\"x\") => ?a\n",
+     "t.lemma:1:26: error: argument 'dim' of sc.cat.default expects int, found a string",
+     SC_LEMMA_ERROR_ARGS},
+    {"lemma a: ?x => neg(neg(?x))\n",
+     "t.lemma:1:10: error: a left side that is a bare variable matches every class: add "
+     "'requires' patterns (a constrained lemma) or match an operator",
+     SC_LEMMA_ERROR_SYNTAX},
+    {"lemma a: cat(?a, ?b, ?c, dim=0) => ?a\n",
+     "t.lemma:1:10: error: sc.cat.default with 3 parts never appears in the e-graph: cat and sum are "
+     "kept binary (cat(a, b, c) is cat(cat(a, b), c)); match two parts",
+     SC_LEMMA_ERROR_ARGS},
+    {"lemma a: aten.view(?x, size=[4]) => ?x\n",
+     "t.lemma:1:10: error: aten.view.default never appears in the e-graph (it is rewritten to "
+     "view when added): write the canonical form",
+     SC_LEMMA_ERROR_ARGS},
+    {"lemma a: native_layer_norm(?x, [4], ?w, ?b, 1e-05) => ?x\n",
+     "t.lemma:1:10: error: aten.native_layer_norm.default has several results: write "
+     "native_layer_norm#k(...) for result k",
+     SC_LEMMA_ERROR_ARGS},
+    {"lemma a: neg#1(?x) => ?x\n",
+     "t.lemma:1:10: error: aten.neg.default has 1 result: #1 is out of range",
+     SC_LEMMA_ERROR_ARGS},
+    {"lemma a: neg(?x) => relu(?x) where size(?x, 0) > ?q\n",
+     "t.lemma:1:50: error: ?q in the condition is not bound by the left side or requires",
+     SC_LEMMA_ERROR_VAR},
+    {"lemma a: neg(?x) => relu(?x) where frob(?x) > 1\n",
+     "t.lemma:1:36: error: unknown function 'frob' in a condition (known: size, rank, dtype, "
+     "shape, numel, with_size, min, max, indexof)",
+     SC_LEMMA_ERROR_ARGS},
+    {"lemma a: neg(?x) => gelu(?x, approximate=?_)\n",
+     "t.lemma:1:42: error: '?_' matches any value: it cannot be used on the right side",
+     SC_LEMMA_ERROR_VAR},
+    {"lemma a: slice(?x, dim=0, start=?s + 1, end=?e) => ?x\n",
+     "t.lemma:1:33: error: argument 'start' of sc.slice.default: a computed value is only allowed on "
+     "the right side of a => lemma (the left side matches; write ?v and a where condition)",
+     SC_LEMMA_ERROR_ARGS},
+    {"lemma a: neg(?x) <=> neg(neg(neg(?y)))\n",
+     "t.lemma:1:18: error: '<=>' needs every variable on both sides: ?x is not bound by the "
+     "right side (use '=>')",
+     SC_LEMMA_ERROR_VAR},
+    {"  lemma a: neg(?x) => ?x\n",
+     "t.lemma:1:3: error: 'lemma' must start in column 1 (an indented line continues the "
+     "previous statement)",
+     SC_LEMMA_ERROR_SYNTAX},
+    {"lemma a: neg(?x) => ?x\nfoo\n", "t.lemma:2:1: error: expected 'lemma' or 'op', found 'foo'",
+     SC_LEMMA_ERROR_SYNTAX},
+    {"lemma a: neg(? x) => ?x\n", "t.lemma:1:14: error: expected a variable name after '?'",
+     SC_LEMMA_ERROR_SYNTAX},
+    {"lemma a: neg(?x) => ?x requires ?x\n",
+     "t.lemma:1:33: error: a requires pattern must be an operator call (it names e-nodes that "
+     "must exist)",
+     SC_LEMMA_ERROR_SYNTAX},
+    {"lemma a: slice(?x, dim=0, start=0, end=99999999999999999999) => ?x\n",
+     "t.lemma:1:40: error: integer out of range", SC_LEMMA_ERROR_SYNTAX},
+    {"lemma a: neg(\"x\") => ?x\n",
+     "t.lemma:1:14: error: argument 'self' of aten.neg.default is a tensor: expected ?x or an "
+     "operator call, found a string",
+     SC_LEMMA_ERROR_ARGS},
+    {"lemma a: neg(?x) => ?x where ?x > 1 where ?x > 2\n",
+     "t.lemma:1:37: error: expected 'requires' or end of statement, found 'where'",
+     SC_LEMMA_ERROR_SYNTAX},
+    {"lemma a: relu(?x) => mm(?x, ?x)\n",
+     "t.lemma:1:7: error: the right side of lemma a is ill-typed where the left side is not: "
+     "with ?x: ...",
+     SC_LEMMA_ERROR_TYPE},
+    {"lemma a: neg(?x) => ?x\n  lemma b: relu(?x) => ?x\n",
+     "t.lemma:2:3: error: expected 'where', 'requires' or end of statement, found 'lemma'",
+     SC_LEMMA_ERROR_SYNTAX},
+    {"op aten.foo(Tensor x) -> Tensor: shape(x)\n",
+     "t.lemma:1:4: error: cannot declare aten.foo: namespace 'aten' is reserved for built-in "
+     "operators",
+     SC_LEMMA_ERROR_DUPLICATE},
+    {"op mylib.bad1(Tensor x, flot eps) -> Tensor: shape(x)\n", "", SC_LEMMA_ERROR_DECL},
+    {"op mylib.bad2(Tensor x) -> Tensor: shape(y)\n",
+     "t.lemma:1:42: error: 'y' is not a parameter of mylib.bad2.default", SC_LEMMA_ERROR_DECL},
+    {"op mylib.bad3(Tensor x) -> Tensor: shape(x) = neg(neg(neg(relu(y))))\n",
+     "t.lemma:1:64: error: 'y' is not a parameter of mylib.bad3.default", SC_LEMMA_ERROR_DECL},
+    {"op mylib.bad4(Tensor x) -> Tensor: [size(x, 0)] = relu(x)\n", "", SC_LEMMA_ERROR_TYPE},
+    {"op badname(Tensor x) -> Tensor: shape(x)\n",
+     "t.lemma:1:4: error: expected a qualified operator name (namespace.name), found 'badname'",
+     SC_LEMMA_ERROR_SYNTAX},
+};
+
+static void test_errors(void) {
+  g_assert_cmpuint(G_N_ELEMENTS(bad), >=, 25);
+  uint32_t failures = 0;
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_autoptr(GError) err = NULL;
+    g_autoptr(sc_lemma_set) s = load_text(bad[i].text, &err);
+    if (s != NULL) {
+      g_printerr("case %zu: accepted: %s", i, bad[i].text);
+      failures++;
+      continue;
+    }
+    g_auto(GStrv) lines = g_strsplit(err->message, "\n", 2);
+    size_t el = strlen(bad[i].error);
+    gboolean prefix = el > 3 && strcmp(bad[i].error + el - 3, "...") == 0;
+    gboolean ok = err->domain == SC_LEMMA_ERROR && err->code == (gint)bad[i].code;
+    if (prefix)
+      ok = ok && strncmp(lines[0], bad[i].error, el - 3) == 0;
+    else if (bad[i].error[0])
+      ok = ok && strcmp(lines[0], bad[i].error) == 0;
+    else
+      ok = ok && g_str_has_prefix(lines[0], "t.lemma:1:");
+    if (!ok) {
+      g_printerr("case %zu: %s  got      %s (code %d)\n  expected %s (code %d)\n", i,
+                 bad[i].text, lines[0], err->code, bad[i].error, bad[i].code);
+      failures++;
+    }
+  }
+  g_assert_cmpuint(failures, ==, 0);
+}
+
+/* A failed load changes nothing; errors of several statements are all reported. */
+static void test_errors_atomic(void) {
+  g_autoptr(GError) err = NULL;
+  g_autoptr(sc_lemma_set) s = sc_lemma_set_new();
+  g_assert_false(sc_lemma_set_load_string(
+      s, "x.lemma", "lemma ok: neg(neg(?x)) => ?x\nlemma b: mn(?x) => ?x\nlemma c: neg(?x) => ?y\n",
+      &err));
+  g_assert_cmpuint(sc_lemma_set_n_lemmas(s), ==, 0);
+  g_auto(GStrv) lines = g_strsplit(err->message, "\n", -1);
+  g_assert_cmpuint(g_strv_length(lines), ==, 2);
+  g_assert_true(g_str_has_prefix(lines[0], "x.lemma:2:10: error: unknown operator 'mn'"));
+  g_assert_true(g_str_has_prefix(lines[1], "x.lemma:3:21: error: ?y on the right"));
+  g_clear_error(&err);
+  g_assert_true(sc_lemma_set_load_string(s, "y.lemma", "lemma ok: neg(neg(?x)) => ?x\n", &err));
+  g_assert_no_error(err);
+  g_assert_cmpuint(sc_lemma_set_n_lemmas(s), ==, 1);
+  /* a name already in the set */
+  g_assert_false(sc_lemma_set_load_string(s, "z.lemma", "\nlemma ok: relu(?x) => ?x\n", &err));
+  g_assert_cmpstr(err->message, ==, "z.lemma:2:7: error: lemma ok is defined twice");
+  g_clear_error(&err);
+  g_assert_false(sc_lemma_set_load_file(s, "/nonexistent/x.lemma", &err));
+  g_assert_error(err, SC_LEMMA_ERROR, SC_LEMMA_ERROR_IO);
+  g_clear_error(&err);
+  /* deep nesting of every recursive form is refused, not a stack overflow */
+  static const char *const deep[] = {"-", "not ", "neg(", "[", "("};
+  for (size_t i = 0; i < G_N_ELEMENTS(deep); i++) {
+    GString *t = g_string_new("lemma d: neg(?x) => ?x where ");
+    for (int k = 0; k < 100000; k++)
+      g_string_append(t, deep[i]);
+    g_assert_false(sc_lemma_set_load_string(s, "deep.lemma", t->str, &err));
+    g_assert_error(err, SC_LEMMA_ERROR, SC_LEMMA_ERROR_SYNTAX);
+    g_assert_nonnull(strstr(err->message, "nesting too deep"));
+    g_clear_error(&err);
+    g_string_free(t, TRUE);
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* The library                                                               */
+
+static void test_library(void) {
+  g_autoptr(GError) err = NULL;
+  g_autoptr(sc_lemma_set) s = sc_lemma_set_new();
+  g_assert_true(sc_lemma_set_load_dir(s, SC_LEMMA_SOURCE_DIR, &err));
+  g_assert_no_error(err);
+  g_assert_cmpuint(sc_lemma_set_n_lemmas(s), >=, 40);
+  static const char *const names[] = {
+      "slice_cat_left", "slice_cat_right", "slice_cat_span", "cat_adjacent_slices",
+      "slice_split",    "mm_cat_rows",     "mm_cat_cols",    "mm_cat_contract",
+      "bmm_cat_batch",  "addmm_to_add",    "gelu_cat",       "add_cat",
+      "mul_sum_right",  "sum_comm",        "sum_assoc_right", "sum_transpose",
+      "sum_view",       "transpose_cat_other", "permute_cat"};
+  for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+    if (sc_lemma_set_find(s, names[i]) < 0)
+      g_error("lemma %s missing", names[i]);
+  const sc_lemma_info *sp = sc_lemma_set_lemma(s, (uint32_t)sc_lemma_set_find(s, "slice_split"));
+  g_assert_cmpuint(sp->n_requires, ==, 1);
+  g_assert_true(g_str_has_suffix(sp->file, "slice-cat.lemma"));
+  /* compile against a lang: one rewrite per direction */
+  g_autoptr(sc_symtab) st = sc_symtab_new();
+  g_autoptr(sc_graph) g = sc_graph_new(st);
+  g_autoptr(sc_lang) lang = sc_lang_new(st, g);
+  g_autoptr(sc_lemma_rules) r = sc_lemma_compile(s, lang, &err);
+  g_assert_no_error(err);
+  uint32_t n_rules, both = 0;
+  sc_rewrite *const *rw = sc_lemma_rules_array(r, &n_rules);
+  for (uint32_t i = 0; i < sc_lemma_set_n_lemmas(s); i++)
+    both += sc_lemma_set_lemma(s, i)->direction == SC_LEMMA_BOTH;
+  g_assert_cmpuint(n_rules, ==, sc_lemma_set_n_lemmas(s) + both);
+  g_assert_cmpuint(sc_lemma_rules_lemma_of(r, n_rules - 1), ==, sc_lemma_set_n_lemmas(s) - 1);
+  g_assert_nonnull(rw[0]);
+  g_assert_true(g_file_test(sc_lemma_builtin_dir(), G_FILE_TEST_IS_DIR));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Constrained lemmas, undecided conditions                                  */
+
+static void test_constrained(void) {
+  world w;
+  world_init(&w);
+  g_autoptr(GError) err = NULL;
+  g_assert_true(sc_lemma_set_load_string(
+      w.set, "c.lemma",
+      "lemma split: slice(?x, dim=?d, start=?s, end=?e)\n"
+      "    => cat(slice(?x, dim=?d, start=?s, end=?m), slice(?x, dim=?d, start=?m, end=?e), dim=?d)\n"
+      "  where 0 <= ?s and ?s < ?m and ?m < ?e\n"
+      "  requires slice(?x, dim=?d, start=?s, end=?m)\n",
+      &err));
+  g_assert_no_error(err);
+  sc_ttype t = {sc_shape_of(1, (int64_t[]){8}), SC_DTYPE_F32};
+  sc_id id;
+  g_assert_true(sc_graph_add_input(w.g, "x", &t, &id, &err));
+  world_add(&w, "slice(x, dim=0, start=0, end=6)");
+  world_run(&w);
+  g_assert_cmpuint(applications(&w, "split"), ==, 0);
+  g_assert_false(world_equal(&w, "slice(x, dim=0, start=0, end=6)",
+                             "cat(slice(x, dim=0, start=0, end=2), slice(x, dim=0, start=2, end=6))"));
+  /* now the required node exists (added by world_equal): it fires */
+  world_run(&w);
+  g_assert_cmpuint(applications(&w, "split"), >=, 1);
+  g_assert_true(world_equal(&w, "slice(x, dim=0, start=0, end=6)",
+                            "cat(slice(x, dim=0, start=0, end=2), slice(x, dim=0, start=2, end=6))"));
+  world_clear(&w);
+}
+
+static void test_undecided(void) {
+  world w;
+  world_init(&w);
+  g_autoptr(GError) err = NULL;
+  g_assert_true(sc_symtab_declare(w.st, "S", TRUE, 1, FALSE, 0, &err));
+  g_assert_true(sc_lemma_set_load_file(w.set, SC_LEMMA_SOURCE_DIR "/slice-cat.lemma", &err));
+  sc_ttype t;
+  t.dtype = SC_DTYPE_F32;
+  t.shape.rank = 1;
+  g_assert_true(sc_dim_parse(w.st, "S", &t.shape.dims[0], &err));
+  sc_id id;
+  g_assert_true(sc_graph_add_input(w.g, "a", &t, &id, &err));
+  g_assert_true(sc_graph_add_input(w.g, "b", &t, &id, &err));
+  /* is 3 <= S?  unknown (S >= 1): slice_cat_left must not fire */
+  world_add(&w, "slice(cat(a, b), dim=0, start=0, end=3)");
+  world_run(&w);
+  g_assert_false(world_equal(&w, "slice(cat(a, b), dim=0, start=0, end=3)",
+                             "slice(a, dim=0, start=0, end=3)"));
+  sc_lemma_counters c;
+  sc_lemma_rules_counters(w.rules, (uint32_t)sc_lemma_set_find(w.set, "slice_cat_left"), &c);
+  g_assert_cmpuint(c.applications, ==, 0);
+  g_assert_cmpuint(c.undecided, >=, 1);
+  g_assert_cmpuint(c.matches, >=, 1);
+  world_clear(&w);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Operator declarations                                                     */
+
+static const char *const decls =
+    "# a fused RMSNorm: x * rsqrt(mean(x^2, -1) + eps) * w\n"
+    "op testlib.rms_norm(Tensor x, Tensor w, float eps=1e-06) -> Tensor: shape(x)\n"
+    "  where rank(w) == 1 and size(w, 0) == size(x, -1) and dtype(w) == dtype(x)\n"
+    "  = mul.Tensor(mul.Tensor(x, rsqrt(add.Scalar(mean.dim(pow.Tensor_Scalar(x, 2), [-1], "
+    "True), eps))), w)\n"
+    "# vLLM's silu_and_mul: silu(x[..., :d]) * x[..., d:], d = size(x, -1) / 2\n"
+    "op testlib.gated_silu(Tensor x) -> Tensor: with_size(shape(x), -1, size(x, -1) / 2)\n"
+    "  where 2 divides size(x, -1) and rank(x) == 2\n"
+    "  = mul.Tensor(silu(slice(x, dim=1, start=0, end=size(x, 1) / 2)),\n"
+    "               slice(x, dim=1, start=size(x, 1) / 2, end=size(x, 1)))\n"
+    "op testlib.two(Tensor x) -> (Tensor: shape(x), Tensor: [size(x, 0)] as i64)\n";
+
+static void test_decl_shape(void) {
+  g_autoptr(GError) err = NULL;
+  g_autoptr(sc_lemma_set) s = sc_lemma_set_new();
+  g_assert_true(sc_lemma_set_load_string(s, "decl.lemma", decls, &err));
+  g_assert_no_error(err);
+  g_assert_cmpuint(sc_lemma_set_n_ops(s), ==, 3);
+  const sc_op *op = sc_ops_lookup("testlib.gated_silu", &err);
+  g_assert_no_error(err);
+  g_assert_true(op == sc_lemma_set_op(s, 1));
+  g_assert_true(op == sc_ops_lookup_func("gated_silu", &err));
+  g_assert_cmpint(sc_lemma_set_find(s, "gated_silu_unfold"), >=, 0);
+  g_assert_true(sc_lemma_set_lemma(s, (uint32_t)sc_lemma_set_find(s, "rms_norm_unfold"))->unfolds ==
+                sc_lemma_set_op(s, 0));
+  /* the shape rule through the registry */
+  g_autoptr(sc_symtab) st = sc_symtab_new();
+  sc_ttype x = {sc_shape_of(2, (int64_t[]){3, 8}), SC_DTYPE_F16};
+  /* well-formed through a lang (its add_call runs the rule) */
+  g_autoptr(sc_graph) g = sc_graph_new(st);
+  sc_id xid;
+  g_assert_true(sc_graph_add_input(g, "x", &x, &xid, &err));
+  g_autoptr(sc_lang) lang = sc_lang_new(st, g);
+  sc_id cx = sc_lang_add_tensor(lang, xid);
+  sc_value a1[1] = {sc_value_tensor(0)};
+  sc_id c = sc_lang_add_call(lang, op, a1, &cx, 1, 0, &err);
+  g_assert_no_error(err);
+  const sc_ttype *ty = sc_lang_class_type(lang, c);
+  g_assert_cmpuint(ty->shape.rank, ==, 2);
+  g_assert_cmpint(ty->shape.dims[0].value, ==, 3);
+  g_assert_cmpint(ty->shape.dims[1].value, ==, 4);
+  g_assert_cmpint(ty->dtype, ==, SC_DTYPE_F16);
+  /* an odd last dim violates the declared condition */
+  sc_ttype odd = {sc_shape_of(2, (int64_t[]){3, 7}), SC_DTYPE_F32};
+  sc_id oid;
+  g_assert_true(sc_graph_add_input(g, "o", &odd, &oid, &err));
+  sc_id co = sc_lang_add_tensor(lang, oid);
+  g_assert_cmpuint(sc_lang_add_call(lang, op, a1, &co, 1, 0, &err), ==, SC_ID_NONE);
+  g_assert_nonnull(err);
+  g_assert_nonnull(strstr(err->message, "the declared condition does not hold"));
+  g_clear_error(&err);
+  /* two results, the second with its own dtype */
+  const sc_op *two = sc_lemma_set_op(s, 2);
+  g_assert_cmpuint(two->n_results, ==, 2);
+  sc_id c1 = sc_lang_add_call(lang, two, a1, &cx, 1, 1, &err);
+  g_assert_no_error(err);
+  g_assert_cmpint(sc_lang_class_type(lang, c1)->dtype, ==, SC_DTYPE_I64);
+  g_assert_cmpuint(sc_lang_class_type(lang, c1)->shape.rank, ==, 1);
+  /* loading the same declarations again is the same operator; a different
+   * definition under the same name is refused */
+  g_autoptr(sc_lemma_set) s2 = sc_lemma_set_new();
+  g_assert_true(sc_lemma_set_load_string(s2, "decl2.lemma", decls, &err));
+  g_assert_no_error(err);
+  g_assert_true(sc_lemma_set_op(s2, 1) == op);
+  g_autoptr(sc_lemma_set) s3 = sc_lemma_set_new();
+  g_assert_false(sc_lemma_set_load_string(
+      s3, "decl3.lemma", "op testlib.gated_silu(Tensor x) -> Tensor: shape(x)\n", &err));
+  g_assert_error(err, SC_LEMMA_ERROR, SC_LEMMA_ERROR_DUPLICATE);
+  g_assert_nonnull(strstr(err->message, "already registered with a different definition"));
+}
+
+static void test_decl_unfold(void) {
+  world w;
+  world_init(&w);
+  g_autoptr(GError) err = NULL;
+  g_assert_true(sc_lemma_set_load_string(w.set, "decl.lemma", decls, &err));
+  g_assert_no_error(err);
+  g_assert_true(sc_lemma_set_load_file(w.set, SC_LEMMA_SOURCE_DIR "/elementwise.lemma", &err));
+  g_assert_true(sc_lemma_set_load_file(w.set, SC_LEMMA_SOURCE_DIR "/slice-cat.lemma", &err));
+  g_assert_no_error(err);
+  sc_ttype t = {sc_shape_of(2, (int64_t[]){4, 16}), SC_DTYPE_F32};
+  sc_ttype wt = {sc_shape_of(1, (int64_t[]){16}), SC_DTYPE_F32};
+  sc_id id;
+  g_assert_true(sc_graph_add_input(w.g, "x", &t, &id, &err));
+  g_assert_true(sc_graph_add_input(w.g, "w", &wt, &id, &err));
+  world_add(&w, "gated_silu(x)");
+  world_add(&w, "rms_norm(x, w)");
+  world_run(&w);
+  g_assert_cmpuint(applications(&w, "gated_silu_unfold"), ==, 1);
+  g_assert_true(world_equal(&w, "gated_silu(x)",
+                            "mul.Tensor(silu(slice(x, dim=1, start=0, end=8)), "
+                            "slice(x, dim=1, start=8, end=16))"));
+  g_assert_true(world_equal(
+      &w, "rms_norm(x, w, eps=1e-06)",
+      "mul.Tensor(mul.Tensor(x, rsqrt(add.Scalar(mean.dim(pow.Tensor_Scalar(x, 2), [-1], True), "
+      "1e-06))), w)"));
+  g_assert_false(world_equal(&w, "rms_norm(x, w, eps=1e-05)", "rms_norm(x, w)"));
+  world_clear(&w);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  sc_ops_init();
+  g_test_add_func("/lemma/parse/constructs", test_parse_constructs);
+  g_test_add_func("/lemma/errors/pinned", test_errors);
+  g_test_add_func("/lemma/errors/atomic", test_errors_atomic);
+  g_test_add_func("/lemma/library/load-compile", test_library);
+  g_test_add_func("/lemma/run/constrained", test_constrained);
+  g_test_add_func("/lemma/run/undecided", test_undecided);
+  g_test_add_func("/lemma/decl/shape-rule", test_decl_shape);
+  g_test_add_func("/lemma/decl/unfold", test_decl_unfold);
+  g_test_add_func("/lemma/programs", test_programs);
+  return g_test_run();
+}
