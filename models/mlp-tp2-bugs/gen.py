@@ -41,7 +41,7 @@ for n in b["impl"]["nodes"]:
         o["shape"] = [2, 8]
 b["input_relation"]["x"] = ["cat(x_0, x_1, dim=0)"]
 b["expect_output_relation"] = {"y": ["cat(y_0, y_1, dim=0)"]}
-write("sharded-input", b, "BUG: x is split along the batch where Megatron's column-parallel "
+write("sharded-input", b, "BUG ON PURPOSE: x is split along the batch where Megatron's column-parallel "
       "fc1 needs it replicated; fc1 cannot be mapped")
 
 # 2. the all_reduce is missing: each rank returns its partial sum.
@@ -50,7 +50,7 @@ b["impl"]["nodes"] = [n for n in b["impl"]["nodes"] if n["name"] != "allreduce"]
 b["impl"]["outputs"] = ["p_0", "p_1"]
 # what the author meant: y on every rank
 b["expect_output_relation"] = {"y": ["p_0", "p_1"]}
-write("missing-allreduce", b, "BUG: the all_reduce after the row-parallel fc2 is missing; "
+write("missing-allreduce", b, "BUG ON PURPOSE: the all_reduce after the row-parallel fc2 is missing; "
       "y is only the sum of the ranks' outputs, not on each rank as expected")
 
 # 3. the all_reduce replaced by an all_gather along dim 0.
@@ -64,7 +64,7 @@ for o in ar["outputs"]:
 # what the author meant: the first rows of the gathered result are y
 b["expect_output_relation"] = {"y": ["slice(y_0, dim=0, start=0, end=4)",
                                      "slice(y_1, dim=0, start=0, end=4)"]}
-write("allgather-for-allreduce", b, "BUG: the partial sums are all-gathered instead of "
+write("allgather-for-allreduce", b, "BUG ON PURPOSE: the partial sums are all-gathered instead of "
       "all-reduced; y is not on any rank")
 
 # 4. correct twin: w1 replicated, each rank slices its own columns.
@@ -89,7 +89,7 @@ def slicing(offset1):
     return b
 
 
-write("slice-offset", slicing(0), "BUG: both ranks slice columns 0:8 of the replicated w1 "
+write("slice-offset", slicing(0), "BUG ON PURPOSE: both ranks slice columns 0:8 of the replicated w1 "
       "(rank 1 should take 8:16); fc1 cannot be mapped")
 
 # 5. an extra scaling: the all-reduced sum is divided by the TP size.
@@ -102,7 +102,7 @@ for r in (0, 1):
                                "args": [f"s_{r}", 2],
                                "outputs": [{"name": f"y_{r}", "shape": [4, 8], "rank": r}],
                                "src": "mlp_tp.py:25"})
-write("extra-scaling", b, "BUG: the all-reduced output is divided by the TP size, as if "
+write("extra-scaling", b, "BUG ON PURPOSE: the all-reduced output is divided by the TP size, as if "
       "it were an average; y is not on any rank")
 
 # The correct twin of slice-offset, to show the bug is the offset.
