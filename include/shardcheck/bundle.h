@@ -83,6 +83,24 @@ uint32_t sc_bundle_n_check_outputs(const sc_bundle *b);
 sc_id sc_bundle_check_output(const sc_bundle *b, uint32_t i);
 gboolean sc_bundle_check_outputs_given(const sc_bundle *b);
 
+/* Per-rank implementation graphs ("impl": {"ranks": [...]}): the number of
+ * ranks, 0 when impl was given as one graph.  The impl graph is then the
+ * stitched graph: tensor x and node n of rank k are "rk.x" and "rk.n"
+ * (tensor rank k), a rank's symbol NAME is "rk.NAME" in the symtab, and
+ * each collective call of a group of two or more members is one comm.*
+ * node named "comm:GROUP:J" (J counted from 0); calls on one-member groups
+ * stay `_c10d_functional.*` nodes of their rank. */
+uint32_t sc_bundle_n_ranks(const sc_bundle *b);
+/* "inputs_behind_assumptions": spec inputs exempt from input_relation
+ * because they reach the checked outputs only through assume_relation
+ * tensors (checked at load time). */
+uint32_t sc_bundle_n_inputs_behind_assumptions(const sc_bundle *b);
+sc_id sc_bundle_input_behind_assumptions(const sc_bundle *b, uint32_t i);
+/* Warnings of a successful load ("FILE: PATH: what"), e.g. an unknown
+ * top-level field that was ignored. */
+uint32_t sc_bundle_n_warnings(const sc_bundle *b);
+const char *sc_bundle_warning(const sc_bundle *b, uint32_t i);
+
 G_END_DECLS
 
 #endif

@@ -126,6 +126,9 @@ int sc_cli_check(int argc, char **argv) {
     sc_lemma_set_free(lemmas);
     return SC_EXIT_INPUT_ERROR;
   }
+  /* Unknown top-level fields (extensions) were ignored: say so. */
+  for (uint32_t i = 0; i < sc_bundle_n_warnings(b); i++)
+    fprintf(stderr, "shardcheck: warning: %s\n", sc_bundle_warning(b, i));
 
   /* cvc5 decides the size comparisons that the normal form leaves open. */
   sc_smt *smt = sc_smt_new();

@@ -2,17 +2,29 @@
  *
  * Loading runs in a fixed order, so that every name a later part refers to
  * is known: format, symbols and assumptions (the symtab), the spec graph,
- * the impl graph, the relations, check_outputs.  A graph is read in two
- * passes: inputs and node declarations (every tensor name exists), then the
- * node arguments (bound against all names, so file order need not be
- * topological); sc_graph_finish orders the nodes, infers and checks types.
- * Node ids equal file indices, so a graph error about node k is reported at
- * "GRAPH.nodes[k]".
+ * the impl graph, inputs_behind_assumptions, the relations, check_outputs.
+ * A graph is read in two passes: inputs and node declarations (every tensor
+ * name exists), then the node arguments (bound against all names, so file
+ * order need not be topological); sc_graph_finish orders the nodes, infers
+ * and checks types.  Node ids equal file indices, so a graph error about
+ * node k is reported at "GRAPH.nodes[k]".
+ *
+ * Per-rank implementation graphs ("impl": {"ranks": [...], "groups": ...})
+ * are each read as a graph of their own, with the symbols a rank declares
+ * renamed to "rk.NAME" as they are read (in size strings of shapes, value
+ * ranges, integer arguments and the rank's assumptions; see rename_syms),
+ * then stitched into the one impl graph by ranks.c.  vllm.all_reduce (not in
+ * the registry) is read as _c10d_functional.all_reduce with reduce op "sum".
+ *
+ * Unknown top-level fields are ignored with a warning (extensions); unknown
+ * fields anywhere else are errors (typos), except names starting "x-"/"x_".
  *
  * Every error is raised through fail(), which formats "FILE: PATH: what"
  * and fills the diag; the caller then frees the partial bundle, which owns
  * everything made so far. */
 #include "shardcheck/bundle.h"
+
+#include "ranks-private.h"
 
 #include <jansson.h>
 #include <stdarg.h>
@@ -30,6 +42,9 @@ struct sc_bundle {
   gboolean has_expect;
   GArray *check_outputs;   /* sc_id */
   gboolean check_given;
+  uint32_t n_ranks;        /* impl given per rank: how many; else 0 */
+  GArray *behind;          /* sc_id: inputs_behind_assumptions */
+  GPtrArray *warnings;     /* char *, owned */
 };
 
 typedef struct {
@@ -37,6 +52,14 @@ typedef struct {
   sc_bundle *b;
   sc_bundle_diag *diag;
   GError **error;
+  /* While reading one rank's graph: its symbols, name -> "rk.name"; NULL
+   * elsewhere. */
+  GHashTable *renames;
+  /* The graph being read may hold per-rank collectives (spec, rank graphs):
+   * vllm.all_reduce is read as _c10d_functional.all_reduce. */
+  gboolean c10d_graph;
+  /* The rank whose graph is being read, else -1. */
+  int32_t cur_rank;
 } loader;
 
 void sc_bundle_diag_clear(sc_bundle_diag *d) {
@@ -185,6 +208,62 @@ static gboolean check_name(loader *ld, const char *path, const char *s, const ch
   return TRUE;
 }
 
+/* ---- rank-local symbols ---- */
+
+/* TEXT with every identifier that names a symbol of RENAMES replaced by its
+ * new name, or NULL when nothing changes.  Identifiers are tokenized as the
+ * size parser does (a letter or '_', then letters, digits, '_' and '.');
+ * a name followed by '(' is a function (min, max) and stays; digits start a
+ * number, whose letters are not an identifier. */
+static char *rename_syms(GHashTable *renames, const char *text) {
+  if (renames == NULL || g_hash_table_size(renames) == 0)
+    return NULL;
+  GString *out = NULL;
+  const char *p = text, *copied = text;
+  while (*p) {
+    if (g_ascii_isalpha(*p) || *p == '_') {
+      const char *b = p;
+      while (g_ascii_isalnum(*p) || *p == '_' || *p == '.')
+        p++;
+      const char *q = p;
+      while (*q == ' ' || *q == '\t')
+        q++;
+      g_autofree char *tok = g_strndup(b, (gsize)(p - b));
+      const char *to = *q == '(' ? NULL : g_hash_table_lookup(renames, tok);
+      if (to != NULL) {
+        if (out == NULL)
+          out = g_string_new(NULL);
+        g_string_append_len(out, copied, b - copied);
+        g_string_append(out, to);
+        copied = p;
+      }
+    } else if (g_ascii_isdigit(*p)) {
+      while (g_ascii_isalnum(*p) || *p == '_')
+        p++;
+    } else {
+      p++;
+    }
+  }
+  if (out == NULL)
+    return NULL;
+  g_string_append(out, copied);
+  return g_string_free(out, FALSE);
+}
+
+/* Rename rank symbols in the strings of a raw argument value. */
+static void rename_value(GHashTable *renames, sc_value *v) {
+  if (v->kind == SC_VAL_STR) {
+    char *r = rename_syms(renames, v->u.s);
+    if (r != NULL) {
+      g_free(v->u.s);
+      v->u.s = r;
+    }
+  } else if (v->kind == SC_VAL_LIST) {
+    for (uint32_t i = 0; i < v->u.items.n; i++)
+      rename_value(renames, &v->u.items.v[i]);
+  }
+}
+
 /* ---- sizes and types ---- */
 
 /* An integer or an integer expression over the symbols. */
@@ -199,7 +278,8 @@ static gboolean read_dim(loader *ld, const char *path, json_t *v, sc_dim *out) {
   }
   GError *err = NULL;
   sc_symtab_clear_overflow(ld->b->st);
-  if (!sc_dim_parse(ld->b->st, json_string_value(v), out, &err))
+  g_autofree char *renamed = rename_syms(ld->renames, json_string_value(v));
+  if (!sc_dim_parse(ld->b->st, renamed ? renamed : json_string_value(v), out, &err))
     return fail_err(ld, path, err);
   if (sc_symtab_overflowed(ld->b->st)) {
     sc_symtab_clear_overflow(ld->b->st);
@@ -244,17 +324,20 @@ static gboolean read_dtype(loader *ld, const char *path, json_t *v, sc_dtype *ou
   return TRUE;
 }
 
+/* A tensor's "rank"; in the graph of rank k it is k, given or not. */
 static gboolean read_rank_field(loader *ld, const char *path, json_t *obj, int32_t *out) {
   json_t *r;
-  *out = -1;
+  *out = ld->cur_rank;
   if (!get_field(ld, path, obj, "rank", FALSE, JSON_INTEGER, "an integer", &r))
     return FALSE;
   if (r == NULL)
     return TRUE;
-  if (json_integer_value(r) < 0 || json_integer_value(r) > INT32_MAX) {
-    g_autofree char *p = key_path(path, "rank");
+  g_autofree char *p = key_path(path, "rank");
+  if (json_integer_value(r) < 0 || json_integer_value(r) > INT32_MAX)
     return fail(ld, p, "rank %" JSON_INTEGER_FORMAT " is out of range", json_integer_value(r));
-  }
+  if (ld->cur_rank >= 0 && json_integer_value(r) != ld->cur_rank)
+    return fail(ld, p, "rank %" JSON_INTEGER_FORMAT " in the graph of rank %d",
+                json_integer_value(r), ld->cur_rank);
   *out = (int32_t)json_integer_value(r);
   return TRUE;
 }
@@ -276,16 +359,20 @@ static gboolean read_bound(loader *ld, const char *path, json_t *obj, const char
   return TRUE;
 }
 
-static gboolean read_symbols(loader *ld, json_t *root) {
+/* "symbols" and "assume" of OBJ (the bundle, or a graph at BASE).  In the
+ * graph of rank RANK (>= 0), symbol NAME is declared as "rRANK.NAME" and
+ * ld->renames is filled for the rest of that graph. */
+static gboolean read_symbols_at(loader *ld, json_t *obj, const char *base, int32_t rank) {
   json_t *syms, *assume;
-  if (!get_field(ld, "", root, "symbols", FALSE, JSON_OBJECT, "an object", &syms))
+  if (!get_field(ld, base, obj, "symbols", FALSE, JSON_OBJECT, "an object", &syms))
     return FALSE;
   const char *k;
   json_t *v;
   static const char *const fields[] = {"min", "max", NULL};
+  g_autofree char *sym_base = key_path(base, "symbols");
   if (syms != NULL)
     json_object_foreach(syms, k, v) {
-      g_autofree char *p = key_path("symbols", k);
+      g_autofree char *p = key_path(sym_base, k);
       if (!expect_type(ld, p, v, JSON_OBJECT, "an object {\"min\": .., \"max\": ..}") ||
           !check_fields(ld, p, v, fields))
         return FALSE;
@@ -295,20 +382,25 @@ static gboolean read_symbols(loader *ld, json_t *root) {
           !read_bound(ld, p, v, "max", &has_max, &max))
         return FALSE;
       GError *err = NULL;
-      if (!sc_symtab_declare(ld->b->st, k, has_min, min, has_max, max, &err))
+      g_autofree char *global = rank >= 0 ? g_strdup_printf("r%d.%s", rank, k) : g_strdup(k);
+      if (!sc_symtab_declare(ld->b->st, global, has_min, min, has_max, max, &err))
         return fail_err(ld, p, err);
+      if (rank >= 0)
+        g_hash_table_insert(ld->renames, g_strdup(k), g_strdup(global));
     }
-  if (!get_field(ld, "", root, "assume", FALSE, JSON_ARRAY, "an array of strings", &assume))
+  if (!get_field(ld, base, obj, "assume", FALSE, JSON_ARRAY, "an array of strings", &assume))
     return FALSE;
+  g_autofree char *assume_base = key_path(base, "assume");
   if (assume != NULL)
     for (size_t i = 0; i < json_array_size(assume); i++) {
-      g_autofree char *p = g_strdup_printf("assume[%zu]", i);
+      g_autofree char *p = g_strdup_printf("%s[%zu]", assume_base, i);
       json_t *a = json_array_get(assume, i);
       if (!expect_type(ld, p, a, JSON_STRING, "a constraint string"))
         return FALSE;
       GError *err = NULL;
       sc_symtab_clear_overflow(ld->b->st);
-      if (!sc_symtab_assume(ld->b->st, json_string_value(a), &err))
+      g_autofree char *renamed = rename_syms(ld->renames, json_string_value(a));
+      if (!sc_symtab_assume(ld->b->st, renamed ? renamed : json_string_value(a), &err))
         return fail_err(ld, p, err);
       if (sc_symtab_overflowed(ld->b->st)) {
         sc_symtab_clear_overflow(ld->b->st);
@@ -413,11 +505,47 @@ static gboolean inplace_name(const char *qualname, char **suggestion) {
   return TRUE;
 }
 
+/* torch.fx prints a Python number passed where an ATen schema says Tensor
+ * as it is ("aten.div.Tensor(x, 8)": PyTorch wraps it as a number).  If OP
+ * is a ".Tensor" (".Tensor_mode") overload and a Tensor argument other than
+ * the first is a JSON number or boolean, the ".Scalar" (".Scalar_mode")
+ * overload of the same operator, which computes the same thing, else OP. */
+static const sc_op *scalar_overload(const sc_op *op, json_t *args, json_t *kwargs) {
+  const char *alt;
+  if (strcmp(op->overload, "Tensor") == 0)
+    alt = "Scalar";
+  else if (strcmp(op->overload, "Tensor_mode") == 0)
+    alt = "Scalar_mode";
+  else
+    return op;
+  gboolean number = FALSE;
+  for (uint32_t i = 1; i < op->n_args && !number; i++) {
+    if (op->args[i].type != SC_ARG_TENSOR)
+      continue;
+    json_t *v = NULL;
+    if (args != NULL && !op->args[i].kwarg_only && i < json_array_size(args))
+      v = json_array_get(args, i);
+    else if (kwargs != NULL)
+      v = json_object_get(kwargs, op->args[i].name);
+    number = v != NULL && (json_is_number(v) || json_is_boolean(v));
+  }
+  if (!number)
+    return op;
+  g_autofree char *q = g_strdup_printf("%s.%s.%s", op->ns, op->name, alt);
+  const sc_op *s = sc_ops_lookup(q, NULL);
+  return s != NULL && s->n_results == op->n_results ? s : op;
+}
+
 /* Per-node state between the two passes. */
 typedef struct {
   json_t *obj;
   sc_id node;
+  gboolean vllm_all_reduce; /* read as _c10d_functional.all_reduce(x, "sum", group) */
 } pending_node;
+
+static gboolean is_vllm_all_reduce(const char *qual) {
+  return strcmp(qual, "vllm.all_reduce.default") == 0 || strcmp(qual, "vllm.all_reduce") == 0;
+}
 
 static gboolean declare_node(loader *ld, sc_graph *g, const char *gpath, size_t index,
                              json_t *v, pending_node *pn) {
@@ -443,6 +571,10 @@ static gboolean declare_node(loader *ld, sc_graph *g, const char *gpath, size_t 
     return fail(ld, np, "duplicate node name '%s'", nm);
 
   const char *qual = json_string_value(opj);
+  if (ld->c10d_graph && is_vllm_all_reduce(qual)) {
+    pn->vllm_all_reduce = TRUE;
+    qual = "_c10d_functional.all_reduce.default";
+  }
   g_autofree char *sugg = NULL;
   if (inplace_name(qual, &sugg))
     return fail(ld, opp,
@@ -460,6 +592,7 @@ static gboolean declare_node(loader *ld, sc_graph *g, const char *gpath, size_t 
                 "in-place operator '%s' mutates its input: graphs must be functional; "
                 "functionalize it",
                 op->qualname);
+  op = scalar_overload(op, args, kwargs);
 
   size_t n_out = json_array_size(outputs);
   if (!op->results_variadic && n_out != op->n_results)
@@ -467,15 +600,27 @@ static gboolean declare_node(loader *ld, sc_graph *g, const char *gpath, size_t 
                 op->n_results, op->n_results == 1 ? "" : "s", n_out,
                 n_out == 1 ? "is" : "are");
   g_autofree const char **names = g_new0(const char *, n_out ? n_out : 1);
+  /* A null result of a multi-result operator without output_mask is one
+   * nobody reads (torch.fx prints no getitem for it, and fx2bundle writes
+   * null): it gets the name "NODE#i", which no relation can spell. */
+  g_autoptr(GPtrArray) made = g_ptr_array_new_with_free_func(g_free);
+  gboolean name_nulls = sc_ops_arg_index(op, "output_mask") < 0 &&
+                        (op->results_variadic || op->n_results > 1);
   g_autofree sc_tensor_decl *decls = g_new0(sc_tensor_decl, n_out ? n_out : 1);
   g_autofree int32_t *ranks = g_new0(int32_t, n_out ? n_out : 1);
   static const char *const ofields[] = {"name", "shape", "dtype", "rank", NULL};
   for (size_t i = 0; i < n_out; i++) {
     json_t *o = json_array_get(outputs, i);
     g_autofree char *op_i = g_strdup_printf("%s[%zu]", outp, i);
-    ranks[i] = -1;
-    if (json_is_null(o))
+    ranks[i] = ld->cur_rank;
+    if (json_is_null(o)) {
+      if (name_nulls) {
+        char *nm_i = g_strdup_printf("%s#%zu", nm, i);
+        g_ptr_array_add(made, nm_i);
+        names[i] = nm_i;
+      }
       continue;
+    }
     json_t *on, *os, *od;
     if (!expect_type(ld, op_i, o, JSON_OBJECT, "a result object or null") ||
         !check_fields(ld, op_i, o, ofields) ||
@@ -589,9 +734,10 @@ static gboolean bind_node(loader *ld, sc_graph *g, const char *gpath, const char
   json_t *kwargs = json_object_get(pn->obj, "kwargs");
   size_t n_pos = args ? json_array_size(args) : 0;
   size_t n_kw_all = kwargs ? json_object_size(kwargs) : 0;
-  sc_value *pos = g_new0(sc_value, n_pos ? n_pos : 1);
-  sc_value *kw = g_new0(sc_value, n_kw_all ? n_kw_all : 1);
-  const char **kw_names = g_new0(const char *, n_kw_all ? n_kw_all : 1);
+  /* vllm.all_reduce(tensor, group_name): one more slot for the reduce op. */
+  sc_value *pos = g_new0(sc_value, n_pos + 1);
+  sc_value *kw = g_new0(sc_value, n_kw_all + 1);
+  const char **kw_names = g_new0(const char *, n_kw_all + 1);
   sc_value *bound = NULL;
   uint32_t n_kw = 0;
   gboolean ok = TRUE;
@@ -612,6 +758,37 @@ static gboolean bind_node(loader *ld, sc_graph *g, const char *gpath, const char
       if (!(ok = raw_value(ld, pk, v, &kw[n_kw++])))
         break;
     }
+  }
+  /* Rank symbols in integer arguments ("u0" -> "r1.u0"). */
+  if (ok && ld->renames != NULL && g_hash_table_size(ld->renames) > 0) {
+    for (size_t i = 0; i < n_pos && i < op->n_args; i++)
+      if (op->args[i].type == SC_ARG_INT || op->args[i].type == SC_ARG_INT_LIST ||
+          op->args[i].type == SC_ARG_SCALAR)
+        rename_value(ld->renames, &pos[i]);
+    for (uint32_t i = 0; i < n_kw; i++) {
+      int32_t a = sc_ops_arg_index(op, kw_names[i]);
+      if (a >= 0 && (op->args[a].type == SC_ARG_INT || op->args[a].type == SC_ARG_INT_LIST ||
+                     op->args[a].type == SC_ARG_SCALAR))
+        rename_value(ld->renames, &kw[i]);
+    }
+  }
+  /* vllm.all_reduce(Tensor tensor, str group_name): a sum all-reduce. */
+  if (ok && pn->vllm_all_reduce) {
+    if (n_pos > 2) {
+      g_autofree char *p = g_strdup_printf("%s.args[2]", path);
+      ok = fail(ld, p, "vllm.all_reduce takes (tensor, group_name), found %zu positional "
+                "arguments", n_pos);
+    } else if (n_pos == 2) {
+      pos[2] = pos[1];
+      pos[1] = sc_value_str("sum");
+      n_pos = 3;
+    } else {
+      kw_names[n_kw] = "reduce_op";
+      kw[n_kw++] = sc_value_str("sum");
+    }
+    for (uint32_t i = 0; i < n_kw && ok; i++)
+      if (strcmp(kw_names[i], "tensor") == 0)
+        kw_names[i] = "input";
   }
   if (ok) {
     GError *err = NULL;
@@ -662,27 +839,79 @@ static gboolean bind_node(loader *ld, sc_graph *g, const char *gpath, const char
   return ok;
 }
 
-static gboolean read_graph(loader *ld, json_t *root, const char *gname, sc_graph **out) {
-  json_t *gj;
-  if (!get_field(ld, "", root, gname, TRUE, JSON_OBJECT, "a graph object", &gj))
+typedef enum { GRAPH_SPEC, GRAPH_IMPL, GRAPH_RANK } graph_kind;
+
+/* "groups": {name: [global ranks]} of OBJ at BASE, into GS; for the spec
+ * (ONE_MEMBER) every group must have exactly one member. */
+static gboolean read_groups(loader *ld, json_t *obj, const char *base, sc_ranks_groups *gs,
+                            gboolean one_member) {
+  json_t *groups;
+  if (!get_field(ld, base, obj, "groups", FALSE, JSON_OBJECT,
+                 "an object {group name: [ranks]}", &groups))
     return FALSE;
-  if (json_object_get(gj, "ranks") != NULL) {
-    g_autofree char *p = key_path(gname, "ranks");
-    return fail(ld, p,
-                "per-rank implementation graphs are not supported yet: give %s as one "
-                "graph with inputs, nodes and outputs (collectives as comm.* nodes)",
-                gname);
+  if (groups == NULL)
+    return TRUE;
+  g_autofree char *gp = key_path(base, "groups");
+  const char *k;
+  json_t *v;
+  json_object_foreach(groups, k, v) {
+    g_autofree char *p = key_path(gp, k);
+    if (!expect_type(ld, p, v, JSON_ARRAY, "an array of ranks"))
+      return FALSE;
+    size_t n = json_array_size(v);
+    if (one_member && n != 1)
+      return fail(ld, p,
+                  "spec group '%s' has %zu members, but the spec is one rank: its collectives "
+                  "must run on groups of one member (they are identities)",
+                  k, n);
+    if (n > UINT32_MAX)
+      return fail(ld, p, "too many ranks");
+    g_autofree int64_t *m = g_new(int64_t, n ? n : 1);
+    for (size_t i = 0; i < n; i++) {
+      g_autofree char *pi = g_strdup_printf("%s[%zu]", p, i);
+      json_t *x = json_array_get(v, i);
+      if (!expect_type(ld, pi, x, JSON_INTEGER, "a rank (an integer)"))
+        return FALSE;
+      m[i] = json_integer_value(x);
+    }
+    GError *err = NULL;
+    if (!sc_ranks_groups_add(gs, k, m, (uint32_t)n, &err))
+      return fail_err(ld, p, err);
   }
-  static const char *const fields[] = {"inputs", "nodes", "outputs", NULL};
+  return TRUE;
+}
+
+/* The path of a stitching error's location. */
+static char *ranks_loc_path(const char *gpath, const sc_ranks_loc *loc) {
+  if (loc->rank < 0)
+    return g_strdup(gpath);
+  if (loc->node == SC_ID_NONE)
+    return g_strdup_printf("%s[%d]", gpath, loc->rank);
+  return g_strdup_printf("%s[%d].nodes[%u]", gpath, loc->rank, loc->node);
+}
+
+static gboolean read_graph_body(loader *ld, json_t *gj, const char *gname, graph_kind kind,
+                                int32_t rank, sc_graph **out) {
+  static const char *const spec_fields[] = {"inputs", "nodes", "outputs", "symbols",
+                                            "assume", "groups", NULL};
+  static const char *const fields[] = {"inputs", "nodes", "outputs", "symbols", "assume", NULL};
   json_t *inputs, *nodes, *outputs;
-  if (!check_fields(ld, gname, gj, fields) ||
+  if (!check_fields(ld, gname, gj, kind == GRAPH_SPEC ? spec_fields : fields) ||
       !get_field(ld, gname, gj, "inputs", TRUE, JSON_ARRAY, "an array of tensors", &inputs) ||
       !get_field(ld, gname, gj, "nodes", TRUE, JSON_ARRAY, "an array of nodes", &nodes) ||
       !get_field(ld, gname, gj, "outputs", TRUE, JSON_ARRAY, "an array of tensor names",
                  &outputs))
     return FALSE;
+  g_autoptr(sc_ranks_groups) spec_groups = NULL;
+  if (kind == GRAPH_SPEC) {
+    spec_groups = sc_ranks_groups_new(1);
+    if (!read_groups(ld, gj, gname, spec_groups, TRUE))
+      return FALSE;
+  }
+  if (!read_symbols_at(ld, gj, gname, rank))
+    return FALSE;
   sc_graph *g = sc_graph_new(ld->b->st);
-  *out = g; /* owned by the bundle from now on */
+  *out = g; /* owned by the caller from now on */
   for (size_t i = 0; i < json_array_size(inputs); i++) {
     g_autofree char *p = g_strdup_printf("%s.inputs[%zu]", gname, i);
     if (!read_input(ld, g, p, json_array_get(inputs, i)))
@@ -696,7 +925,7 @@ static gboolean read_graph(loader *ld, json_t *root, const char *gname, sc_graph
   for (size_t i = 0; i < nn; i++)
     if (!bind_node(ld, g, gname, gname, i, &pn[i]))
       return FALSE;
-  if (json_array_size(outputs) == 0) {
+  if (json_array_size(outputs) == 0 && kind != GRAPH_RANK) {
     g_autofree char *p = key_path(gname, "outputs");
     return fail(ld, p, "a graph needs at least one output");
   }
@@ -718,7 +947,94 @@ static gboolean read_graph(loader *ld, json_t *root, const char *gname, sc_graph
                                            : key_path(gname, "nodes");
     return fail_err(ld, p, err);
   }
+  if (kind == GRAPH_SPEC) {
+    sc_ranks_loc loc;
+    if (!sc_ranks_check_calls(g, 0, spec_groups, &loc, &err)) {
+      g_autofree char *p = loc.node != SC_ID_NONE ? g_strdup_printf("%s.nodes[%u]", gname, loc.node)
+                                                  : g_strdup(gname);
+      return fail_err(ld, p, err);
+    }
+  }
   return TRUE;
+}
+
+/* One graph object GJ at GNAME: the spec, a single impl graph, or the graph
+ * of rank RANK.  *OUT receives the graph as soon as it exists (also on
+ * failure); the caller owns it. */
+static gboolean read_graph_obj(loader *ld, json_t *gj, const char *gname, graph_kind kind,
+                               int32_t rank, sc_graph **out) {
+  ld->cur_rank = rank;
+  ld->c10d_graph = kind != GRAPH_IMPL;
+  if (rank >= 0)
+    ld->renames = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  gboolean ok = read_graph_body(ld, gj, gname, kind, rank, out);
+  g_clear_pointer(&ld->renames, g_hash_table_destroy);
+  ld->cur_rank = -1;
+  ld->c10d_graph = FALSE;
+  return ok;
+}
+
+/* "impl": {"ranks": [graph, ...], "groups": {...}}: each rank's graph, then
+ * one stitched impl graph. */
+static gboolean read_impl_ranks(loader *ld, json_t *gj) {
+  static const char *const fields[] = {"ranks", "groups", NULL};
+  json_t *ranks;
+  if (!check_fields(ld, "impl", gj, fields) ||
+      !get_field(ld, "impl", gj, "ranks", TRUE, JSON_ARRAY, "an array of graphs", &ranks))
+    return FALSE;
+  size_t n = json_array_size(ranks);
+  if (n == 0)
+    return fail(ld, "impl.ranks", "expected at least one rank graph");
+  if (n > INT32_MAX)
+    return fail(ld, "impl.ranks", "too many ranks");
+  g_autoptr(sc_ranks_groups) gs = sc_ranks_groups_new((uint32_t)n);
+  if (!read_groups(ld, gj, "impl", gs, FALSE))
+    return FALSE;
+  sc_graph **graphs = g_new0(sc_graph *, n);
+  gboolean ok = TRUE;
+  for (size_t k = 0; k < n && ok; k++) {
+    g_autofree char *p = g_strdup_printf("impl.ranks[%zu]", k);
+    json_t *rj = json_array_get(ranks, k);
+    ok = expect_type(ld, p, rj, JSON_OBJECT, "a graph object");
+    if (ok && json_object_get(rj, "ranks") != NULL) {
+      g_autofree char *pr = key_path(p, "ranks");
+      ok = fail(ld, pr, "a rank's graph is one graph (ranks do not nest)");
+    }
+    if (ok)
+      ok = read_graph_obj(ld, rj, p, GRAPH_RANK, (int32_t)k, &graphs[k]);
+  }
+  if (ok) {
+    sc_ranks_loc loc;
+    GError *err = NULL;
+    ld->b->impl = sc_ranks_stitch(graphs, (uint32_t)n, gs, ld->b->st, &loc, &err);
+    if (ld->b->impl == NULL) {
+      g_autofree char *p = ranks_loc_path("impl.ranks", &loc);
+      ok = fail_err(ld, p, err);
+    }
+  }
+  for (size_t k = 0; k < n; k++)
+    sc_graph_free(graphs[k]);
+  g_free(graphs);
+  if (!ok)
+    return FALSE;
+  ld->b->n_ranks = (uint32_t)n;
+  if (sc_graph_n_outputs(ld->b->impl) == 0)
+    return fail(ld, "impl.ranks", "no rank's graph has an output");
+  return TRUE;
+}
+
+static gboolean read_graph(loader *ld, json_t *root, const char *gname, sc_graph **out) {
+  json_t *gj;
+  if (!get_field(ld, "", root, gname, TRUE, JSON_OBJECT, "a graph object", &gj))
+    return FALSE;
+  gboolean is_impl = strcmp(gname, "impl") == 0;
+  if (json_object_get(gj, "ranks") != NULL) {
+    if (is_impl)
+      return read_impl_ranks(ld, gj);
+    g_autofree char *p = key_path(gname, "ranks");
+    return fail(ld, p, "the spec is one graph (only impl may be given per rank)");
+  }
+  return read_graph_obj(ld, gj, gname, is_impl ? GRAPH_IMPL : GRAPH_SPEC, -1, out);
 }
 
 /* ---- relations ---- */
@@ -848,13 +1164,99 @@ static gboolean read_relation(loader *ld, json_t *root, const char *key, rel_kin
       }
     }
   }
-  if (kind == REL_INPUT)
+  if (kind == REL_INPUT) {
+    g_autoptr(GHashTable) behind = g_hash_table_new(g_direct_hash, g_direct_equal);
+    for (guint i = 0; i < ld->b->behind->len; i++)
+      g_hash_table_add(behind, GUINT_TO_POINTER(g_array_index(ld->b->behind, sc_id, i) + 1));
     for (uint32_t i = 0; i < sc_graph_n_inputs(spec); i++) {
       sc_id t = sc_graph_input(spec, i);
-      if (sc_relation_find(rel, t) == NULL)
+      if (sc_relation_find(rel, t) == NULL && !in_set(behind, t))
         return fail(ld, key, "spec input '%s' is not mapped (every spec input needs at "
                     "least one expression)", sc_graph_tensor(spec, t)->name);
     }
+  }
+  return TRUE;
+}
+
+/* "inputs_behind_assumptions": spec inputs that reach the checked outputs
+ * only through assume_relation tensors, so need no input relation.  The
+ * names are read before the relations (they exempt inputs from the
+ * mapping rule) and the claim is checked after them (check_behind). */
+static gboolean read_behind(loader *ld, json_t *root) {
+  json_t *arr;
+  if (!get_field(ld, "", root, "inputs_behind_assumptions", FALSE, JSON_ARRAY,
+                 "an array of spec input names", &arr))
+    return FALSE;
+  if (arr == NULL)
+    return TRUE;
+  g_autoptr(GHashTable) seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+  for (size_t i = 0; i < json_array_size(arr); i++) {
+    g_autofree char *p = g_strdup_printf("inputs_behind_assumptions[%zu]", i);
+    json_t *x = json_array_get(arr, i);
+    if (!expect_type(ld, p, x, JSON_STRING, "a spec input name"))
+      return FALSE;
+    const char *nm = json_string_value(x);
+    sc_id t = sc_graph_find_tensor(ld->b->spec, nm);
+    if (t == SC_ID_NONE)
+      return fail(ld, p, "spec has no tensor '%s'", nm);
+    const sc_tensor *st = sc_graph_tensor(ld->b->spec, t);
+    if (st->producer != SC_ID_NONE)
+      return fail(ld, p, "'%s' is not an input of spec (node '%s' produces it)", nm,
+                  sc_graph_node(ld->b->spec, st->producer)->name);
+    if (in_set(seen, t))
+      return fail(ld, p, "'%s' is listed twice", nm);
+    g_hash_table_add(seen, GUINT_TO_POINTER(t + 1));
+    g_array_append_val(ld->b->behind, t);
+  }
+  return TRUE;
+}
+
+/* Every input of inputs_behind_assumptions must be cut off from the checked
+ * outputs by assumed tensors: walk back from check_outputs, not entering
+ * the producer of an assumed tensor. */
+static gboolean check_behind(loader *ld) {
+  sc_bundle *b = ld->b;
+  if (b->behind->len == 0)
+    return TRUE;
+  if (b->assume_rel.n_entries == 0)
+    return fail(ld, "inputs_behind_assumptions",
+                "inputs can only be behind assumptions when assume_relation is given");
+  sc_graph *spec = b->spec;
+  uint32_t nt = sc_graph_n_tensors(spec);
+  /* reached_from[t]: 1 + index of the check output that reaches t, or 0. */
+  g_autofree uint32_t *from = g_new0(uint32_t, nt ? nt : 1);
+  g_autoptr(GArray) stack = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  for (uint32_t c = 0; c < b->check_outputs->len; c++) {
+    sc_id t0 = g_array_index(b->check_outputs, sc_id, c);
+    if (from[t0] != 0)
+      continue;
+    from[t0] = c + 1;
+    g_array_append_val(stack, t0);
+    while (stack->len > 0) {
+      sc_id t = g_array_index(stack, sc_id, stack->len - 1);
+      g_array_set_size(stack, stack->len - 1);
+      const sc_tensor *tt = sc_graph_tensor(spec, t);
+      if (tt->producer == SC_ID_NONE || sc_relation_find(&b->assume_rel, t) != NULL)
+        continue;
+      const sc_node *n = sc_graph_node(spec, tt->producer);
+      for (uint32_t k = 0; k < n->n_inputs; k++)
+        if (from[n->inputs[k]] == 0) {
+          from[n->inputs[k]] = c + 1;
+          g_array_append_val(stack, n->inputs[k]);
+        }
+    }
+  }
+  for (guint i = 0; i < b->behind->len; i++) {
+    sc_id t = g_array_index(b->behind, sc_id, i);
+    if (from[t] != 0) {
+      g_autofree char *p = g_strdup_printf("inputs_behind_assumptions[%u]", i);
+      sc_id out = g_array_index(b->check_outputs, sc_id, from[t] - 1);
+      return fail(ld, p,
+                  "'%s' reaches the checked output '%s' without passing a tensor of "
+                  "assume_relation: map it in input_relation",
+                  sc_graph_tensor(spec, t)->name, sc_graph_tensor(spec, out)->name);
+    }
+  }
   return TRUE;
 }
 
@@ -904,15 +1306,28 @@ static gboolean load_root(loader *ld, json_t *root) {
   static const char *const fields[] = {"format", "name", "description", "symbols", "assume",
                                        "spec", "impl", "input_relation",
                                        "expect_output_relation", "check_outputs",
-                                       "assume_relation", NULL};
+                                       "assume_relation", "inputs_behind_assumptions", NULL};
   json_t *format, *name, *desc;
   if (!get_field(ld, "", root, "format", TRUE, JSON_STRING, "a string", &format))
     return FALSE;
   if (strcmp(json_string_value(format), SC_BUNDLE_FORMAT) != 0)
     return fail(ld, "format", "expected \"%s\", found \"%s\"", SC_BUNDLE_FORMAT,
                 json_string_value(format));
-  if (!check_fields(ld, "", root, fields) ||
-      !get_field(ld, "", root, "name", FALSE, JSON_STRING, "a string", &name) ||
+  /* Unknown top-level fields are extensions: ignored, with a warning. */
+  const char *k;
+  json_t *v;
+  json_object_foreach(root, k, v) {
+    gboolean known = g_str_has_prefix(k, "x-") || g_str_has_prefix(k, "x_");
+    for (const char *const *a = fields; *a && !known; a++)
+      known = strcmp(*a, k) == 0;
+    if (!known) {
+      g_autofree char *p = key_path("", k);
+      g_ptr_array_add(b->warnings,
+                      g_strdup_printf("%s: %s: unknown top-level field '%s' ignored", ld->file,
+                                      p, k));
+    }
+  }
+  if (!get_field(ld, "", root, "name", FALSE, JSON_STRING, "a string", &name) ||
       !get_field(ld, "", root, "description", FALSE, JSON_STRING, "a string", &desc))
     return FALSE;
   if (name != NULL) {
@@ -924,13 +1339,13 @@ static gboolean load_root(loader *ld, json_t *root) {
     b->name = g_strdup(base);
   }
   b->description = desc ? g_strdup(json_string_value(desc)) : NULL;
-  return read_symbols(ld, root) && read_graph(ld, root, "spec", &b->spec) &&
-         read_graph(ld, root, "impl", &b->impl) &&
+  return read_symbols_at(ld, root, "", -1) && read_graph(ld, root, "spec", &b->spec) &&
+         read_graph(ld, root, "impl", &b->impl) && read_behind(ld, root) &&
          read_relation(ld, root, "input_relation", REL_INPUT, &b->input_rel, NULL) &&
          read_relation(ld, root, "expect_output_relation", REL_EXPECT, &b->expect_rel,
                        &b->has_expect) &&
          read_relation(ld, root, "assume_relation", REL_ASSUME, &b->assume_rel, NULL) &&
-         read_check_outputs(ld, root);
+         read_check_outputs(ld, root) && check_behind(ld);
 }
 
 sc_bundle *sc_bundle_load_string_diag(const char *json, size_t len, const char *display_name,
@@ -942,7 +1357,9 @@ sc_bundle *sc_bundle_load_string_diag(const char *json, size_t len, const char *
   b->file = g_strdup(file);
   b->st = sc_symtab_new();
   b->check_outputs = g_array_new(FALSE, FALSE, sizeof(sc_id));
-  loader ld = {b->file, b, diag, error};
+  b->behind = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  b->warnings = g_ptr_array_new_with_free_func(g_free);
+  loader ld = {b->file, b, diag, error, NULL, FALSE, -1};
   json_error_t jerr;
   json_t *root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &jerr);
   if (root == NULL) {
@@ -999,6 +1416,8 @@ void sc_bundle_free(sc_bundle *b) {
   sc_graph_free(b->impl);
   sc_symtab_free(b->st);
   g_array_free(b->check_outputs, TRUE);
+  g_array_free(b->behind, TRUE);
+  g_ptr_array_free(b->warnings, TRUE);
   g_free(b->file);
   g_free(b->name);
   g_free(b->description);
@@ -1023,3 +1442,14 @@ sc_id sc_bundle_check_output(const sc_bundle *b, uint32_t i) {
   return g_array_index(b->check_outputs, sc_id, i);
 }
 gboolean sc_bundle_check_outputs_given(const sc_bundle *b) { return b->check_given; }
+uint32_t sc_bundle_n_ranks(const sc_bundle *b) { return b->n_ranks; }
+uint32_t sc_bundle_n_inputs_behind_assumptions(const sc_bundle *b) { return b->behind->len; }
+sc_id sc_bundle_input_behind_assumptions(const sc_bundle *b, uint32_t i) {
+  g_return_val_if_fail(i < b->behind->len, SC_ID_NONE);
+  return g_array_index(b->behind, sc_id, i);
+}
+uint32_t sc_bundle_n_warnings(const sc_bundle *b) { return b->warnings->len; }
+const char *sc_bundle_warning(const sc_bundle *b, uint32_t i) {
+  g_return_val_if_fail(i < b->warnings->len, NULL);
+  return g_ptr_array_index(b->warnings, i);
+}

@@ -161,4 +161,79 @@ write("passthrough", {"format":"shardcheck-bundle/1",
   "spec":{"inputs":[T("x",[3])],"nodes":[],"outputs":["x"]},
   "impl":{"inputs":[T("x_0",[3])],"nodes":[],"outputs":["x_0"]},
   "input_relation":{"x":["x_0"]},"expect_output_relation":{"x":["x_0"]}})
+# ---- per-rank implementation graphs (impl.ranks), stitched by the loader
+def mlp_rank(pre=None, post=None, coll_op="all_reduce", coll_args=None, xshape=(4,8), yshape=(4,8)):
+    """one rank of a TP=2 MLP: column-parallel fc1, row-parallel fc2, then a collective"""
+    nodes=list(pre or [])
+    xin = "xg" if pre else "x"
+    nodes += [N("fc1","aten.mm.default",[xin,"w1"],[R("h",[4,8])]),
+              N("act","aten.gelu.default",["h"],[R("g",[4,8])]),
+              N("fc2","aten.mm.default",["g","w2"],[R("p",[4,8])]),
+              N("c","_c10d_functional.%s.default" % coll_op, ["p"]+(coll_args or ["sum","12"]),[R("c",list(yshape))]),
+              N("wait","_c10d_functional.wait_tensor.default",["c"],[R("y",list(yshape))])]
+    nodes += list(post or [])
+    return {"inputs":[T("x",list(xshape)),T("w1",[8,8]),T("w2",[8,8])],"nodes":nodes,"outputs":["y"]}
+mlp_spec={"inputs":[T("x",[4,8]),T("w1",[8,16]),T("w2",[16,8])],
+          "nodes":[N("fc1","aten.mm.default",["x","w1"],[R("h",[4,16])]),
+                   N("act","aten.gelu.default",["h"],[R("g",[4,16])]),
+                   N("fc2","aten.mm.default",["g","w2"],[R("y",[4,8])])],
+          "outputs":["y"]}
+mlp_rel={"x":["r0.x","r1.x"],"w1":["cat(r0.w1, r1.w1, dim=1)"],"w2":["cat(r0.w2, r1.w2, dim=0)"]}
+
+# 11. Megatron TP=2 MLP, one graph per rank, all_reduce + wait_tensor
+write("ranks-mlp-tp2", {"format":"shardcheck-bundle/1","name":"ranks-mlp-tp2",
+  "spec":mlp_spec,"impl":{"ranks":[mlp_rank(),mlp_rank()],"groups":{"12":[0,1]}},
+  "input_relation":mlp_rel,"expect_output_relation":{"y":["r0.y","r1.y"]}})
+
+# 12. sequence parallel: all_gather the row-split input, reduce_scatter the
+# partial sums (groups absent: every rank), with wait_tensor(wait_tensor(x))
+def sp_rank():
+    pre=[N("ag","_c10d_functional.all_gather_into_tensor.default",["x",2,"12"],[R("ag",[4,8])]),
+         N("w0","_c10d_functional.wait_tensor.default",["ag"],[R("ag2",[4,8])]),
+         N("w00","_c10d_functional.wait_tensor.default",["ag2"],[R("xg",[4,8])])]
+    return mlp_rank(pre=pre, coll_op="reduce_scatter_tensor", coll_args=["sum",2,"12"], xshape=(2,8), yshape=(2,8))
+write("ranks-sequence-parallel", {"format":"shardcheck-bundle/1","name":"ranks-sequence-parallel",
+  "spec":mlp_spec,"impl":{"ranks":[sp_rank(),sp_rank()]},
+  "input_relation":{"x":["cat(r0.x, r1.x, dim=0)"],"w1":["cat(r0.w1, r1.w1, dim=1)"],"w2":["cat(r0.w2, r1.w2, dim=0)"]},
+  "expect_output_relation":{"y":["cat(r0.y, r1.y, dim=0)"]}})
+
+# 13. one-member groups in spec and impl (logging all-reduces), vllm.all_reduce,
+# a dead collective, a broadcast of the data from rank 0
+def misc_rank(k):
+    pre=[N("bc","_c10d_functional.broadcast.default",["x",0,"12"],[R("bc",[4,8])]),
+         N("wbc","_c10d_functional.wait_tensor.default",["bc"],[R("xg",[4,8])])]
+    r=mlp_rank(pre=pre)
+    r["nodes"][-2]=N("c","vllm.all_reduce.default",["p","12"],[R("y",[4,8])])
+    r["nodes"].pop()
+    r["nodes"]+= [N("log","_c10d_functional.all_reduce.default",["y","sum",str(1+2*k)],[R("log")]),
+                  N("dead","_c10d_functional.all_reduce.default",["h","max","12"],[R("dead")])]
+    return r
+spec13=json.loads(json.dumps(mlp_spec))
+spec13["groups"]={"7":[0]}
+spec13["nodes"].append(N("slog","_c10d_functional.all_reduce.default",["y","sum","7"],[R("slog")]))
+spec13["nodes"].append(N("swait","_c10d_functional.wait_tensor.default",["slog"],[R("sy")]))
+spec13["outputs"]=["y","sy"]
+write("ranks-one-member-groups", {"format":"shardcheck-bundle/1","name":"ranks-one-member-groups",
+  "spec":spec13,"impl":{"ranks":[misc_rank(0),misc_rank(1)],"groups":{"12":[0,1],"1":[0],"3":[1]}},
+  "input_relation":{"x":["r0.x"],"w1":["cat(r0.w1, r1.w1, dim=1)"],"w2":["cat(r0.w2, r1.w2, dim=0)"]},
+  "expect_output_relation":{"y":["r0.y","r1.y"]},"check_outputs":["y"]})
+
+# 14. rank-local symbols (data-dependent u0 per rank, as fx2bundle writes
+# them), graph-level symbols/assume in the spec, an unknown top-level field
+# (a warning); inputs_behind_assumptions is pinned in tests/unit/test-ranks.c
+def sym_rank(k):
+    r=mlp_rank()
+    r["symbols"]={"u0":{"min":0,"max":32768}}
+    r["assume"]=["u0 >= 0","u0 <= 32768"]
+    r["inputs"].append(T("idx",["u0",1],"i64"))
+    r["nodes"].append(N("v","aten.view.default",["idx",["u0"]],[R("flat",["u0"],"i64")]))
+    return r
+spec14=json.loads(json.dumps(mlp_spec))
+spec14["symbols"]={"u0":{"min":0,"max":32768}}
+spec14["assume"]=["u0 >= 0"]
+write("ranks-symbols-extensions", {"format":"shardcheck-bundle/1","name":"ranks-symbols-extensions",
+  "x-note":"extension fields start with x-","converter":{"tool":"test"},
+  "spec":spec14,"impl":{"ranks":[sym_rank(0),sym_rank(1)],"groups":{"12":[0,1]}},
+  "input_relation":mlp_rel,"expect_output_relation":{"y":["r0.y","r1.y"]}})
+
 print("ok")

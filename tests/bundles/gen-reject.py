@@ -99,7 +99,7 @@ def m(b): b["spec"]["nodes"][0]["op"]="aten.mn.default"
 case("unknown-op", ["spec.nodes[0].op:", "unknown operator", "aten.mn.default", "did you mean", "aten.mm.default"], m)
 def m(b): b["impl"]["nodes"][1]["op"]="aten.add_.Tensor"; b["impl"]["nodes"][1]["args"]=["h_0","h_0"]
 case("inplace-op", ["impl.nodes[1].op:", "in-place operator 'aten.add_.Tensor'", "graphs must be functional", "functionalize it (use aten.add.Tensor)"], m)
-def m(b): b["spec"]["nodes"][1]["op"]="aten.add.Tensor"; b["spec"]["nodes"][1]["args"]=["h",3]
+def m(b): b["spec"]["nodes"][1]["op"]="aten.add.Tensor"; b["spec"]["nodes"][1]["args"]=["h",[1,2]]
 case("wrong-arg-type", ["spec.nodes[1].args[1]:", "'other'", "aten.add.Tensor", "Tensor"], m)
 def m(b): b["spec"]["nodes"][0]["args"]=["x"]
 case("missing-arg", ["spec.nodes[0]", "mat2", "missing"], m)
@@ -177,8 +177,8 @@ def m(b): b["impl"]["nodes"][-1]["outputs"].append(R("y_2"))
 case("wrong-result-count-collective", ["impl.nodes[6]:", "comm.all_reduce", "gives 2 results but 3 are listed"], m)
 def m(b): b["spec"]["nodes"][0]["outputs"]=[None]
 case("null-result", ["spec.nodes[0].outputs:", "result 0 is null but is required"], m)
-def m(b): b["impl"]={"ranks":[b["impl"],b["impl"]]}
-case("impl-ranks", ["impl.ranks: per-rank implementation graphs are not supported yet"], m)
+def m(b): b["impl"]={"ranks":[]}
+case("impl-ranks", ["impl.ranks: expected at least one rank graph"], m)
 def m(b): b["spec"]["inputs"][0]["shape"]=[4294967296,4294967296]
 case("numel-overflow", ["more elements than int64"], m)
 def m(b): b["spec"]["inputs"][0]["values"]={"min":0,"max":10}
@@ -218,6 +218,90 @@ def m(b):
         for o in n["outputs"]:
             if o and "shape" in o: o["shape"][0]="T"
 case("relation-shape-unprovable", ["input_relation.x[0]: x_0 has type [T, 8] f32 but spec tensor 'x' is [S, 8] f32", "cannot be proved equal"], m)
+
+# ---- per-rank implementation graphs (impl.ranks): the same MLP, one graph
+# per rank with PyTorch's functional collectives, stitched by the loader.
+def rank_graph(r, coll=None):
+    """rank r: column-parallel fc1, row-parallel fc2, all_reduce + wait."""
+    nodes=[N("fc1","aten.mm.default",["x","w1"],[R("h",[4,8])]),
+           N("act","aten.gelu.default",["h"],[R("g")]),
+           N("fc2","aten.mm.default",["g","w2"],[R("p",[4,8])]),
+           coll or N("ar","_c10d_functional.all_reduce.default",["p","sum","12"],[R("ar",[4,8])]),
+           N("wait","_c10d_functional.wait_tensor.default",["ar"],[R("y",[4,8])])]
+    return {"inputs":[T("x",[4,8]),T("w1",[8,8]),T("w2",[8,8])],"nodes":nodes,"outputs":["y"]}
+def base_ranks():
+    b=base()
+    b["impl"]={"ranks":[rank_graph(0),rank_graph(1)],"groups":{"12":[0,1]}}
+    b["input_relation"]={"x":["r0.x","r1.x"],"w1":["cat(r0.w1, r1.w1, dim=1)"],"w2":["cat(r0.w2, r1.w2, dim=0)"]}
+    b["expect_output_relation"]={"y":["r0.y","r1.y"]}
+    return b
+def rcase(name, phrases, mut):
+    def full(b):
+        nb=base_ranks(); b.clear(); b.update(nb); mut(b)
+    case(name, phrases, full)
+def coll(op, args, name="ar"):
+    return N(name,"_c10d_functional."+op+".default",args,[R(name)])
+
+def m(b): b["impl"]["groups"]={"12":[0,2]}
+rcase("ranks-group-rank-range", ["impl.groups.12: rank 2 of group '12' does not exist (there are 2 ranks)"], m)
+def m(b): b["impl"]["groups"]={"12":[1,1]}
+rcase("ranks-group-duplicate", ["impl.groups.12: rank 1 is listed twice in group '12'"], m)
+def m(b): b["impl"]["ranks"][1]["nodes"][3]=coll("all_gather_into_tensor",["p",2,"12"]); b["impl"]["ranks"][1]["nodes"][4]["outputs"]=[R("y")]
+rcase("ranks-mismatch-op", ["impl.ranks[1].nodes[3]: collective #0 on group '12' is all_gather_into_tensor but rank 0's is all_reduce"], m)
+def m(b):
+    r=b["impl"]["ranks"][1]; r["nodes"]=r["nodes"][:3]; r["outputs"]=["p"]
+rcase("ranks-missing-call", ["impl.ranks[0].nodes[3]: collective #0 on group '12' (all_reduce) has no partner on rank 1", "the program would hang"], m)
+def m(b): b["impl"]["ranks"][1]["nodes"][3]["args"][1]="max"
+rcase("ranks-mismatch-reduce-op", ["impl.ranks[1].nodes[3]: collective #0 on group '12' (all_reduce) reduces with 'max' but rank 0's with 'sum'"], m)
+def m(b):
+    r=b["impl"]["ranks"][1]; r["inputs"][2]=T("w2",[8,4])
+    r["nodes"][2]["outputs"]=[R("p")]; r["nodes"][3]["outputs"]=[R("ar")]; r["nodes"][4]["outputs"]=[R("y")]
+rcase("ranks-mismatch-size", ["impl.ranks[1].nodes[3]: collective #0 on group '12' (all_reduce) sends f32 [4, 4] but rank 0's sends f32 [4, 8]"], m)
+def m(b): b["impl"]["groups"]={"12":[0,1],"3":[1]}; b["impl"]["ranks"][0]["nodes"][3]["args"][2]="3"
+rcase("ranks-not-member", ["impl.ranks[0].nodes[3]: all_reduce on group '3', but rank 0 is not a member of that group (ranks 1)"], m)
+def m(b):
+    for r in b["impl"]["ranks"]:
+        r["nodes"][3]=coll("all_gather_into_tensor",["p",4,"12"]); r["nodes"][4]["outputs"]=[R("y")]
+rcase("ranks-group-size", ["impl.ranks[0].nodes[3]: all_gather_into_tensor on group '12' has group_size 4 but the group has 2 members (ranks 0, 1)"], m)
+def m(b):
+    for r in b["impl"]["ranks"]:
+        r["nodes"][3]=coll("all_to_all_single",["p",[1,3],[1,3],"12"]); r["nodes"][4]["outputs"]=[R("y")]
+rcase("ranks-unequal-splits", ["impl.ranks[0].nodes[3]: all_to_all_single on group '12' with unequal input_split_sizes [1, 3] is not supported yet"], m)
+def m(b):
+    for r in b["impl"]["ranks"]:
+        r["nodes"][3]=coll("broadcast",["p",5,"12"])
+rcase("ranks-broadcast-src", ["impl.ranks[0].nodes[3]: broadcast on group '12' from src 5, which is not a member of the group (ranks 0, 1; src is a global rank)"], m)
+def m(b):
+    b["impl"]["groups"]={"A":[0,1],"B":[0,1]}
+    for k,r in enumerate(b["impl"]["ranks"]):
+        first,second=("A","B") if k==0 else ("B","A")
+        r["nodes"][3]=coll("all_reduce",["p","sum",first],"a1")
+        r["nodes"][4]=coll("all_reduce",["a1","sum",second],"y")
+rcase("ranks-deadlock", ["impl.ranks: the ranks' collective calls cannot be ordered (the program would deadlock)"], m)
+def m(b):
+    b["spec"]["groups"]={"7":[0,1]}
+rcase("spec-group-two-members", ["spec.groups.7: spec group '7' has 2 members, but the spec is one rank"], m)
+def m(b): b["impl"]["ranks"][1]["nodes"][0]["args"][0]="r0.x"
+rcase("ranks-cross-rank-name", ["impl.ranks[1].nodes[0].args[0]: undefined tensor 'r0.x' (no input or node result of impl.ranks[1] has that name)"], m)
+def m(b):
+    b["impl"]["ranks"][0]["symbols"]={"u0":{"min":1}}
+    b["impl"]["ranks"][1]["inputs"].append(T("e",["u0",2]))
+rcase("ranks-symbol-of-other-rank", ["impl.ranks[1].inputs[3].shape[0]:", "u0"], m)
+def m(b): b["impl"]["ranks"][0]["nodes"][0]["outputs"][0]["rank"]=1
+rcase("ranks-tensor-rank", ["impl.ranks[0].nodes[0].outputs[0].rank: rank 1 in the graph of rank 0"], m)
+def m(b): b["impl"]["ranks"][0]["group"]={}
+rcase("ranks-unknown-field", ["impl.ranks[0].group: unknown field 'group' (expected one of: inputs, nodes, outputs, symbols, assume)"], m)
+def m(b):
+    for r in b["impl"]["ranks"]: r["nodes"][3]["args"][1]="product"
+rcase("ranks-reduce-product", ["impl.ranks[0].nodes[3]: all_reduce on group '12' reduces with 'product', which cannot be stitched yet"], m)
+def m(b): b["input_relation"]["x"]=["x_0"]
+rcase("ranks-relation-old-names", ["input_relation.x[0]: col 1: unknown tensor 'x_0'"], m)
+def m(b): b["inputs_behind_assumptions"]=["h"]
+rcase("behind-not-input", ["inputs_behind_assumptions[0]: 'h' is not an input of spec (node 'fc1' produces it)"], m)
+def m(b):
+    b["assume_relation"]={"g":["cat(r0.g, r1.g, dim=1)"]}
+    del b["input_relation"]["w2"]; b["inputs_behind_assumptions"]=["w2"]
+rcase("behind-reachable", ["inputs_behind_assumptions[0]: 'w2' reaches the checked output 'y' without passing a tensor of assume_relation"], m)
 
 os.makedirs(OUT+"/reject", exist_ok=True)
 for name, phrases, mut, raw in cases:

@@ -302,7 +302,7 @@ static void test_error_expectations(void) {
   const char *const p4[] = {"assume_relation.x: 'x' is an input of spec", NULL};
   g_autofree char *j4 = make_json(NULL, ", \"assume_relation\": {\"x\": [\"x_0\"]}");
   load_fails(j4, SC_BUNDLE_ERROR_INVALID, p4);
-  const char *const p5[] = {"impl.ranks: per-rank implementation graphs are not supported yet",
+  const char *const p5[] = {"impl.ranks: expected at least one rank graph",
                             NULL};
   load_fails("{\"format\": \"shardcheck-bundle/1\", \"spec\": {\"inputs\": [], \"nodes\": [],"
              " \"outputs\": []}, \"impl\": {\"ranks\": []}, \"input_relation\": {}}",
