@@ -54,7 +54,7 @@ typedef struct {
   uint32_t max_terms;            /* clean terms kept per spec tensor (24) */
   uint32_t max_term_size;        /* largest term enumerated (64) */
   uint32_t max_rounds;           /* exploration rounds per node (64) */
-  gboolean explain;              /* record lemma chains (not yet) */
+  gboolean explain;              /* record per-node explanations */
   sc_infer_progress_fn progress;
   void *progress_user;
 } sc_infer_options;
@@ -127,6 +127,13 @@ typedef struct {
 } sc_infer_expectation;
 uint32_t sc_infer_n_expectations(const sc_infer_result *r);
 const sc_infer_expectation *sc_infer_expectation_at(const sc_infer_result *r, uint32_t i);
+
+/* With opts->explain: one line per visited spec node, in visiting order:
+ * "NAME (OP): lemmas L1 xN, L2 xM; impl nodes W1, W2" — the lemmas that
+ * changed the node's e-graph and the impl nodes asserted into it, the
+ * facts its relation was derived from (not a minimal proof).  Empty
+ * otherwise.  (char*, owned by the result) */
+const GPtrArray *sc_infer_explanations(const sc_infer_result *r);
 
 typedef struct {
   uint32_t spec_nodes;          /* in the spec graph */

@@ -65,7 +65,7 @@ int sc_cli_check(int argc, char **argv) {
       {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format", "text|json"},
       {"lemmas", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &lemma_dirs,
        "Also load the lemma files (*.lemma) of DIR (repeatable)", "DIR"},
-      {"explain", 0, 0, G_OPTION_ARG_NONE, &explain, "Show the lemma chain behind each relation",
+      {"explain", 0, 0, G_OPTION_ARG_NONE, &explain, "Show, per spec node, the lemmas applied and the impl nodes asserted",
        NULL},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress line", NULL},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "BUNDLE"},

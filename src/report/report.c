@@ -123,7 +123,12 @@ void sc_report_text(FILE *out, const sc_bundle *b, const sc_infer_result *r,
               e->text);
     }
   }
-  (void)opts;
+  const GPtrArray *ex = sc_infer_explanations(r);
+  if (opts && opts->explain && ex->len) {
+    fprintf(out, "explanation (per spec node: lemmas applied, impl nodes asserted):\n");
+    for (guint i = 0; i < ex->len; i++)
+      fprintf(out, "  %s\n", (const char *)g_ptr_array_index(ex, i));
+  }
   fprintf(out, "checked %u of %u spec nodes, explored %u impl nodes, %u lemma applications, "
                "largest e-graph %u e-nodes, %.3f s\n",
           st->visited, st->spec_nodes, st->explored, (unsigned)st->applied, st->max_enodes,
@@ -218,6 +223,9 @@ char *sc_report_json(const sc_bundle *b, const sc_infer_result *r, const sc_repo
   const sc_relation *assumed = sc_bundle_assume_relation(b);
   if (assumed && assumed->n_entries)
     json_object_set_new(o, "assumptions", relation_json(b, assumed));
+
+  if (opts && opts->explain)
+    json_object_set_new(o, "explanation", str_array(sc_infer_explanations(r)));
 
   const sc_infer_stats *st = sc_infer_get_stats(r);
   json_t *stats = json_object();
