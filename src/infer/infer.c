@@ -57,6 +57,7 @@ struct sc_infer_result {
   uint32_t fexplored;
   char *limit_reason;
   GArray *expectations;      /* sc_infer_expectation */
+  GPtrArray *explanations;   /* char*, one per visited node (with explain) */
   sc_infer_stats stats;
 };
 
@@ -87,6 +88,7 @@ typedef struct {
   GString *conflict;         /* first conflict message of this visit */
   uint32_t explored_now;     /* impl nodes explored in this visit */
   GArray *in_cls;            /* classes of the node's inputs, this visit */
+  GArray *explored_list;     /* impl nodes explored this visit (explain) */
 } ctx_t;
 
 static void on_conflict(sc_lang *lang, sc_id a, sc_id b, uint32_t just, void *user);
@@ -353,6 +355,8 @@ static gboolean explore_impl_node(ctx_t *c, sc_id w, GError **error) {
   c->node_explored[w] = c->visit;
   c->res->stats.explored++;
   c->explored_now++;
+  if (c->opts->explain)
+    g_array_append_val(c->explored_list, w);
   sc_egraph *eg = sc_lang_egraph(c->lang);
   GArray *children = g_array_new(FALSE, FALSE, sizeof(sc_id));
   sc_value *args = args_to_children(c, n, impl_leaf_class, children, error);
@@ -477,12 +481,48 @@ static void grow_trel_class(ctx_t *c, sc_id cls) {
   g_ptr_array_unref(terms);
 }
 
+/* The classes searched are the outputs' classes, the inputs' classes and
+ * every class below an output class through its e-nodes: the
+ * sub-expressions of the expressions equal to the outputs (GraphGuard
+ * 4.2.2 rewrites "the EClass corresponding to rho and all its
+ * subexpressions").  An impl tensor that maps cleanly onto a
+ * sub-expression is related to the node: the partial sums of a
+ * row-parallel layer, sum(mm_0, mm_1), sit under the bias added after
+ * the all-reduce, add(sum(mm_0, mm_1), b).  Exploration only decides
+ * which impl nodes are asserted (completeness), never what is proved. */
 static void grow_trel(ctx_t *c, const sc_id *out_cls, uint32_t n_out) {
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+  GArray *stack = g_array_new(FALSE, FALSE, sizeof(sc_id));
   for (uint32_t k = 0; k < n_out; k++)
-    if (out_cls[k] != SC_ID_NONE)
-      grow_trel_class(c, out_cls[k]);
-  for (guint k = 0; k < c->in_cls->len; k++)
-    grow_trel_class(c, g_array_index(c->in_cls, sc_id, k));
+    if (out_cls[k] != SC_ID_NONE) {
+      sc_id r = sc_egraph_find(eg, out_cls[k]);
+      g_array_append_val(stack, r);
+    }
+  for (guint k = 0; k < c->in_cls->len; k++) {
+    sc_id r = sc_egraph_find(eg, g_array_index(c->in_cls, sc_id, k));
+    g_array_append_val(stack, r);
+  }
+  while (stack->len) {
+    sc_id cls = g_array_index(stack, sc_id, stack->len - 1);
+    g_array_set_size(stack, stack->len - 1);
+    if (!g_hash_table_add(seen, GUINT_TO_POINTER(cls + 1)))
+      continue;
+    grow_trel_class(c, cls);
+    uint32_t nn = 0;
+    const sc_id *nodes = sc_egraph_class_nodes(eg, cls, &nn);
+    for (uint32_t i = 0; i < nn; i++) {
+      uint32_t arity = sc_egraph_node_arity(eg, nodes[i]);
+      const sc_id *kids = sc_egraph_node_children(eg, nodes[i]);
+      for (uint32_t j = 0; j < arity; j++) {
+        sc_id r = sc_egraph_find(eg, kids[j]);
+        if (!g_hash_table_contains(seen, GUINT_TO_POINTER(r + 1)))
+          g_array_append_val(stack, r);
+      }
+    }
+  }
+  g_array_free(stack, TRUE);
+  g_hash_table_unref(seen);
 }
 
 /* Creation nodes of the impl (no inputs) join when an e-node of the same
@@ -674,6 +714,34 @@ static gboolean check_expectations(ctx_t *c, sc_runner *runner, const sc_node *n
   return TRUE;
 }
 
+/* With --explain: the lemmas that changed this node's e-graph (with their
+ * application counts) and the impl nodes asserted into it.  This is the
+ * set of facts the node's relation was derived from, not a minimal proof. */
+static void record_explanation(ctx_t *c, const sc_node *n) {
+  GString *line = g_string_new(NULL);
+  g_string_append_printf(line, "%s (%s): lemmas", n->name, n->op->qualname);
+  uint32_t used = 0;
+  for (uint32_t i = 0; c->rules && i < sc_lemma_set_n_lemmas(c->opts->lemmas); i++) {
+    sc_lemma_counters k;
+    sc_lemma_rules_counters(c->rules, i, &k);
+    if (k.applications == 0)
+      continue;
+    g_string_append_printf(line, "%s %s x%" G_GUINT64_FORMAT, used++ ? "," : "",
+                           sc_lemma_set_lemma(c->opts->lemmas, i)->name, k.applications);
+  }
+  if (used == 0)
+    g_string_append(line, " none");
+  g_string_append(line, "; impl nodes");
+  used = 0;
+  for (guint i = 0; i < c->explored_list->len; i++) {
+    sc_id w = g_array_index(c->explored_list, sc_id, i);
+    g_string_append_printf(line, "%s %s", used++ ? "," : "", sc_graph_node(c->impl, w)->name);
+  }
+  if (used == 0)
+    g_string_append(line, " none");
+  g_ptr_array_add(c->res->explanations, g_string_free(line, FALSE));
+}
+
 /* One spec node: Listing 2 with Listing 3's exploration.  Returns FALSE on
  * an error; a node that fails to map sets the result's failure and
  * *stop. */
@@ -689,6 +757,7 @@ static gboolean visit_node(ctx_t *c, sc_id v, gboolean *stop, GError **error) {
   c->n_rewrites = 0;
   g_array_set_size(c->frontier, 0);
   c->explored_now = 0;
+  g_array_set_size(c->explored_list, 0);
   sc_egraph *eg = sc_lang_egraph(c->lang);
   gboolean ok = FALSE;
   const char *limit_hit = NULL;
@@ -732,6 +801,8 @@ static gboolean visit_node(ctx_t *c, sc_id v, gboolean *stop, GError **error) {
     goto out;
   if (!check_expectations(c, runner, n, out_cls, &limit_hit, error))
     goto out;
+  if (c->opts->explain)
+    record_explanation(c, n);
   conflict_text(c);
   if (c->conflict->len) {
     g_set_error(error, SC_INFER_ERROR, SC_INFER_ERROR_INTERNAL,
@@ -894,6 +965,7 @@ sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
   res->funmapped = g_array_new(FALSE, FALSE, sizeof(sc_id));
   res->fnearest = g_ptr_array_new_with_free_func(g_free);
   res->expectations = g_array_new(FALSE, FALSE, sizeof(sc_infer_expectation));
+  res->explanations = g_ptr_array_new_with_free_func(g_free);
   res->stats.spec_nodes = sc_graph_n_nodes(c.spec);
   res->stats.impl_nodes = n_in;
   res->stats.slowest_node = SC_ID_NONE;
@@ -910,6 +982,7 @@ sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
   c.node_explored = g_new0(uint32_t, n_in ? n_in : 1);
   c.frontier = g_array_new(FALSE, FALSE, sizeof(sc_id));
   c.in_cls = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  c.explored_list = g_array_new(FALSE, FALSE, sizeof(sc_id));
   c.conflict = g_string_new(NULL);
   c.sourceless = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
                                        (GDestroyNotify)g_array_unref);
@@ -1006,6 +1079,7 @@ sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
   g_free(c.node_explored);
   g_array_free(c.frontier, TRUE);
   g_array_free(c.in_cls, TRUE);
+  g_array_free(c.explored_list, TRUE);
   g_string_free(c.conflict, TRUE);
   g_hash_table_unref(c.sourceless);
   res->stats.seconds = g_get_monotonic_time() / 1e6 - t0;
@@ -1033,6 +1107,7 @@ void sc_infer_result_free(sc_infer_result *r) {
   g_ptr_array_unref(r->fnearest);
   g_free(r->limit_reason);
   g_array_free(r->expectations, TRUE);
+  g_ptr_array_unref(r->explanations);
   g_free(r);
 }
 
@@ -1058,3 +1133,4 @@ const sc_infer_expectation *sc_infer_expectation_at(const sc_infer_result *r, ui
   return &g_array_index(r->expectations, sc_infer_expectation, i);
 }
 const sc_infer_stats *sc_infer_get_stats(const sc_infer_result *r) { return &r->stats; }
+const GPtrArray *sc_infer_explanations(const sc_infer_result *r) { return r->explanations; }
