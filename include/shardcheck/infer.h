@@ -116,6 +116,11 @@ const GArray *sc_infer_failure_unmapped(const sc_infer_result *r);
 /* The closest non-clean terms of the first unmapped output (char*). */
 const GPtrArray *sc_infer_failure_nearest(const sc_infer_result *r);
 uint32_t sc_infer_failure_explored(const sc_infer_result *r); /* impl nodes */
+/* Lemmas whose side conditions could not be decided at the failing node
+ * (neither the normal form nor cvc5 could answer; the lemma did not
+ * fire): "NAME (FILE:LINE): its condition was undecided N times".  A
+ * failure with entries here may be a limit of the prover, not a bug. */
+const GPtrArray *sc_infer_failure_undecided(const sc_infer_result *r); /* char* */
 /* LIMIT: which limit ("node limit", ...). */
 const char *sc_infer_limit_reason(const sc_infer_result *r);
 

@@ -119,6 +119,78 @@ typedef struct {
 void sc_lemma_rules_counters(const sc_lemma_rules *r, uint32_t lemma,
                              sc_lemma_counters *out);
 
+/* --- reading lemmas back: instances (the numerical checker) ---
+ *
+ * `shardcheck lemmas check` evaluates both sides of every lemma on random
+ * concrete instances.  A lemma's variables are numbered in order of first
+ * use (left side, requires, right side).  An instance gives each tensor
+ * variable a type and each attribute variable a value; sc_lemma_instantiate
+ * turns one side under an instance into a flat program of operator calls
+ * whose tensor arguments name slots: slot v < n_vars is variable v, slot
+ * n_vars + j the result of step j (steps come in evaluation order, children
+ * first).  Types come from the operators' shape rules (a declared
+ * operator's declared rule), computed attributes are evaluated, so a side
+ * that instantiates is well-typed.  A '?_' of a left side takes the
+ * argument's default.  Requires patterns are not instantiated (they only
+ * restrict when a lemma fires).
+ *
+ * Ownership: names and sc_arg pointers borrow from the set (or the
+ * registry); sc_lemma_instantiate returns a new program (free with
+ * sc_lemma_program_free) that owns its argument values; the instance is
+ * borrowed. */
+uint32_t sc_lemma_n_vars(const sc_lemma_set *set, uint32_t lemma);
+/* "a" for ?a.  (transfer none) */
+const char *sc_lemma_var_name(const sc_lemma_set *set, uint32_t lemma, uint32_t var);
+gboolean sc_lemma_var_is_attr(const sc_lemma_set *set, uint32_t lemma, uint32_t var);
+/* The schema argument at the first use of attribute variable VAR (its
+ * type and name), or NULL for a tensor variable.  (transfer none) */
+const sc_arg *sc_lemma_var_arg(const sc_lemma_set *set, uint32_t lemma, uint32_t var);
+/* Is VAR used by the left or the right side (not only by requires)? */
+gboolean sc_lemma_var_in_sides(const sc_lemma_set *set, uint32_t lemma, uint32_t var);
+
+typedef struct {
+  sc_symtab *st;          /* sizes, conditions; concrete types need no symbols */
+  const sc_ttype *types;  /* n_vars entries, read for tensor variables */
+  const sc_value *values; /* n_vars entries, read for attribute variables */
+} sc_lemma_instance;
+
+/* The lemma's where condition under INST (YES when it has none; anything
+ * that cannot be evaluated is NO, as when the lemma runs). */
+sc_truth sc_lemma_condition(const sc_lemma_set *set, uint32_t lemma,
+                            const sc_lemma_instance *inst);
+
+typedef enum {
+  SC_LEMMA_SIDE_LEFT,
+  SC_LEMMA_SIDE_RIGHT,
+} sc_lemma_side;
+
+typedef struct {
+  const sc_op *op;
+  sc_value *args;  /* op->n_args bound values; tensor ids are slots */
+  uint32_t result; /* the result of OP this step stands for */
+  sc_ttype type;   /* that result's type */
+} sc_lemma_step;
+
+typedef struct {
+  uint32_t n_vars;
+  uint32_t n_steps;
+  sc_lemma_step *steps;
+  uint32_t root;   /* slot of the side's value (a variable's for a bare ?x) */
+  sc_ttype type;   /* its type */
+} sc_lemma_program;
+
+/* Instantiate SIDE of lemma LEMMA under INST.  NULL with *WHY (new string)
+ * when a shape rule refuses or a computed value cannot be computed. */
+sc_lemma_program *sc_lemma_instantiate(const sc_lemma_set *set, uint32_t lemma,
+                                       sc_lemma_side side, const sc_lemma_instance *inst,
+                                       char **why);
+void sc_lemma_program_free(sc_lemma_program *p);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(sc_lemma_program, sc_lemma_program_free)
+/* "?a: f32[2, 3], ?d = 1" for the variables either side uses.  (transfer
+ * full) */
+char *sc_lemma_instance_to_string(const sc_lemma_set *set, uint32_t lemma,
+                                  const sc_lemma_instance *inst);
+
 G_END_DECLS
 
 #endif

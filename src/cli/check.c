@@ -60,7 +60,7 @@ int sc_cli_check(int argc, char **argv) {
   g_autofree char *format = NULL;
   g_auto(GStrv) lemma_dirs = NULL;
   g_auto(GStrv) rest = NULL;
-  gboolean explain = FALSE, quiet = FALSE;
+  gboolean explain = FALSE, quiet = FALSE, validate = FALSE;
   GOptionEntry entries[] = {
       {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format", "text|json"},
       {"lemmas", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &lemma_dirs,
@@ -68,6 +68,10 @@ int sc_cli_check(int argc, char **argv) {
       {"explain", 0, 0, G_OPTION_ARG_NONE, &explain, "Show, per spec node, the lemmas applied and the impl nodes asserted",
        NULL},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress line", NULL},
+      {"validate", 0, 0, G_OPTION_ARG_NONE, &validate,
+       "Run both graphs on related concrete inputs and evaluate every relation (exit 4 if one "
+       "does not hold); on fails, show counterexamples",
+       NULL},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "BUNDLE"},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
@@ -77,7 +81,9 @@ int sc_cli_check(int argc, char **argv) {
       ctx, "Examples:\n  shardcheck check models/mlp-tp2/bundle.json\n"
            "  shardcheck check --format json models/paper-example\n"
            "  shardcheck check --lemmas my-kernels/ my-model.json\n"
-           "\nExit codes: 0 refines, 1 fails, 2 usage or input error, 3 resource limit.");
+           "  shardcheck check --validate models/mlp-tp2\n"
+           "\nExit codes: 0 refines, 1 fails, 2 usage or input error, 3 resource limit,\n"
+           "4 --validate found a relation that does not hold (a soundness bug).");
   g_option_context_add_main_entries(ctx, entries, NULL);
   GError *err = NULL;
   gboolean json = FALSE;
@@ -158,8 +164,11 @@ int sc_cli_check(int argc, char **argv) {
     g_error_free(err);
   } else {
     sc_report_options ropts = {explain, sc_lemma_set_n_lemmas(lemmas), where->str};
+    int vcode = -1;
     if (json) {
       g_autofree char *s = sc_report_json(b, res, &ropts);
+      if (validate)
+        vcode = sc_cli_validate(b, res, TRUE, &s);
       printf("%s\n", s);
     } else {
       sc_report_text(stdout, b, res, &ropts);
@@ -169,8 +178,10 @@ int sc_cli_check(int argc, char **argv) {
         g_autofree char *line = sc_sym_stats_to_string(&sst);
         printf("symbolic sizes: %s\n", line);
       }
+      if (validate)
+        vcode = sc_cli_validate(b, res, FALSE, NULL);
     }
-    code = sc_report_exit_code(res);
+    code = vcode >= 0 ? vcode : sc_report_exit_code(res);
     sc_infer_result_free(res);
   }
   sc_bundle_free(b);

@@ -3,6 +3,7 @@
  *   shardcheck check [--format text|json] [--lemmas DIR] [--explain] BUNDLE
  *   shardcheck show [--format text|json] BUNDLE
  *   shardcheck ops [--format text|json]
+ *   shardcheck lemmas check [--lemmas DIR] [--seed N] [--instances N] [--format text|json]
  *   shardcheck --version | --help
  *
  * The CLI is thin: loading, validation and checking live in the library;
@@ -16,9 +17,10 @@
 
 static const char usage_text[] =
     "Usage:\n"
-    "  shardcheck check [--format text|json] [--lemmas DIR] BUNDLE\n"
+    "  shardcheck check [--format text|json] [--lemmas DIR] [--validate] BUNDLE\n"
     "  shardcheck show [--format text|json] BUNDLE\n"
     "  shardcheck ops [--format text|json]\n"
+    "  shardcheck lemmas check [--lemmas DIR] [--seed N] [--instances N] [--format text|json]\n"
     "  shardcheck --version\n"
     "  shardcheck --help\n";
 
@@ -30,11 +32,16 @@ static const char help_text[] =
     "           spec operator whose outputs it cannot map\n"
     "  show     load and validate a bundle and summarize both graphs\n"
     "  ops      list the operators shardcheck knows, with flags and schemas\n"
+    "  lemmas check  evaluate both sides of every lemma on random instances with\n"
+    "           the reference interpreter (exit 1 if one differs)\n"
     "\n"
     "Options of check:\n"
     "  --format text|json   output format (default text)\n"
     "  --lemmas DIR         also load the lemma files of DIR (repeatable)\n"
     "  --quiet              no progress line on a terminal\n"
+    "  --validate           run both graphs on related concrete inputs, evaluate every\n"
+    "                       relation (exit 4 if one does not hold); on fails, show\n"
+    "                       counterexamples (docs/validation.md)\n"
     "\n"
     "Examples:\n"
     "  shardcheck check models/mlp-tp2/bundle.json\n"
@@ -43,7 +50,8 @@ static const char help_text[] =
     "  shardcheck ops --format json\n"
     "\n"
     "Exit codes: 0 refines, 1 fails, 2 usage or input error, 3 resource limit,\n"
-    "4 a soundness bug in shardcheck (a lemma merged terms of different shapes).\n"
+    "4 a soundness bug in shardcheck (a lemma merged terms of different shapes, or\n"
+    "--validate found a relation that does not hold on concrete values).\n"
     "The bundle format is described in docs/bundle-format.md.\n";
 
 gboolean sc_cli_parse_format(const char *s, gboolean *json, GError **error) {
@@ -80,6 +88,8 @@ int main(int argc, char **argv) {
     return sc_cli_show(argc - 1, argv + 1);
   if (strcmp(cmd, "ops") == 0)
     return sc_cli_ops(argc - 1, argv + 1);
+  if (strcmp(cmd, "lemmas") == 0)
+    return sc_cli_lemmas(argc - 1, argv + 1);
   fprintf(stderr, "shardcheck: unknown command '%s'\n%s", cmd, usage_text);
   return SC_EXIT_INPUT_ERROR;
 }

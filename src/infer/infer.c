@@ -58,6 +58,7 @@ struct sc_infer_result {
   char *limit_reason;
   GArray *expectations;      /* sc_infer_expectation */
   GPtrArray *explanations;   /* char*, one per visited node (with explain) */
+  GPtrArray *fundecided;     /* char*: lemmas whose conditions were undecided */
   sc_infer_stats stats;
 };
 
@@ -88,8 +89,17 @@ typedef struct {
   GString *conflict;         /* first conflict message of this visit */
   uint32_t explored_now;     /* impl nodes explored in this visit */
   GArray *in_cls;            /* classes of the node's inputs, this visit */
+  /* deferred nodes (see defer_outputs) */
+  uint32_t *defer_depth;     /* per spec tensor: 0, or the deferral depth of its relation */
+  gboolean pending;          /* the failure of the first deferred node is recorded */
   GArray *explored_list;     /* impl nodes explored this visit (explain) */
 } ctx_t;
+
+/* How many spec nodes in a row may have a relation that is not clean
+ * (defer_outputs). */
+#define MAX_DEFER_DEPTH 3
+/* How many expressions a deferred tensor keeps. */
+#define MAX_DEFER_TERMS 8
 
 static void on_conflict(sc_lang *lang, sc_id a, sc_id b, uint32_t just, void *user);
 
@@ -155,7 +165,41 @@ static sc_value *args_to_children(ctx_t *c, const sc_node *n, class_of_fn class_
   return args;
 }
 
-/* The class of spec tensor u: all its known expressions, unioned. */
+static sc_id spec_input_class(ctx_t *c, sc_id u, GError **error);
+
+/* The class of a deferred spec tensor U (defer_outputs): its producer
+ * applied to its inputs' classes, so that the consumer's e-graph holds
+ * the deferred node itself, with everything known of its inputs (a
+ * replicated bias is one class of all its copies, which the deferred
+ * relation's terms, over single copies, cannot say). */
+static sc_id deferred_class(ctx_t *c, sc_id u, GError **error) {
+  const sc_tensor *ten = sc_graph_tensor(c->spec, u);
+  const sc_node *pn = sc_graph_node(c->spec, ten->producer);
+  uint32_t k = 0;
+  while (k < pn->n_results && pn->results[k] != u)
+    k++;
+  g_assert(k < pn->n_results);
+  GArray *children = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  sc_value *args = args_to_children(c, pn, spec_input_class, children, error);
+  sc_id cls = SC_ID_NONE;
+  if (args) {
+    GError *local = NULL;
+    cls = sc_lang_add_call(c->lang, pn->op, args, (const sc_id *)children->data, children->len,
+                           k, &local);
+    if (cls == SC_ID_NONE) {
+      g_set_error(error, SC_INFER_ERROR, SC_INFER_ERROR_INTERNAL,
+                  "internal error: deferred spec node '%s' cannot be applied to its inputs' "
+                  "relations: %s", pn->name, local->message);
+      g_error_free(local);
+    }
+    free_args(args, pn->op->n_args);
+  }
+  g_array_free(children, TRUE);
+  return cls;
+}
+
+/* The class of spec tensor u: all its known expressions, unioned (and,
+ * for a deferred tensor, its producer over its inputs' classes). */
 static sc_id spec_input_class(ctx_t *c, sc_id u, GError **error) {
   GPtrArray *exprs = c->rel[u];
   if (!exprs || exprs->len == 0) {
@@ -180,6 +224,12 @@ static sc_id spec_input_class(ctx_t *c, sc_id u, GError **error) {
       cls = k;
     else
       sc_egraph_union(eg, cls, k, SC_JUST_ASSERTED);
+  }
+  if (c->defer_depth[u] > 0) {
+    sc_id k = deferred_class(c, u, error);
+    if (k == SC_ID_NONE)
+      return SC_ID_NONE;
+    sc_egraph_union(eg, cls, k, SC_JUST_ASSERTED);
   }
   return sc_egraph_find(eg, cls);
 }
@@ -383,6 +433,12 @@ static gboolean explore_impl_node(ctx_t *c, sc_id w, GError **error) {
     }
     sc_id leaf = sc_lang_add_tensor(c->lang, n->results[k]);
     sc_egraph_union(eg, cls, leaf, SC_JUST_ASSERTED);
+    /* A layout operator (view, cat, slice, permute, ..., or an identity)
+     * of related tensors is related: it maps back to them by the inverse
+     * layout (a rank's cat of its q, k and v gradients, before it is
+     * flattened for the weight gradient). */
+    if (n->op->flags & (SC_OP_VIEW | SC_OP_IDENTITY))
+      trel_add(c, n->results[k]);
   }
   free_args(args, n->op->n_args);
   g_array_free(children, TRUE);
@@ -462,33 +518,19 @@ static void clean_exprs(ctx_t *c, sc_id cls, const gboolean *allowed_leaf, GPtrA
   g_ptr_array_unref(terms);
 }
 
-/* Impl tensors of clean terms equal to the node's outputs or inputs join
- * T_rel (GraphGuard 4.3.1: a related impl tensor maps cleanly to an input
- * or an output of the spec node). */
-static void grow_trel_class(ctx_t *c, sc_id cls) {
-  sc_egraph *eg = sc_lang_egraph(c->lang);
-  weight_ctx wc = {c->lang, NULL};
-  GPtrArray *terms = sc_egraph_enumerate(eg, sc_egraph_find(eg, cls), c->opts->max_terms,
-                                         c->opts->max_term_size, clean_weight, &wc, NULL);
-  for (guint i = 0; i < terms->len; i++) {
-    const sc_term *t = g_ptr_array_index(terms, i);
-    for (uint32_t j = 0; j < sc_term_n_nodes(t); j++) {
-      const sc_term_node *tn = sc_term_node_at(t, j);
-      if (tn->op == SC_LANG_OP_TENSOR)
-        trel_add(c, tn->attr);
-    }
-  }
-  g_ptr_array_unref(terms);
-}
-
-/* The classes searched are the outputs' classes, the inputs' classes and
- * every class below an output class through its e-nodes: the
- * sub-expressions of the expressions equal to the outputs (GraphGuard
- * 4.2.2 rewrites "the EClass corresponding to rho and all its
- * subexpressions").  An impl tensor that maps cleanly onto a
- * sub-expression is related to the node: the partial sums of a
- * row-parallel layer, sum(mm_0, mm_1), sit under the bias added after
- * the all-reduce, add(sum(mm_0, mm_1), b).  Exploration only decides
+/* Impl tensors related to the node join T_rel (GraphGuard 4.3.1: a
+ * related impl tensor maps cleanly to an input or an output of the spec
+ * node; Listing 3 line 27: the inputs of the clean expressions in P_v).
+ * P_v is read here as every expression equal to an output or an input
+ * together with all their sub-expressions (GraphGuard 4.2.2 rewrites "the
+ * EClass corresponding to rho and all its subexpressions"): the impl
+ * tensors whose classes lie below an output or input class through any
+ * e-node.  That covers the leaves of every clean term of those classes
+ * (a leaf of a term is a leaf node of a class below it) and the impl
+ * tensors that map onto a sub-expression: the partial sums of a
+ * row-parallel layer, sum(mm_0, mm_1), under the bias added after the
+ * all-reduce, add(sum(mm_0, mm_1), b).  A walk over the classes, linear
+ * in the e-graph, with no term enumeration.  Exploration only decides
  * which impl nodes are asserted (completeness), never what is proved. */
 static void grow_trel(ctx_t *c, const sc_id *out_cls, uint32_t n_out) {
   sc_egraph *eg = sc_lang_egraph(c->lang);
@@ -508,10 +550,11 @@ static void grow_trel(ctx_t *c, const sc_id *out_cls, uint32_t n_out) {
     g_array_set_size(stack, stack->len - 1);
     if (!g_hash_table_add(seen, GUINT_TO_POINTER(cls + 1)))
       continue;
-    grow_trel_class(c, cls);
     uint32_t nn = 0;
     const sc_id *nodes = sc_egraph_class_nodes(eg, cls, &nn);
     for (uint32_t i = 0; i < nn; i++) {
+      if (sc_egraph_node_op(eg, nodes[i]) == SC_LANG_OP_TENSOR)
+        trel_add(c, sc_egraph_node_attr(eg, nodes[i]));
       uint32_t arity = sc_egraph_node_arity(eg, nodes[i]);
       const sc_id *kids = sc_egraph_node_children(eg, nodes[i]);
       for (uint32_t j = 0; j < arity; j++) {
@@ -642,6 +685,18 @@ static void record_failure(ctx_t *c, sc_id v, const sc_id *out_cls, GArray *unma
     uint32_t k = g_array_index(unmapped, uint32_t, i);
     g_array_append_val(res->funmapped, n->results[k]);
   }
+  /* Conditions the normal form and cvc5 could not decide at this node:
+   * those lemmas did not fire, and the user should know which. */
+  for (uint32_t i = 0; c->rules && i < sc_lemma_set_n_lemmas(c->opts->lemmas); i++) {
+    sc_lemma_counters k;
+    sc_lemma_rules_counters(c->rules, i, &k);
+    if (k.undecided == 0)
+      continue;
+    const sc_lemma_info *li = sc_lemma_set_lemma(c->opts->lemmas, i);
+    g_ptr_array_add(res->fundecided,
+                    g_strdup_printf("%s (%s:%u): its condition was undecided %" G_GUINT64_FORMAT
+                                    " times", li->name, li->file, li->line, k.undecided));
+  }
   /* the nearest terms of the first unmapped output */
   uint32_t k0 = g_array_index(unmapped, uint32_t, 0);
   sc_egraph *eg = sc_lang_egraph(c->lang);
@@ -742,6 +797,111 @@ static void record_explanation(ctx_t *c, const sc_node *n) {
   g_ptr_array_add(c->res->explanations, g_string_free(line, FALSE));
 }
 
+/* Forget a recorded failure (the first deferred node's, once the check
+ * has gone on to map every checked output). */
+static void clear_failure(sc_infer_result *res) {
+  res->verdict = SC_VERDICT_REFINES;
+  res->fkind = SC_FAILURE_UNMAPPED;
+  res->fnode = SC_ID_NONE;
+  g_array_set_size(res->funmapped, 0);
+  g_ptr_array_set_size(res->fnearest, 0);
+  g_clear_pointer(&res->limit_reason, g_free);
+  res->fexplored = 0;
+}
+
+/* Deferral.  GraphGuard assumes that every spec tensor is materialized in
+ * the impl (section 3.1: no reordering).  Megatron's row-parallel layers
+ * break that on purpose: the bias of the attention projection is added
+ * after the residual add (bias-dropout-add), so the spec's addmm(b, h, w)
+ * and its view exist nowhere in the impl, while the residual sum that
+ * follows does.  An unmapped output that is not a checked output
+ * therefore keeps, as its relation, its smallest expressions over impl
+ * tensors with any operators (equalities proved in this e-graph like
+ * every other: sound), and the walk goes on.  The failure is recorded at
+ * the first deferred node; it is reported if a later node cannot be
+ * mapped even so (or a chain of deferred nodes grows longer than
+ * MAX_DEFER_DEPTH), and forgotten if every checked output maps cleanly in
+ * the end.  So a bug is still reported at the node where GraphGuard
+ * reports it.  Returns FALSE (nothing deferred) when some output cannot
+ * be deferred. */
+static gboolean defer_outputs(ctx_t *c, const sc_node *n, const sc_id *out_cls,
+                              GArray *unmapped, const char *limit_hit) {
+  if (limit_hit || unmapped->len == 0)
+    return FALSE;
+  uint32_t depth = 0;
+  for (uint32_t i = 0; i < n->n_inputs; i++)
+    depth = MAX(depth, c->defer_depth[n->inputs[i]]);
+  if (++depth > MAX_DEFER_DEPTH)
+    return FALSE;
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  weight_ctx wc = {c->lang, NULL};
+  GPtrArray *found = g_ptr_array_new();  /* GPtrArray* per unmapped output */
+  gboolean ok = TRUE;
+  for (guint i = 0; i < unmapped->len && ok; i++) {
+    uint32_t k = g_array_index(unmapped, uint32_t, i);
+    sc_id t = n->results[k];
+    for (guint j = 0; j < c->res->checked->len && ok; j++)
+      ok = g_array_index(c->res->checked, sc_id, j) != t;
+    if (!ok)
+      break;
+    /* the smallest terms, and then terms that read an impl tensor none of
+     * the kept ones reads (the relation names every rank, so that the
+     * consumers explore every rank's nodes) */
+    GPtrArray *terms = sc_egraph_enumerate(eg, sc_egraph_find(eg, out_cls[k]),
+                                           4 * MAX_DEFER_TERMS, c->opts->max_term_size,
+                                           nearest_weight, &wc, NULL);
+    GPtrArray *exprs = g_ptr_array_new();
+    GHashTable *covered = g_hash_table_new(g_direct_hash, g_direct_equal);
+    for (guint j = 0; j < terms->len && exprs->len < 2 * MAX_DEFER_TERMS; j++) {
+      const sc_term *term = g_ptr_array_index(terms, j);
+      gboolean fresh = exprs->len < MAX_DEFER_TERMS;
+      for (uint32_t q = 0; q < sc_term_n_nodes(term); q++) {
+        const sc_term_node *tn = sc_term_node_at(term, q);
+        if (tn->op == SC_LANG_OP_TENSOR &&
+            g_hash_table_add(covered, GUINT_TO_POINTER(tn->attr + 1)))
+          fresh = TRUE;
+      }
+      if (!fresh)
+        continue;
+      sc_expr *e = sc_lang_term_to_expr(c->lang, term);
+      if (!e)
+        continue;
+      sc_texpr *te = sc_texpr_bind(e, c->impl, FALSE, NULL);
+      sc_expr_free(e);
+      if (!te)
+        continue;
+      g_ptr_array_add(c->owned, te);
+      g_ptr_array_add(exprs, te);
+    }
+    g_hash_table_unref(covered);
+    g_ptr_array_unref(terms);
+    g_ptr_array_add(found, exprs);
+    ok = exprs->len > 0;
+  }
+  if (!ok) {
+    for (guint i = 0; i < found->len; i++)
+      g_ptr_array_unref(g_ptr_array_index(found, i));
+    g_ptr_array_unref(found);
+    return FALSE;
+  }
+  for (guint i = 0; i < unmapped->len; i++) {
+    sc_id t = n->results[g_array_index(unmapped, uint32_t, i)];
+    GPtrArray *exprs = g_ptr_array_index(found, i);
+    if (c->rel[t])
+      g_ptr_array_unref(c->rel[t]);
+    if (g_getenv("SC_DEBUG_REL")) /* TEMP */
+      for (guint q = 0; q < exprs->len; q++) {
+        char *tx = sc_texpr_to_string(g_ptr_array_index(exprs, q));
+        g_printerr("defrel %s = %s\n", sc_graph_tensor(c->spec, t)->name, tx);
+        g_free(tx);
+      }
+    c->rel[t] = exprs;
+    c->defer_depth[t] = depth;
+  }
+  g_ptr_array_unref(found);
+  return TRUE;
+}
+
 /* One spec node: Listing 2 with Listing 3's exploration.  Returns FALSE on
  * an error; a node that fails to map sets the result's failure and
  * *stop. */
@@ -835,6 +995,10 @@ static gboolean visit_node(ctx_t *c, sc_id v, gboolean *stop, GError **error) {
       continue;
     }
     c->res->tensor_texts[t] = texts_of(exprs);
+    if (g_getenv("SC_DEBUG_REL")) /* TEMP */
+      for (guint q = 0; q < c->res->tensor_texts[t]->len; q++)
+        g_printerr("rel %s = %s\n", sc_graph_tensor(c->spec, t)->name,
+                   (const char *)g_ptr_array_index(c->res->tensor_texts[t], q));
     c->rel[t] = exprs;
   }
   uint32_t nodes_now = sc_egraph_n_nodes(eg);
@@ -842,14 +1006,28 @@ static gboolean visit_node(ctx_t *c, sc_id v, gboolean *stop, GError **error) {
   if (nodes_now > c->res->stats.max_enodes)
     c->res->stats.max_enodes = nodes_now;
   if (unmapped->len) {
-    record_failure(c, v, out_cls, unmapped, limit_hit);
-    c->res->fexplored = c->explored_now;
-    *stop = TRUE;
+    gboolean deferred = defer_outputs(c, n, out_cls, unmapped, limit_hit);
+    if (!c->pending || limit_hit || (!deferred && g_getenv("SC_DEBUG_LASTFAIL"))) { /* TEMP */
+      /* the first failure (a limit overrides a deferred failure: the
+       * verdict is then "limit") */
+      clear_failure(c->res);
+      record_failure(c, v, out_cls, unmapped, limit_hit);
+      c->res->fexplored = c->explored_now;
+    }
+    if (g_getenv("SC_DEBUG_DEFER")) /* TEMP */
+      g_printerr("node %s: %s\n", n->name, deferred ? "deferred" : "failed");
+    if (deferred)
+      c->pending = TRUE;
+    else
+      *stop = TRUE;
   }
   ok = TRUE;
 out:
   {
     double dt = g_get_monotonic_time() / 1e6 - t0;
+    if (g_getenv("SC_DEBUG_TIME")) /* TEMP */
+      g_printerr("time %.4f %s enodes %u explored %u\n", dt, n->name,
+                 sc_egraph_n_nodes(sc_lang_egraph(c->lang)), c->explored_now);
     if (dt > c->res->stats.slowest_seconds) {
       c->res->stats.slowest_seconds = dt;
       c->res->stats.slowest_node = v;
@@ -966,6 +1144,7 @@ sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
   res->fnearest = g_ptr_array_new_with_free_func(g_free);
   res->expectations = g_array_new(FALSE, FALSE, sizeof(sc_infer_expectation));
   res->explanations = g_ptr_array_new_with_free_func(g_free);
+  res->fundecided = g_ptr_array_new_with_free_func(g_free);
   res->stats.spec_nodes = sc_graph_n_nodes(c.spec);
   res->stats.impl_nodes = n_in;
   res->stats.slowest_node = SC_ID_NONE;
@@ -982,6 +1161,7 @@ sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
   c.node_explored = g_new0(uint32_t, n_in ? n_in : 1);
   c.frontier = g_array_new(FALSE, FALSE, sizeof(sc_id));
   c.in_cls = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  c.defer_depth = g_new0(uint32_t, n_st ? n_st : 1);
   c.explored_list = g_array_new(FALSE, FALSE, sizeof(sc_id));
   c.conflict = g_string_new(NULL);
   c.sourceless = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
@@ -1031,6 +1211,10 @@ sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
   }
   if (opts->progress)
     opts->progress(done, total, NULL, opts->progress_user);
+  /* every checked output mapped: the deferred nodes were not materialized,
+   * which is no failure */
+  if (ok && !stop && c.pending)
+    clear_failure(res);
 
   /* Outputs that are spec inputs (or assumed): their relation over impl
    * outputs is what the bundle gave. */
@@ -1079,6 +1263,7 @@ sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
   g_free(c.node_explored);
   g_array_free(c.frontier, TRUE);
   g_array_free(c.in_cls, TRUE);
+  g_free(c.defer_depth);
   g_array_free(c.explored_list, TRUE);
   g_string_free(c.conflict, TRUE);
   g_hash_table_unref(c.sourceless);
@@ -1108,6 +1293,7 @@ void sc_infer_result_free(sc_infer_result *r) {
   g_free(r->limit_reason);
   g_array_free(r->expectations, TRUE);
   g_ptr_array_unref(r->explanations);
+  g_ptr_array_unref(r->fundecided);
   g_free(r);
 }
 
@@ -1134,3 +1320,4 @@ const sc_infer_expectation *sc_infer_expectation_at(const sc_infer_result *r, ui
 }
 const sc_infer_stats *sc_infer_get_stats(const sc_infer_result *r) { return &r->stats; }
 const GPtrArray *sc_infer_explanations(const sc_infer_result *r) { return r->explanations; }
+const GPtrArray *sc_infer_failure_undecided(const sc_infer_result *r) { return r->fundecided; }

@@ -19,11 +19,11 @@
 
 typedef enum {
   CANON_RENAME,        /* the same call to TO, arguments renamed */
-  CANON_RESHAPE_ALIAS, /* CANON_RENAME when the strides are contiguous */
   CANON_T,             /* aten.t: transpose(x, 0, 1) at rank 2, x below */
   CANON_IDENTITY,      /* the value of the first tensor argument */
   CANON_TO_COPY,       /* _to_copy: its input when dtype is None or the input's */
   CANON_COPY,          /* copy(self, src): src when src has the result's type */
+  CANON_EXPAND,        /* expand: its input when the result has the input's shape */
   CANON_VIEW,          /* sc.view: shape resolved; same shape -> input */
   CANON_TRANSPOSE,     /* sc.transpose: dims wrapped, ordered; d == d -> input */
   CANON_PERMUTE,       /* sc.permute: dims wrapped; identity -> input */
@@ -46,7 +46,13 @@ static const canon_rule canon_rules[] = {
   {"aten.view_copy.default", CANON_RENAME, "sc.view.default", "shape=size"},
   {"aten._unsafe_view.default", CANON_RENAME, "sc.view.default", "shape=size"},
   {"aten.reshape.default", CANON_RENAME, "sc.view.default", NULL},
-  {"aten._reshape_alias.default", CANON_RESHAPE_ALIAS, "sc.view.default", "shape=size"},
+  /* _reshape_alias whatever its strides: ATen emits it only from reshape,
+   * with the strides computeStride finds for a view of the input's actual
+   * layout, so its value is the row-major reshape of the input (and that
+   * is how the bundle format, the exporter and the reference interpreter
+   * read it: strides are not kept).  After a permute and a transpose of
+   * attention heads torch passes strides like [96, 1, 12] for [2, 4, 8]. */
+  {"aten._reshape_alias.default", CANON_RENAME, "sc.view.default", "shape=size"},
   /* transposes -> sc.transpose, permutes -> sc.permute */
   {"aten.t.default", CANON_T, "sc.transpose.default", NULL},
   {"aten.t_copy.default", CANON_T, "sc.transpose.default", NULL},
@@ -66,6 +72,8 @@ static const canon_rule canon_rules[] = {
   {"_c10d_functional.wait_tensor.default", CANON_IDENTITY, NULL, NULL},
   {"aten._to_copy.default", CANON_TO_COPY, NULL, NULL},
   {"aten.copy.default", CANON_COPY, NULL, NULL},
+  {"aten.expand.default", CANON_EXPAND, NULL, NULL},
+  {"aten.expand_copy.default", CANON_EXPAND, NULL, NULL},
   /* normal forms of the clean operators */
   {"sc.view.default", CANON_VIEW, NULL, NULL},
   {"sc.transpose.default", CANON_TRANSPOSE, NULL, NULL},
@@ -311,40 +319,6 @@ static sc_id norm_chain(sc_lang *lang, const sc_op *op, const sc_value *args, co
 
 /* ---- aliases ------------------------------------------------------------ */
 
-/* Are STRIDE the contiguous strides of SIZE (dims of size 1 may have any
- * stride)?  Undecided is no. */
-static gboolean contiguous(sc_symtab *st, const sc_value *size, const sc_value *stride) {
-  if (size == NULL || stride == NULL || size->kind != SC_VAL_INT_LIST ||
-      stride->kind != SC_VAL_INT_LIST || size->u.ints.n != stride->u.ints.n)
-    return FALSE;
-  gboolean overflow_before = sc_symtab_overflowed(st);
-  sc_dim expect = sc_dim_const(1);
-  gboolean ok = TRUE;
-  for (uint32_t k = size->u.ints.n; k-- > 0 && ok;) {
-    sc_dim sz = size->u.ints.v[k];
-    if (sc_dim_le(st, sc_dim_const(0), sz) != SC_YES) {
-      ok = FALSE;
-      break;
-    }
-    if (sc_dim_eq(st, sz, sc_dim_const(1)) != SC_YES &&
-        sc_dim_eq(st, stride->u.ints.v[k], expect) != SC_YES)
-      ok = FALSE;
-    if (sc_dim_is_const(sz) && sc_dim_is_const(expect)) {
-      int64_t p;
-      if (__builtin_mul_overflow(sz.value, expect.value, &p))
-        ok = FALSE;
-      expect = sc_dim_const(p);
-    } else {
-      expect = sc_dim_mul(st, expect, sz);
-    }
-  }
-  if (!overflow_before && sc_symtab_overflowed(st)) {
-    sc_symtab_clear_overflow(st); /* our own speculative product overflowed */
-    ok = FALSE;
-  }
-  return ok;
-}
-
 /* The call of OP rewritten as a call of TO with renamed arguments, checked
  * by TO's shape rule; SC_ID_NONE when the rule disagrees. */
 static sc_id rename_call(sc_lang *lang, const sc_op *op, const sc_value *args, const sc_id *kids,
@@ -388,10 +362,6 @@ static sc_id canon(sc_lang *lang, const sc_op *op, const sc_value *args, const s
   if (r == NULL || result != 0)
     return sc_lang_add_node(lang, op, args, kids, n_kids, result);
   switch (r->kind) {
-  case CANON_RESHAPE_ALIAS:
-    if (!contiguous(lang->st, arg(op, args, "size"), arg(op, args, "stride")))
-      break;
-    /* fall through */
   case CANON_RENAME: {
     sc_id c = rename_call(lang, op, args, kids, n_kids, sc_ops_lookup(r->to, NULL), r->renames,
                           out_type);
@@ -429,6 +399,16 @@ static sc_id canon(sc_lang *lang, const sc_op *op, const sc_value *args, const s
         (sc_shape_equal(&srct->shape, &out_type->shape) ||
          sc_shape_same(lang->st, &srct->shape, &out_type->shape) == SC_YES))
       return k;
+    break;
+  }
+  case CANON_EXPAND: {
+    /* expand to the input's own shape broadcasts nothing: every element
+     * is read once, in place */
+    const sc_ttype *in = kid_type(lang, kids[0]);
+    if (in->dtype == out_type->dtype &&
+        (sc_shape_equal(&in->shape, &out_type->shape) ||
+         sc_shape_same(lang->st, &in->shape, &out_type->shape) == SC_YES))
+      return kids[0];
     break;
   }
   case CANON_VIEW:

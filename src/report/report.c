@@ -91,6 +91,14 @@ void sc_report_text(FILE *out, const sc_bundle *b, const sc_infer_result *r,
       fprintf(out, "  its inputs' relations:\n");
       for (uint32_t i = 0; i < n->n_inputs; i++)
         print_exprs(out, "    ", tensor_name(b, n->inputs[i]), sc_infer_tensor_exprs(r, n->inputs[i]));
+      fprintf(out, "  impl nodes explored at this node: %u\n", sc_infer_failure_explored(r));
+      const GPtrArray *und = sc_infer_failure_undecided(r);
+      if (und->len) {
+        fprintf(out, "  undecided side conditions (these lemmas could not fire; the failure may "
+                     "be the prover's, not the model's):\n");
+        for (guint i = 0; i < und->len; i++)
+          fprintf(out, "    %s\n", (const char *)g_ptr_array_index(und, i));
+      }
       const GPtrArray *near = sc_infer_failure_nearest(r);
       if (near->len) {
         fprintf(out, "  nearest terms (non-clean parts show what is off):\n");
@@ -189,6 +197,8 @@ char *sc_report_json(const sc_bundle *b, const sc_infer_result *r, const sc_repo
                           str_array(sc_infer_tensor_exprs(r, n->inputs[i])));
     json_object_set_new(failure, "input_relation", inrel);
     json_object_set_new(failure, "nearest", str_array(sc_infer_failure_nearest(r)));
+    json_object_set_new(failure, "explored", json_integer(sc_infer_failure_explored(r)));
+    json_object_set_new(failure, "undecided", str_array(sc_infer_failure_undecided(r)));
     if (v == SC_VERDICT_LIMIT && sc_infer_limit_reason(r))
       json_object_set_new(failure, "limit", json_string(sc_infer_limit_reason(r)));
   } else if (v == SC_VERDICT_FAILS && k == SC_FAILURE_UNEXPECTED_RELATION) {

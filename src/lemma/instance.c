@@ -1,0 +1,277 @@
+/* instance.c — reading checked lemmas back for the numerical checker:
+ * variables, the where condition and both sides under a concrete
+ * instance, flattened into programs of operator calls (lemma.h,
+ * "instances").
+ *
+ * Invariants: a program's steps come children first, so a step's tensor
+ * slots always name variables or earlier steps; every step's type is what
+ * the operator's shape rule gave for the types of its slots; the program
+ * owns its argument values.  Nothing here changes the set. */
+#include "lemma/lemma-private.h"
+
+#include <string.h>
+
+const ld_checked *sc_lemma_set_checked(const sc_lemma_set *set, uint32_t i);
+
+static const ld_checked *get(const sc_lemma_set *set, uint32_t lemma) {
+  g_return_val_if_fail(lemma < sc_lemma_set_n_lemmas(set), NULL);
+  return sc_lemma_set_checked(set, lemma);
+}
+
+uint32_t sc_lemma_n_vars(const sc_lemma_set *set, uint32_t lemma) {
+  const ld_checked *k = get(set, lemma);
+  return k ? k->vars.names->len : 0;
+}
+
+const char *sc_lemma_var_name(const sc_lemma_set *set, uint32_t lemma, uint32_t var) {
+  const ld_checked *k = get(set, lemma);
+  g_return_val_if_fail(k != NULL && var < k->vars.names->len, NULL);
+  return g_ptr_array_index(k->vars.names, var);
+}
+
+gboolean sc_lemma_var_is_attr(const sc_lemma_set *set, uint32_t lemma, uint32_t var) {
+  const ld_checked *k = get(set, lemma);
+  g_return_val_if_fail(k != NULL && var < k->vars.names->len, FALSE);
+  return g_array_index(k->vars.is_attr, gboolean, var);
+}
+
+/* The first argument of P (depth first, argument order) bound to VAR. */
+static const sc_arg *find_arg(const pnode *p, uint32_t var) {
+  if (p == NULL || p->is_var)
+    return NULL;
+  for (uint32_t a = 0; a < p->op->n_args; a++)
+    if (p->args[a].kind == PA_VAR && p->args[a].var == var)
+      return &p->op->args[a];
+  for (uint32_t i = 0; i < p->n_kids; i++) {
+    const sc_arg *r = find_arg(p->kids[i], var);
+    if (r != NULL)
+      return r;
+  }
+  return NULL;
+}
+
+const sc_arg *sc_lemma_var_arg(const sc_lemma_set *set, uint32_t lemma, uint32_t var) {
+  if (!sc_lemma_var_is_attr(set, lemma, var))
+    return NULL;
+  const ld_checked *k = get(set, lemma);
+  const sc_arg *a = find_arg(k->lhs, var);
+  for (guint i = 0; a == NULL && i < k->requires->len; i++)
+    a = find_arg(g_ptr_array_index(k->requires, i), var);
+  if (a == NULL)
+    a = find_arg(k->rhs, var);
+  return a;
+}
+
+static gboolean uses_var(const pnode *p, uint32_t var) {
+  if (p->is_var)
+    return p->var == var;
+  for (uint32_t a = 0; a < p->op->n_args; a++)
+    if (p->args[a].kind == PA_VAR && p->args[a].var == var)
+      return TRUE;
+  for (uint32_t i = 0; i < p->n_kids; i++)
+    if (uses_var(p->kids[i], var))
+      return TRUE;
+  return FALSE;
+}
+
+gboolean sc_lemma_var_in_sides(const sc_lemma_set *set, uint32_t lemma, uint32_t var) {
+  const ld_checked *k = get(set, lemma);
+  g_return_val_if_fail(k != NULL && var < k->vars.names->len, FALSE);
+  return uses_var(k->lhs, var) || uses_var(k->rhs, var);
+}
+
+/* ---- evaluation environment ---------------------------------------------- */
+
+typedef struct {
+  const ld_checked *k;
+  const sc_lemma_instance *inst;
+} ienv;
+
+static gboolean inst_lookup(void *envp, const lx *ref, ev_val *out) {
+  ienv *e = envp;
+  if (ref->kind != LX_VAR)
+    return FALSE;
+  const ld_vars *vars = &e->k->vars;
+  for (guint v = 0; v < vars->names->len; v++) {
+    if (strcmp(g_ptr_array_index(vars->names, v), ref->text) != 0)
+      continue;
+    if (g_array_index(vars->is_attr, gboolean, v)) {
+      out->kind = EV_VALUE;
+      out->v = &e->inst->values[v];
+    } else {
+      out->kind = EV_TENSOR;
+      out->type = &e->inst->types[v];
+    }
+    return TRUE;
+  }
+  return FALSE;
+}
+
+sc_truth sc_lemma_condition(const sc_lemma_set *set, uint32_t lemma,
+                            const sc_lemma_instance *inst) {
+  const ld_checked *k = get(set, lemma);
+  g_return_val_if_fail(k != NULL, SC_NO);
+  if (k->where == NULL)
+    return SC_YES;
+  ienv e = {k, inst};
+  ev_env env = {inst->st, inst_lookup, &e};
+  return ev_condition(&env, k->where);
+}
+
+/* ---- instantiation --------------------------------------------------------- */
+
+typedef struct {
+  ienv e;
+  uint32_t n_vars;
+  GArray *steps;  /* sc_lemma_step */
+  GArray *types;  /* sc_ttype per slot */
+} builder;
+
+static const sc_ttype *slot_type(void *envp, sc_id slot) {
+  GArray *types = envp;
+  return slot < types->len ? &g_array_index(types, sc_ttype, slot) : NULL;
+}
+
+static void clear_args(sc_value *args, uint32_t n) {
+  for (uint32_t a = 0; a < n; a++)
+    sc_value_clear(&args[a]);
+  g_free(args);
+}
+
+/* Flatten P; *SLOT receives the slot of its value. */
+static gboolean flatten(builder *B, const pnode *p, uint32_t *slot, char **why) {
+  if (p->is_var) {
+    *slot = p->var;
+    return TRUE;
+  }
+  const sc_op *op = p->op;
+  uint32_t *kid_slots = g_new(uint32_t, p->n_kids ? p->n_kids : 1);
+  for (uint32_t i = 0; i < p->n_kids; i++)
+    if (!flatten(B, p->kids[i], &kid_slots[i], why)) {
+      g_free(kid_slots);
+      return FALSE;
+    }
+  sc_value *args = g_new0(sc_value, op->n_args ? op->n_args : 1);
+  ev_env env = {B->e.inst->st, inst_lookup, &B->e};
+  uint32_t child = 0;
+  gboolean ok = TRUE;
+  for (uint32_t a = 0; ok && a < op->n_args; a++) {
+    const sc_arg *arg = &op->args[a];
+    const pat_arg *pa = &p->args[a];
+    if (arg->type == SC_ARG_TENSOR) {
+      args[a] = p->layout[a] == UINT32_MAX ? sc_value_none() : sc_value_tensor(kid_slots[child++]);
+    } else if (arg->type == SC_ARG_TENSOR_LIST) {
+      args[a].kind = SC_VAL_TENSOR_LIST;
+      args[a].u.list.n = p->layout[a];
+      args[a].u.list.ids = g_new(sc_id, p->layout[a] ? p->layout[a] : 1);
+      for (uint32_t j = 0; j < p->layout[a]; j++)
+        args[a].u.list.ids[j] = kid_slots[child++];
+    } else {
+      switch (pa->kind) {
+      case PA_DEFAULT:
+      case PA_LITERAL:
+        sc_value_copy(&args[a], &pa->value);
+        break;
+      case PA_VAR:
+        sc_value_copy(&args[a], &B->e.inst->values[pa->var]);
+        break;
+      case PA_WILD:
+        if (arg->has_default)
+          sc_value_copy(&args[a], &arg->default_value);
+        break;
+      case PA_COMPUTE: {
+        ev_val v;
+        if (!ev_eval(&env, pa->expr, &v) || !ev_to_value(&v, arg, &args[a])) {
+          *why = g_strdup_printf("the value of argument '%s' of %s cannot be computed",
+                                 arg->name, op->qualname);
+          ok = FALSE;
+        }
+        break;
+      }
+      }
+    }
+  }
+  g_free(kid_slots);
+  if (ok) {
+    sc_op_call call = {op, args, slot_type, B->types, B->e.inst->st};
+    GArray *res = g_array_new(FALSE, FALSE, sizeof(sc_ttype));
+    g_autoptr(GError) err = NULL;
+    if (!sc_ops_infer(&call, res, &err)) {
+      *why = g_strdup_printf("%s: %s", op->qualname, err->message);
+      ok = FALSE;
+    } else if (p->result >= res->len) {
+      *why = g_strdup_printf("%s has no result %u here", op->qualname, p->result);
+      ok = FALSE;
+    } else {
+      sc_lemma_step st = {op, args, p->result, g_array_index(res, sc_ttype, p->result)};
+      g_array_append_val(B->steps, st);
+      g_array_append_val(B->types, st.type);
+      *slot = B->n_vars + B->steps->len - 1;
+    }
+    g_array_free(res, TRUE);
+  }
+  if (!ok)
+    clear_args(args, op->n_args);
+  return ok;
+}
+
+void sc_lemma_program_free(sc_lemma_program *p) {
+  if (p == NULL)
+    return;
+  for (uint32_t i = 0; i < p->n_steps; i++)
+    clear_args(p->steps[i].args, p->steps[i].op->n_args);
+  g_free(p->steps);
+  g_free(p);
+}
+
+sc_lemma_program *sc_lemma_instantiate(const sc_lemma_set *set, uint32_t lemma,
+                                       sc_lemma_side side, const sc_lemma_instance *inst,
+                                       char **why) {
+  const ld_checked *k = get(set, lemma);
+  g_return_val_if_fail(k != NULL && inst != NULL && why != NULL, NULL);
+  *why = NULL;
+  uint32_t nv = k->vars.names->len;
+  builder B = {{k, inst}, nv, g_array_new(FALSE, FALSE, sizeof(sc_lemma_step)),
+               g_array_new(FALSE, TRUE, sizeof(sc_ttype))};
+  g_array_set_size(B.types, nv);
+  for (uint32_t v = 0; v < nv; v++)
+    if (!g_array_index(k->vars.is_attr, gboolean, v))
+      g_array_index(B.types, sc_ttype, v) = inst->types[v];
+  uint32_t root = 0;
+  gboolean ok = flatten(&B, side == SC_LEMMA_SIDE_LEFT ? k->lhs : k->rhs, &root, why);
+  sc_lemma_program *p = g_new0(sc_lemma_program, 1);
+  p->n_vars = nv;
+  p->n_steps = B.steps->len;
+  p->steps = (sc_lemma_step *)(void *)g_array_free(B.steps, FALSE);
+  p->root = root;
+  if (ok)
+    p->type = g_array_index(B.types, sc_ttype, root);
+  g_array_free(B.types, TRUE);
+  if (!ok) {
+    sc_lemma_program_free(p);
+    return NULL;
+  }
+  return p;
+}
+
+char *sc_lemma_instance_to_string(const sc_lemma_set *set, uint32_t lemma,
+                                  const sc_lemma_instance *inst) {
+  const ld_checked *k = get(set, lemma);
+  g_return_val_if_fail(k != NULL, NULL);
+  GString *s = g_string_new(NULL);
+  for (guint v = 0; v < k->vars.names->len; v++) {
+    if (!uses_var(k->lhs, v) && !uses_var(k->rhs, v))
+      continue;
+    if (s->len)
+      g_string_append(s, ", ");
+    const char *name = g_ptr_array_index(k->vars.names, v);
+    if (g_array_index(k->vars.is_attr, gboolean, v)) {
+      g_autofree char *t = sc_value_to_string(&inst->values[v], inst->st, NULL, NULL);
+      g_string_append_printf(s, "?%s = %s", name, t);
+    } else {
+      g_autofree char *t = sc_shape_to_string(&inst->types[v].shape);
+      g_string_append_printf(s, "?%s: %s%s", name, sc_dtype_name(inst->types[v].dtype), t);
+    }
+  }
+  return g_string_free(s, FALSE);
+}
