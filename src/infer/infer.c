@@ -479,14 +479,20 @@ static gint cmp_u32(gconstpointer a, gconstpointer b) {
 static void clean_exprs(ctx_t *c, sc_id cls, const gboolean *allowed_leaf, GPtrArray *out) {
   sc_egraph *eg = sc_lang_egraph(c->lang);
   weight_ctx wc = {c->lang, allowed_leaf};
-  GPtrArray *terms = sc_egraph_enumerate(eg, sc_egraph_find(eg, cls), c->opts->max_terms,
+  /* four times as many terms as are kept: the small variants of one
+   * family (views of views of one impl tensor) must not use up the
+   * enumeration before a larger family's smallest term (the cat of every
+   * rank's shard) is reached */
+  GPtrArray *terms = sc_egraph_enumerate(eg, sc_egraph_find(eg, cls), 4 * c->opts->max_terms,
                                          c->opts->max_term_size, clean_weight, &wc, NULL);
   /* GraphGuard keeps the simplest expression of each self-provable family
    * (section 4.3.2).  Lemma-only rewrites keep the set of impl tensors a
    * term reads, so the smallest term per set of leaves stands for its
-   * family: larger terms over the same leaves are dropped. */
+   * family: larger terms over the same leaves are dropped.  At most
+   * max_terms families are kept. */
   GHashTable *families = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-  for (guint i = 0; i < terms->len; i++) {
+  guint kept = 0;
+  for (guint i = 0; i < terms->len && kept < c->opts->max_terms; i++) {
     const sc_term *term = g_ptr_array_index(terms, i);
     GArray *leaves = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     for (uint32_t j = 0; j < sc_term_n_nodes(term); j++) {
@@ -513,6 +519,7 @@ static void clean_exprs(ctx_t *c, sc_id cls, const gboolean *allowed_leaf, GPtrA
       continue;
     g_ptr_array_add(c->owned, t);
     g_ptr_array_add(out, t);
+    kept++;
   }
   g_hash_table_unref(families);
   g_ptr_array_unref(terms);
@@ -606,11 +613,237 @@ static void saturate(ctx_t *c, sc_runner *runner, const char **limit_hit) {
     *limit_hit = w;
 }
 
+/* --- sums as multisets --- */
+
+typedef struct {
+  sc_egraph *eg;
+  uint32_t sum_op;
+  GHashTable *memo;     /* class + 1 -> GArray of atom classes (sorted) */
+  GHashTable *visiting; /* class + 1 */
+} ac_ctx;
+
+static gint cmp_id(gconstpointer a, gconstpointer b) {
+  sc_id x = *(const sc_id *)a, y = *(const sc_id *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The atoms of class CLS: the classes its first sc.sum node adds up,
+ * each expanded the same way (a class with no sum node, or one met again
+ * inside its own expansion, is an atom).  Every expansion is an equation
+ * CLS = sum of its atoms, since a sum node of a class equals the class. */
+static const GArray *ac_atoms(ac_ctx *a, sc_id cls) {
+  GArray *m = g_hash_table_lookup(a->memo, GUINT_TO_POINTER(cls + 1));
+  if (m)
+    return m;
+  uint32_t n = 0;
+  const sc_id *sums = sc_egraph_class_nodes_with_op(a->eg, cls, a->sum_op, &n);
+  m = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  if (n == 0 || g_hash_table_contains(a->visiting, GUINT_TO_POINTER(cls + 1))) {
+    g_array_append_val(m, cls);
+  } else {
+    g_hash_table_add(a->visiting, GUINT_TO_POINTER(cls + 1));
+    uint32_t arity = sc_egraph_node_arity(a->eg, sums[0]);
+    const sc_id *kids = sc_egraph_node_children(a->eg, sums[0]);
+    for (uint32_t j = 0; j < arity; j++) {
+      const GArray *sub = ac_atoms(a, sc_egraph_find(a->eg, kids[j]));
+      g_array_append_vals(m, sub->data, sub->len);
+    }
+    g_hash_table_remove(a->visiting, GUINT_TO_POINTER(cls + 1));
+    g_array_sort(m, cmp_id);
+  }
+  g_hash_table_insert(a->memo, GUINT_TO_POINTER(cls + 1), m);
+  return m;
+}
+
+/* Does class CLS hold an impl tensor (a sum the impl computes)? */
+static gboolean has_leaf(const sc_egraph *eg, sc_id cls) {
+  uint32_t n = 0;
+  sc_egraph_class_nodes_with_op(eg, cls, SC_LANG_OP_TENSOR, &n);
+  return n > 0;
+}
+
+/* Partial sums are associative and commutative (sc.sum adds parts of one
+ * shape and dtype, over the reals).  Constrained lemmas (sum_comm,
+ * sum_assoc_*) only regroup towards sums that exist; the blocks of a
+ * fused q|k|v weight arrive in the order q0 q1 .. k0 k1 .. v0 v1 .. while
+ * each rank sums its own q, k and v, which needs every regrouping of a
+ * dozen partials (2^n classes for free AC rewriting).  So, on a clean
+ * e-graph, every class holding a sum node is expanded into its multiset
+ * of atoms (ac_atoms, each expansion an equation that holds), classes
+ * with equal multisets are merged, and a sum whose atoms are partitioned
+ * by sums the impl computes gains the sum of those.  Returns TRUE when
+ * something was merged. */
+static gboolean ac_merge_sums(ctx_t *c) {
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  const sc_op *sum = sc_ops_lookup("sc.sum.default", NULL);
+  if (!sum)
+    return FALSE;
+  uint32_t n = 0;
+  const sc_id *cls = sc_egraph_classes_with_op(eg, sum->id, &n);
+  if (n < 2)
+    return FALSE;
+  GArray *roots = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  g_array_append_vals(roots, cls, n); /* the list is only valid until a mutation */
+  ac_ctx a = {eg, sum->id,
+              g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+                                    (GDestroyNotify)g_array_unref),
+              g_hash_table_new(g_direct_hash, g_direct_equal)};
+  GHashTable *by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  GArray *pairs = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  for (guint i = 0; i < roots->len; i++) {
+    sc_id k = g_array_index(roots, sc_id, i);
+    const GArray *atoms = ac_atoms(&a, k);
+    if (atoms->len < 3)
+      continue; /* two parts: sum_comm's business */
+    GString *key = g_string_new(NULL);
+    for (guint j = 0; j < atoms->len; j++)
+      g_string_append_printf(key, "%u,", g_array_index(atoms, sc_id, j));
+    gpointer first = g_hash_table_lookup(by_key, key->str);
+    if (first) {
+      sc_id f = GPOINTER_TO_UINT(first) - 1;
+      g_array_append_val(pairs, f);
+      g_array_append_val(pairs, k);
+      g_string_free(key, TRUE);
+    } else {
+      g_hash_table_insert(by_key, g_string_free(key, FALSE), GUINT_TO_POINTER(k + 1));
+    }
+  }
+  /* Regrouping by the impl's sums: a sum K whose atoms are the disjoint
+   * union of the atoms of sums that hold an impl tensor (not K's own
+   * sub-sums) and of some atoms equals the sum of those: the spec's chain
+   * of a dozen partial products against each rank's partial.  Greedy,
+   * largest parts first. */
+  GArray *groups = g_array_new(FALSE, FALSE, sizeof(sc_id)); /* K, n, parts.. */
+  for (guint i = 0; i < roots->len; i++) {
+    sc_id k = g_array_index(roots, sc_id, i);
+    const GArray *mk = ac_atoms(&a, k);
+    if (mk->len < 4)
+      continue;
+    GHashTable *own = g_hash_table_new(g_direct_hash, g_direct_equal);
+    GArray *walk = g_array_new(FALSE, FALSE, sizeof(sc_id));
+    g_array_append_val(walk, k);
+    while (walk->len) {
+      sc_id x = g_array_index(walk, sc_id, walk->len - 1);
+      g_array_set_size(walk, walk->len - 1);
+      if (!g_hash_table_add(own, GUINT_TO_POINTER(x + 1)))
+        continue;
+      uint32_t ns = 0;
+      const sc_id *sn = sc_egraph_class_nodes_with_op(eg, x, sum->id, &ns);
+      if (ns == 0)
+        continue;
+      uint32_t ar = sc_egraph_node_arity(eg, sn[0]);
+      const sc_id *kids = sc_egraph_node_children(eg, sn[0]);
+      for (uint32_t j = 0; j < ar; j++) {
+        sc_id r = sc_egraph_find(eg, kids[j]);
+        g_array_append_val(walk, r);
+      }
+    }
+    g_array_free(walk, TRUE);
+    /* remaining atoms: atom class -> count */
+    GHashTable *rem = g_hash_table_new(g_direct_hash, g_direct_equal);
+    for (guint j = 0; j < mk->len; j++) {
+      gpointer key = GUINT_TO_POINTER(g_array_index(mk, sc_id, j) + 1);
+      g_hash_table_insert(rem, key,
+                          GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(rem, key)) + 1));
+    }
+    guint left = mk->len;
+    GArray *parts = g_array_new(FALSE, FALSE, sizeof(sc_id));
+    for (guint size = mk->len - 1; size >= 2 && left > 0; size--) {
+      for (guint q = 0; q < roots->len && left > 0; q++) {
+        sc_id r = g_array_index(roots, sc_id, q);
+        const GArray *mr = ac_atoms(&a, r);
+        if (mr->len != size || size > left || g_hash_table_contains(own, GUINT_TO_POINTER(r + 1)) ||
+            !has_leaf(eg, r))
+          continue;
+        gboolean fits = TRUE;
+        for (guint j = 0; j < mr->len && fits; j++) {
+          gpointer key = GUINT_TO_POINTER(g_array_index(mr, sc_id, j) + 1);
+          guint need = 1;
+          for (guint j2 = j + 1; j2 < mr->len && g_array_index(mr, sc_id, j2) == g_array_index(mr, sc_id, j); j2++)
+            need++;
+          fits = GPOINTER_TO_UINT(g_hash_table_lookup(rem, key)) >= need;
+        }
+        if (!fits)
+          continue;
+        for (guint j = 0; j < mr->len; j++) {
+          gpointer key = GUINT_TO_POINTER(g_array_index(mr, sc_id, j) + 1);
+          g_hash_table_insert(rem, key,
+                              GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(rem, key)) - 1));
+        }
+        left -= mr->len;
+        g_array_append_val(parts, r);
+      }
+    }
+    if (parts->len > 0 && parts->len + left >= 2) {
+      for (guint j = 0; j < mk->len; j++) {
+        sc_id at = g_array_index(mk, sc_id, j);
+        gpointer key = GUINT_TO_POINTER(at + 1);
+        guint cnt = GPOINTER_TO_UINT(g_hash_table_lookup(rem, key));
+        if (cnt > 0) {
+          g_array_append_val(parts, at);
+          g_hash_table_insert(rem, key, GUINT_TO_POINTER(cnt - 1));
+        }
+      }
+      sc_id np = parts->len;
+      g_array_append_val(groups, k);
+      g_array_append_val(groups, np);
+      g_array_append_vals(groups, parts->data, parts->len);
+    }
+    g_array_free(parts, TRUE);
+    g_hash_table_unref(rem);
+    g_hash_table_unref(own);
+  }
+  gboolean merged = FALSE;
+  for (guint i = 0; i < groups->len;) {
+    sc_id k = g_array_index(groups, sc_id, i);
+    sc_id np = g_array_index(groups, sc_id, i + 1);
+    sc_id *parts = g_new(sc_id, np);
+    for (sc_id j = 0; j < np; j++)
+      parts[j] = sc_egraph_find(eg, g_array_index(groups, sc_id, i + 2 + j));
+    i += 2 + np;
+    GError *local = NULL;
+    sc_id t = add_variadic(c, "sum", parts, np, NULL, &local);
+    g_free(parts);
+    if (t == SC_ID_NONE) {
+      g_clear_error(&local);
+      continue;
+    }
+    if (sc_egraph_find(eg, t) != sc_egraph_find(eg, k)) {
+      sc_egraph_union(eg, k, t, SC_JUST_ASSERTED);
+      merged = TRUE;
+    }
+  }
+  g_array_free(groups, TRUE);
+  for (guint i = 0; i + 1 < pairs->len; i += 2) {
+    sc_id x = g_array_index(pairs, sc_id, i), y = g_array_index(pairs, sc_id, i + 1);
+    if (sc_egraph_find(eg, x) != sc_egraph_find(eg, y)) {
+      sc_egraph_union(eg, x, y, SC_JUST_ASSERTED);
+      merged = TRUE;
+    }
+  }
+  g_array_free(pairs, TRUE);
+  g_hash_table_unref(by_key);
+  g_hash_table_unref(a.memo);
+  g_hash_table_unref(a.visiting);
+  g_array_free(roots, TRUE);
+  return merged;
+}
+
+/* Saturate, then merge sums that are equal as multisets, and saturate
+ * again while that merges anything (a few times at most). */
+static void saturate_ac(ctx_t *c, sc_runner *runner, const char **limit_hit) {
+  saturate(c, runner, limit_hit);
+  for (int i = 0; i < 4 && ac_merge_sums(c); i++) {
+    sc_egraph_rebuild(sc_lang_egraph(c->lang));
+    saturate(c, runner, limit_hit);
+  }
+}
+
 /* Explore until no impl node joins (Listing 3). */
 static gboolean explore(ctx_t *c, sc_runner *runner, const sc_id *out_cls, uint32_t n_out,
                         const char **limit_hit, GError **error) {
   sc_egraph *eg = sc_lang_egraph(c->lang);
-  saturate(c, runner, limit_hit);
+  saturate_ac(c, runner, limit_hit);
   for (uint32_t round = 0; round < c->opts->max_rounds; round++) {
     grow_trel(c, out_cls, n_out);
     add_sourceless(c);
@@ -629,7 +862,7 @@ static gboolean explore(ctx_t *c, sc_runner *runner, const sc_id *out_cls, uint3
     }
     g_array_free(batch, TRUE);
     sc_egraph_rebuild(eg);
-    saturate(c, runner, limit_hit);
+    saturate_ac(c, runner, limit_hit);
   }
   return TRUE;
 }
@@ -889,12 +1122,6 @@ static gboolean defer_outputs(ctx_t *c, const sc_node *n, const sc_id *out_cls,
     GPtrArray *exprs = g_ptr_array_index(found, i);
     if (c->rel[t])
       g_ptr_array_unref(c->rel[t]);
-    if (g_getenv("SC_DEBUG_REL")) /* TEMP */
-      for (guint q = 0; q < exprs->len; q++) {
-        char *tx = sc_texpr_to_string(g_ptr_array_index(exprs, q));
-        g_printerr("defrel %s = %s\n", sc_graph_tensor(c->spec, t)->name, tx);
-        g_free(tx);
-      }
     c->rel[t] = exprs;
     c->defer_depth[t] = depth;
   }
@@ -995,10 +1222,6 @@ static gboolean visit_node(ctx_t *c, sc_id v, gboolean *stop, GError **error) {
       continue;
     }
     c->res->tensor_texts[t] = texts_of(exprs);
-    if (g_getenv("SC_DEBUG_REL")) /* TEMP */
-      for (guint q = 0; q < c->res->tensor_texts[t]->len; q++)
-        g_printerr("rel %s = %s\n", sc_graph_tensor(c->spec, t)->name,
-                   (const char *)g_ptr_array_index(c->res->tensor_texts[t], q));
     c->rel[t] = exprs;
   }
   uint32_t nodes_now = sc_egraph_n_nodes(eg);
@@ -1007,15 +1230,13 @@ static gboolean visit_node(ctx_t *c, sc_id v, gboolean *stop, GError **error) {
     c->res->stats.max_enodes = nodes_now;
   if (unmapped->len) {
     gboolean deferred = defer_outputs(c, n, out_cls, unmapped, limit_hit);
-    if (!c->pending || limit_hit || (!deferred && g_getenv("SC_DEBUG_LASTFAIL"))) { /* TEMP */
+    if (!c->pending || limit_hit) {
       /* the first failure (a limit overrides a deferred failure: the
        * verdict is then "limit") */
       clear_failure(c->res);
       record_failure(c, v, out_cls, unmapped, limit_hit);
       c->res->fexplored = c->explored_now;
     }
-    if (g_getenv("SC_DEBUG_DEFER")) /* TEMP */
-      g_printerr("node %s: %s\n", n->name, deferred ? "deferred" : "failed");
     if (deferred)
       c->pending = TRUE;
     else
@@ -1025,9 +1246,6 @@ static gboolean visit_node(ctx_t *c, sc_id v, gboolean *stop, GError **error) {
 out:
   {
     double dt = g_get_monotonic_time() / 1e6 - t0;
-    if (g_getenv("SC_DEBUG_TIME")) /* TEMP */
-      g_printerr("time %.4f %s enodes %u explored %u\n", dt, n->name,
-                 sc_egraph_n_nodes(sc_lang_egraph(c->lang)), c->explored_now);
     if (dt > c->res->stats.slowest_seconds) {
       c->res->stats.slowest_seconds = dt;
       c->res->stats.slowest_node = v;

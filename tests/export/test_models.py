@@ -1,5 +1,5 @@
 """test_models.py -- regenerate every bundle committed under models/ from its
-PyTorch source (models/*/model.py) and compare it with the committed one.
+PyTorch source (models/*/model.py and models/bugs/*/model.py) and compare it with the committed one.
 
 Skipped (exit 77) when torch is not importable, or when the committed
 bundles were captured with another torch version (ATen graphs differ
@@ -51,7 +51,8 @@ def first_diff(a, b, path="$"):
 
 
 def main(argv):
-    models = sorted(glob.glob(os.path.join(ROOT, "models", "*", "model.py")))
+    models = sorted(glob.glob(os.path.join(ROOT, "models", "*", "model.py")) +
+                    glob.glob(os.path.join(ROOT, "models", "bugs", "*", "model.py")))
     if argv:
         models = [m for m in models if os.path.basename(os.path.dirname(m)) in argv]
     if not models:
