@@ -330,6 +330,34 @@ static gboolean dim_arg(const sc_node *n, const char *name, uint32_t rank, sc_di
   return TRUE;
 }
 
+/* OP(a, b) where b is a class (TENSOR second argument) or, for a Scalar
+ * second argument, the value *b_value.  Other arguments take defaults. */
+static sc_id add_binary(ctx_t *c, const char *qualname, sc_id a, const void *b, GError **error) {
+  const sc_op *op = sc_ops_lookup(qualname, error);
+  if (!op || op->n_args < 2)
+    return SC_ID_NONE;
+  sc_value *args = g_new0(sc_value, op->n_args);
+  for (uint32_t i = 2; i < op->n_args; i++) {
+    if (op->args[i].has_default)
+      sc_value_copy(&args[i], &op->args[i].default_value);
+    else
+      args[i] = sc_value_none();
+  }
+  sc_id kids[2] = {a, SC_ID_NONE};
+  uint32_t n_kids = 1;
+  args[0] = sc_value_tensor(0);
+  if (op->args[1].type == SC_ARG_TENSOR) {
+    kids[1] = *(const sc_id *)b;
+    args[1] = sc_value_tensor(1);
+    n_kids = 2;
+  } else {
+    sc_value_copy(&args[1], (const sc_value *)b);
+  }
+  sc_id cls = sc_lang_add_call(c->lang, op, args, kids, n_kids, 0, error);
+  free_args(args, op->n_args);
+  return cls;
+}
+
 /* The class of result K of collective node N, from its inputs' classes. */
 static sc_id add_collective(ctx_t *c, const sc_node *n, const sc_id *in, uint32_t n_in,
                             uint32_t k, GError **error) {
@@ -338,9 +366,26 @@ static sc_id add_collective(ctx_t *c, const sc_node *n, const sc_id *in, uint32_
   uint32_t rank = t0->shape.rank;
   if (strcmp(name, "all_reduce") == 0) {
     const sc_value *opv = node_arg(n, "op");
-    if (opv && opv->kind == SC_VAL_STR && strcmp(opv->u.s, "sum") != 0)
-      return SC_ID_NONE; /* max/min/avg: no clean meaning; stays opaque */
-    return add_variadic(c, "sum", in, n_in, NULL, error);
+    const char *rop = (opv && opv->kind == SC_VAL_STR) ? opv->u.s : "sum";
+    if (strcmp(rop, "sum") == 0)
+      return add_variadic(c, "sum", in, n_in, NULL, error);
+    if (strcmp(rop, "avg") == 0) {
+      /* avg = sum / n (true division, as the collective computes it) */
+      sc_id s = add_variadic(c, "sum", in, n_in, NULL, error);
+      if (s == SC_ID_NONE)
+        return SC_ID_NONE;
+      sc_value sv = sc_value_int((int64_t)n_in);
+      return add_binary(c, "aten.div.Scalar", s, &sv, error);
+    }
+    if (strcmp(rop, "max") == 0 || strcmp(rop, "min") == 0) {
+      /* an elementwise max (min) folded over the ranks */
+      const char *fn = rop[1] == 'a' ? "aten.maximum.default" : "aten.minimum.default";
+      sc_id acc = in[0];
+      for (uint32_t j = 1; j < n_in && acc != SC_ID_NONE; j++)
+        acc = add_binary(c, fn, acc, &in[j], error);
+      return acc;
+    }
+    return SC_ID_NONE; /* another reduction: stays a bare leaf */
   }
   if (strcmp(name, "all_gather") == 0) {
     sc_dim d;
