@@ -210,6 +210,12 @@ static void draw_attr(sc_rng *rng, const base_shape *b, const sc_arg *arg, const
       n = (uint32_t)sc_rng_int(rng, 1, sh->rank);
       for (uint32_t k = 0; k < n; k++)
         xs[k] = sh->dims[sh->rank - n + k].value;
+    } else if (strcmp(name, "pad") == 0) {
+      /* constant_pad_nd's (before, after) pairs from the last dim: mostly
+       * zeros, so that one-sided pads of one dim are drawn */
+      n = 2 * (uint32_t)sc_rng_int(rng, 1, 2);
+      for (uint32_t k = 0; k < n; k++)
+        xs[k] = sc_rng_int(rng, 0, 1) ? 0 : sc_rng_int(rng, 1, 2);
     } else if (arg && arg->fixed_len > 0) {
       n = MIN(arg->fixed_len, SC_MAX_RANK);
       for (uint32_t k = 0; k < n; k++)

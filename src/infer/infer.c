@@ -92,7 +92,7 @@ typedef struct {
   /* deferred nodes (see defer_outputs) */
   uint32_t *defer_depth;     /* per spec tensor: 0, or the deferral depth of its relation */
   gboolean pending;          /* the failure of the first deferred node is recorded */
-  GArray *explored_list;     /* impl nodes explored this visit (explain) */
+  GArray *explored_list;     /* impl nodes explored this visit, in order */
 } ctx_t;
 
 /* How many spec nodes in a row may have a relation that is not clean
@@ -450,8 +450,7 @@ static gboolean explore_impl_node(ctx_t *c, sc_id w, GError **error) {
   c->node_explored[w] = c->visit;
   c->res->stats.explored++;
   c->explored_now++;
-  if (c->opts->explain)
-    g_array_append_val(c->explored_list, w);
+  g_array_append_val(c->explored_list, w);
   sc_egraph *eg = sc_lang_egraph(c->lang);
   GArray *children = g_array_new(FALSE, FALSE, sizeof(sc_id));
   sc_value *args = args_to_children(c, n, impl_leaf_class, children, error);
@@ -912,6 +911,61 @@ static gboolean explore(ctx_t *c, sc_runner *runner, const sc_id *out_cls, uint3
   return TRUE;
 }
 
+/* Does some result of N lack the relation it needs (a checked output: a
+ * clean term over impl outputs; any other result: a clean term over impl
+ * tensors)?  Nothing recorded but the terms, which c->owned keeps. */
+static gboolean some_output_unmapped(ctx_t *c, const sc_node *n, const sc_id *out_cls) {
+  gboolean missing = FALSE;
+  for (uint32_t k = 0; k < n->n_results && !missing; k++) {
+    sc_id t = n->results[k];
+    if (t == SC_ID_NONE)
+      continue;
+    gboolean is_checked = FALSE;
+    for (guint i = 0; i < c->res->checked->len && !is_checked; i++)
+      is_checked = g_array_index(c->res->checked, sc_id, i) == t;
+    GPtrArray *exprs = g_ptr_array_new();
+    clean_exprs(c, out_cls[k], is_checked ? c->impl_is_output : NULL, exprs);
+    missing = exprs->len == 0;
+    g_ptr_array_unref(exprs); /* the terms are in c->owned */
+  }
+  return missing;
+}
+
+/* Widened exploration, for a node that Listing 3's exploration leaves
+ * unmapped: the results of every impl node explored at this node join
+ * T_rel, so that their consumers are explored too, up to WIDEN_HOPS
+ * operators past the related tensors.  GraphGuard's observation (an impl
+ * node that maps to a spec output has inputs related to the spec node's
+ * inputs or outputs) misses chains that rescale a partial result before
+ * it is reduced: a micro-batch's mean loss divided by the number of
+ * micro-batches, accumulated, then averaged over the ranks.  At most
+ * WIDEN_HOPS operators deep and about WIDEN_MAX_NODES more nodes.  Only run on
+ * failure, so a node that maps costs what it cost; like all exploration
+ * it decides what is asserted, never what is proved. */
+#define WIDEN_HOPS 8
+#define WIDEN_MAX_NODES 256
+
+static gboolean widen(ctx_t *c, sc_runner *runner, const sc_id *out_cls, uint32_t n_out,
+                      const char **limit_hit, GError **error) {
+  guint done = 0, before = c->explored_list->len;
+  for (int hop = 0; hop < WIDEN_HOPS && c->explored_list->len - before < WIDEN_MAX_NODES;
+       hop++) {
+    guint upto = c->explored_list->len;
+    for (guint i = done; i < upto; i++) {
+      const sc_node *w = sc_graph_node(c->impl, g_array_index(c->explored_list, sc_id, i));
+      for (uint32_t k = 0; k < w->n_results; k++)
+        if (w->results[k] != SC_ID_NONE)
+          trel_add(c, w->results[k]);
+    }
+    done = upto;
+    if (c->frontier->len == 0)
+      break;
+    if (!explore(c, runner, out_cls, n_out, limit_hit, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
 /* Unions refused for a type conflict are recorded by lang; they are named
  * after the next rebuild (conflict_text), since naming needs a clean
  * e-graph. */
@@ -1230,6 +1284,9 @@ static gboolean visit_node(ctx_t *c, sc_id v, gboolean *stop, GError **error) {
   }
   sc_egraph_rebuild(eg);
   if (!explore(c, runner, out_cls, n->n_results, &limit_hit, error))
+    goto out;
+  if (!limit_hit && some_output_unmapped(c, n, out_cls) &&
+      !widen(c, runner, out_cls, n->n_results, &limit_hit, error))
     goto out;
   if (!check_expectations(c, runner, n, out_cls, &limit_hit, error))
     goto out;
