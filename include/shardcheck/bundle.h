@@ -63,6 +63,21 @@ sc_bundle *sc_bundle_load_string(const char *json, const char *display_name, GEr
 sc_bundle *sc_bundle_load_diag(const char *path, sc_bundle_diag *diag, GError **error);
 sc_bundle *sc_bundle_load_string_diag(const char *json, size_t len, const char *display_name,
                                       sc_bundle_diag *diag, GError **error);
+/* Options of a load.  An oracle (sym.h) given here is plugged into the
+ * bundle's symtab before the graphs are read, so that the shape rules'
+ * comparisons (slice bounds, views, broadcasting, declared shapes) that the
+ * normal form leaves UNKNOWN reach it; it stays plugged in afterwards.
+ * ORACLE_USER is borrowed and must outlive the bundle.  Without an oracle
+ * (opts NULL or oracle NULL) the load is the plain sc_bundle_load*. */
+typedef struct {
+  const sc_sym_oracle *oracle;
+  void *oracle_user;
+} sc_bundle_load_options;
+sc_bundle *sc_bundle_load_opts(const char *path, const sc_bundle_load_options *opts,
+                               sc_bundle_diag *diag, GError **error);
+sc_bundle *sc_bundle_load_string_opts(const char *json, size_t len, const char *display_name,
+                                      const sc_bundle_load_options *opts, sc_bundle_diag *diag,
+                                      GError **error);
 void sc_bundle_free(sc_bundle *b);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(sc_bundle, sc_bundle_free)
 

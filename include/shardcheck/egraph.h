@@ -28,7 +28,8 @@
  *      lists are sorted by (op, node id) with no dead nodes;
  *   I4 each class's analysis data is the merge of make() over its nodes
  *      (merging make(n) into it changes nothing);
- *   I5 every live e-node appears in the parent list of each of its children.
+ *   I5 every live e-node appears in the parent list of each of its children;
+ *   I6 (with proofs) every id's proof term lies in its class (below).
  *
  * Ownership.  sc_egraph_new() returns a new e-graph that the caller frees
  * with sc_egraph_free().  Arrays passed in are borrowed (copied if kept);
@@ -45,9 +46,19 @@ G_BEGIN_DECLS
 typedef struct sc_egraph sc_egraph;
 
 /* Justification of a union: a rewrite id (its index in the runner's rule
- * array) or one of these.  This is the proof-forest seam for explanations. */
+ * array, < SC_JUST_FACT_BASE), a caller's numbered fact SC_JUST_FACT(i)
+ * (an input relation, an impl node asserted, ...: the e-graph passes the
+ * number through to the proof forest, explanations name it), or one of
+ * the two below.  SC_JUST_IS_ASSERTED covers facts and SC_JUST_ASSERTED:
+ * everything that is neither a rule nor congruence. */
 #define SC_JUST_ASSERTED ((uint32_t)0xFFFFFFFEu)
 #define SC_JUST_CONGRUENCE ((uint32_t)0xFFFFFFFDu)
+#define SC_JUST_FACT_BASE ((uint32_t)0x80000000u)
+#define SC_JUST_FACT_LIMIT ((uint32_t)0x7FFFFF00u) /* facts 0 .. LIMIT - 1 */
+#define SC_JUST_FACT(i) (SC_JUST_FACT_BASE + (uint32_t)(i))
+#define SC_JUST_IS_FACT(j) \
+  ((j) >= SC_JUST_FACT_BASE && (j) - SC_JUST_FACT_BASE < SC_JUST_FACT_LIMIT)
+#define SC_JUST_IS_ASSERTED(j) (SC_JUST_IS_FACT(j) || (j) == SC_JUST_ASSERTED)
 
 /* Result flags of an analysis merge (egg's DidMerge plus a conflict bit). */
 typedef enum {
@@ -100,9 +111,12 @@ void sc_egraph_set_conflict_handler(sc_egraph *eg, sc_conflict_fn fn,
 void sc_egraph_set_merge_listener(sc_egraph *eg, sc_merge_listener_fn fn,
                                   void *user);
 /* Keep a proof forest (egg's explanation forest): every union links the two
- * original ids with its justification.  Must be called before the first
- * add.  Off by default (it costs a reroot per union). */
+ * ids it was given with its justification, and every id keeps its proof
+ * term (below).  Must be called before the first add.  Off by default (it
+ * costs a reroot per union, the original children of every node, and
+ * alias ids for sc_egraph_add_exact). */
 void sc_egraph_enable_proofs(sc_egraph *eg);
+gboolean sc_egraph_proofs_enabled(const sc_egraph *eg);
 
 /* Adds (op, attr, children) unless an equal e-node exists; returns the
  * canonical id of its class.  Children need not be canonical.  Works on a
@@ -110,6 +124,17 @@ void sc_egraph_enable_proofs(sc_egraph *eg);
  * the next rebuild). */
 sc_id sc_egraph_add(sc_egraph *eg, uint32_t op, uint32_t attr,
                     const sc_id *children, uint32_t n_children);
+/* As sc_egraph_add, but with proofs enabled it returns an id whose proof
+ * term is exactly (op, attr, children as given), not the canonical class
+ * (egg's add_uncanonical): the new node, or an existing node added with
+ * these very children, or else an *alias*: a new id in the class of the
+ * existing node with the same canonical key, in no node list, memo or
+ * parent list (never matched, extracted or counted), joined to that node
+ * by a congruence edge of the proof forest.  find() gives the class.
+ * Without proofs it is sc_egraph_add.  Adds only what sc_egraph_add would
+ * add, so the e-graph (nodes, classes, unions) is the same either way. */
+sc_id sc_egraph_add_exact(sc_egraph *eg, uint32_t op, uint32_t attr,
+                          const sc_id *children, uint32_t n_children);
 /* The class of an existing e-node with that key, or SC_ID_NONE.  Read-only. */
 sc_id sc_egraph_lookup(const sc_egraph *eg, uint32_t op, uint32_t attr,
                        const sc_id *children, uint32_t n_children);
@@ -176,12 +201,15 @@ gboolean sc_egraph_proof_edge(const sc_egraph *eg, sc_id id, sc_id *next,
                               uint32_t *just);
 
 /* One edge of a proof path: from and to are equal because of just (a rule
- * id, SC_JUST_ASSERTED, or SC_JUST_CONGRUENCE: then from and to are two
- * congruent nodes whose children are pairwise equal, to be explained in
- * turn). */
+ * id, a fact, SC_JUST_ASSERTED, or SC_JUST_CONGRUENCE: then from and to are
+ * two ids with the same op and attr whose original children are pairwise
+ * equal, to be explained in turn).  forward: the union was called as
+ * union(from, to) (for a rule: from is the instance of its left side);
+ * FALSE: as union(to, from). */
 typedef struct {
   sc_id from, to;
   uint32_t just;
+  gboolean forward;
 } sc_proof_step;
 
 /* The path from a to b in the proof forest (only with proofs enabled):
@@ -190,6 +218,54 @@ typedef struct {
  * and b were never made equal.  This is the seam explanations build on. */
 gboolean sc_egraph_proof_path(const sc_egraph *eg, sc_id a, sc_id b,
                               GArray *steps);
+
+/* Proof terms (only with proofs enabled).  Every id stands for one term:
+ * its op and attr applied to its *original children*, the ids given to
+ * add (which rebuild never rewrites; they are older ids, so the term is
+ * finite).  Rules instantiate their left side from the e-nodes they
+ * matched (runner.h), so a rule edge links the exact instances of its two
+ * sides.  (transfer none; valid until the next add) */
+const sc_id *sc_egraph_proof_children(const sc_egraph *eg, sc_id id,
+                                      uint32_t *n_children);
+/* The proof term of id as a flat term (extract.h), each id once.
+ * (transfer full) */
+struct sc_term *sc_egraph_proof_term(const sc_egraph *eg, sc_id id);
+
+/* Flat explanations (egg's FlatExplanation): why two ids are equal, as a
+ * chain of whole terms, each obtained from the previous by one rewrite of
+ * one position (a rule applied, a fact, or SC_JUST_ASSERTED; never a
+ * congruence, which is expanded into the equalities of the children it
+ * rests on, rewritten in place).  The chain starts at a's proof term and
+ * ends at b's.  Congruence edges are explained recursively up to a depth
+ * of SC_EXPLAIN_MAX_DEPTH, below which one is kept as a single step with
+ * just SC_JUST_CONGRUENCE.  At most max_steps steps are built (0: none,
+ * only counted); total counts the steps of the whole explanation
+ * (memoized per pair, saturating), so "N more" can be said without
+ * building them.  The e-graph need not be clean; it is not changed. */
+#define SC_EXPLAIN_MAX_DEPTH 256
+typedef struct {
+  struct sc_term *term; /* the whole term after this step (owned) */
+  uint32_t just;        /* why: rule id, fact, SC_JUST_ASSERTED (or
+                           SC_JUST_CONGRUENCE past the depth limit) */
+  gboolean forward;     /* as in sc_proof_step: the union was (from, to) */
+  sc_id from, to;       /* the ids at the rewritten position */
+  uint32_t depth;       /* congruences the position is nested in */
+} sc_explain_step;
+
+typedef struct sc_explanation sc_explanation;
+/* NULL when a and b were never made equal.  (transfer full) */
+sc_explanation *sc_egraph_explain(const sc_egraph *eg, sc_id a, sc_id b,
+                                  uint32_t max_steps);
+void sc_explanation_free(sc_explanation *e);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(sc_explanation, sc_explanation_free)
+/* a's proof term.  (transfer none) */
+const struct sc_term *sc_explanation_start(const sc_explanation *e);
+uint32_t sc_explanation_n_steps(const sc_explanation *e);
+/* (transfer none) */
+const sc_explain_step *sc_explanation_step(const sc_explanation *e,
+                                           uint32_t i);
+/* Steps of the whole explanation (>= n_steps; more when capped). */
+uint64_t sc_explanation_total(const sc_explanation *e);
 
 G_END_DECLS
 

@@ -52,9 +52,14 @@ typedef struct {
   const sc_lemma_set *lemmas;     /* compiled against each node's e-graph */
   sc_runner_limits limits;       /* per saturation run */
   uint32_t max_terms;            /* clean terms kept per spec tensor (24) */
-  uint32_t max_term_size;        /* largest term enumerated (64) */
+  uint32_t max_term_size;        /* largest term enumerated (64; 16 per rank
+                                    when the impl has more than 4 ranks) */
   uint32_t max_rounds;           /* exploration rounds per node (64) */
-  gboolean explain;              /* record per-node explanations */
+  gboolean explain;              /* record per-node explanations, and
+                                    the chain of each output relation */
+  gboolean explain_all;          /* with explain: chains for the relations
+                                    of every visited node too */
+  uint32_t explain_max_steps;    /* steps kept per chain (40) */
   sc_infer_progress_fn progress;
   void *progress_user;
 } sc_infer_options;
@@ -118,11 +123,41 @@ const GPtrArray *sc_infer_failure_nearest(const sc_infer_result *r);
 uint32_t sc_infer_failure_explored(const sc_infer_result *r); /* impl nodes */
 /* Lemmas whose side conditions could not be decided at the failing node
  * (neither the normal form nor cvc5 could answer; the lemma did not
- * fire): "NAME (FILE:LINE): its condition was undecided N times".  A
- * failure with entries here may be a limit of the prover, not a bug. */
+ * fire): "NAME (FILE:LINE): its condition was undecided N times: where
+ * COND; undecided: A < B, ..." (the condition as written, then its
+ * comparisons that were UNKNOWN the first time, instantiated).  A failure
+ * with entries here may be a limit of the prover, not a bug. */
 const GPtrArray *sc_infer_failure_undecided(const sc_infer_result *r); /* char* */
+/* Sizes learned during the walk: a data-dependent operator's results (ops.h,
+ * SC_OP_DATA_DEPENDENT: nonzero's u0) proved equal make their size symbols
+ * equal, "u0 == r0.u0 (aten.nonzero.default results proved equal at spec
+ * node 'nonzero')", in the order learned.  They are added to the bundle's
+ * symtab as assumptions (derived, not trusted: each follows from the
+ * relations proved so far).  (char*, owned by the result) */
+const GPtrArray *sc_infer_learned_sizes(const sc_infer_result *r);
 /* LIMIT: which limit ("node limit", ...). */
 const char *sc_infer_limit_reason(const sc_infer_result *r);
+
+/* Value-range assumptions the proof used (lang.h, "value ranges"): facts
+ * the driver assumed rather than read from the bundle or derived from the
+ * spec (aten.index's integer ids are non-negative: a negative id would
+ * wrap), each listed once when a lemma whose condition read it fired, in
+ * the order first used.  Declared and derived ranges need no entry.
+ * Random operators (SC_OP_RANDOM, native_dropout) that got a relation add
+ * one entry each too: their random decision is assumed to follow the
+ * element (tensor: the node's first related result, used_by: "relations
+ * of R1, R2 at NODE"). */
+typedef struct {
+  char *text;          /* "primals_18 >= 0, ids of aten.index at layers.py:260;
+                          negative ids would wrap" */
+  const char *tensor;  /* the spec tensor it is about (a graph input when
+                          the ids are one through identities and views) */
+  const char *node;    /* the spec node whose use makes the assumption */
+  char *used_by;       /* "vp_entry_index at index, ...": lemma at spec node */
+} sc_infer_assumption;
+uint32_t sc_infer_n_assumptions(const sc_infer_result *r);
+/* (transfer none: owned by the result; names borrow from the bundle) */
+const sc_infer_assumption *sc_infer_assumption_at(const sc_infer_result *r, uint32_t i);
 
 /* Expectations (expect_output_relation), in file order. */
 typedef struct {
@@ -139,6 +174,37 @@ const sc_infer_expectation *sc_infer_expectation_at(const sc_infer_result *r, ui
  * facts its relation was derived from (not a minimal proof).  Empty
  * otherwise.  (char*, owned by the result) */
 const GPtrArray *sc_infer_explanations(const sc_infer_result *r);
+
+/* With opts->explain: why each output relation holds (egg's flat
+ * explanations, docs/egraph.md): for each relation "T = E" emitted for a
+ * checked output T (and, with explain_all, the first relation of each
+ * result of every visited node), the chain of whole terms from T's spec
+ * node applied to its inputs (START, as written) to E, each step
+ * rewriting one position by one fact: a lemma application, an input or
+ * earlier relation, an impl node asserted (a collective by its
+ * semantics), lang's canonical form of the spec call, or sums regrouped
+ * as multisets.  Congruence is expanded: its steps rewrite arguments in
+ * place.  At most explain_max_steps steps are kept; TOTAL_STEPS counts
+ * the whole chain.  In visiting order.  Strings are owned by the result. */
+typedef struct {
+  const char *term;   /* the whole term after this step */
+  const char *reason; /* why it equals the previous one */
+} sc_relation_step;
+
+typedef struct {
+  sc_id node;          /* the spec node whose e-graph proved it */
+  sc_id tensor;        /* the spec tensor related (a result of node) */
+  gboolean output;     /* an output relation (else an explain_all one) */
+  const char *relation;/* the expression, as reported */
+  const char *start;   /* the spec node's call as written, "mm(g, w2)" */
+  uint32_t n_steps;
+  const sc_relation_step *steps;
+  uint64_t total_steps;/* of the whole chain: > n_steps when capped */
+} sc_relation_explanation;
+
+uint32_t sc_infer_n_relation_explanations(const sc_infer_result *r);
+const sc_relation_explanation *sc_infer_relation_explanation(const sc_infer_result *r,
+                                                             uint32_t i);
 
 typedef struct {
   uint32_t spec_nodes;          /* in the spec graph */

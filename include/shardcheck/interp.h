@@ -152,9 +152,21 @@ sc_tvalue *sc_interp_random_input(const sc_graph *g, sc_id t, const int64_t *sym
 
 /* ---- operators ----------------------------------------------------------- */
 
+/* An evaluator for the operators the interpreter has none for (those
+ * declared in lemma files, evaluated through their definitions: see
+ * sc_lemcheck_eval_declared).  Called by sc_interp_eval with ARGS made
+ * concrete and OUTS[n_out] allocated with the types the operator's shape
+ * rule gives (zero-filled): it fills them, or returns FALSE with ERROR
+ * set (a message that names OP). */
+typedef gboolean (*sc_interp_fallback)(void *user, const sc_op *op, const sc_value *args,
+                                       sc_tvalue *const *tensors, uint32_t n_tensors,
+                                       sc_tvalue **outs, uint32_t n_out, GError **error);
+
 typedef struct {
   uint64_t seed;          /* dropout's seed (see docs/interpreter.md) */
   int64_t max_elements;   /* per tensor; 0: SC_INTERP_MAX_ELEMENTS or the default */
+  sc_interp_fallback fallback; /* may be NULL: no evaluator is then an error */
+  void *fallback_user;    /* passed to FALLBACK, borrowed */
 } sc_interp_config;
 
 /* Does OP have an evaluator? */
@@ -182,17 +194,31 @@ gboolean sc_interp_eval(const sc_op *op, const sc_value *args, sc_symtab *st,
 
 /* Run G (finished) on INPUTS (one per graph input, in input order,
  * borrowed; their dtypes and shapes must match the inputs' types under
- * SYMBOL_VALUES), visiting nodes in sc_graph_topo_order.  *VALUES_OUT
+ * SYMBOL_VALUES), visiting nodes in sc_graph_topo_order.  A data-dependent
+ * size (ops.h, SC_OP_DATA_DEPENDENT: the symbol u0 of nonzero's result) has
+ * no value before the run: the run writes the value the node's inputs give
+ * into SYMBOL_VALUES (when not NULL) before the node is evaluated, so that
+ * later nodes, the types checked and expressions evaluated afterwards see
+ * it; a value outside the symbol's declared bounds is an error (SYMBOL).  *VALUES_OUT
  * receives an array of sc_graph_n_tensors(g) values indexed by tensor id
  * (NULL for a result that is not produced); free it with
  * sc_interp_values_free.  A node's results are checked against the graph's
  * inferred types.  On error nothing is returned, *FAILED_NODE (may be NULL)
  * is the node that failed (SC_ID_NONE for an input problem) and the message
  * names the node: "node 'fc1' (aten.mm.default, model.py:41): ...". */
-gboolean sc_interp_run_graph(const sc_graph *g, const int64_t *symbol_values,
+gboolean sc_interp_run_graph(const sc_graph *g, int64_t *symbol_values,
                              sc_tvalue *const *inputs, const sc_interp_config *cfg,
                              sc_tvalue ***values_out, sc_id *failed_node, GError **error);
 void sc_interp_values_free(sc_tvalue **values, uint32_t n);
+/* What sc_interp_run_graph does before it evaluates node N of G, for a
+ * caller that runs the nodes itself: when N is a data-dependent operator
+ * whose `size` is a symbol, write the value its inputs give (VALUES,
+ * indexed by tensor id of G) into SYMBOL_VALUES (indexed as G's symtab
+ * declares them).  SC_INTERP_ERROR_SYMBOL for a value outside the
+ * symbol's declared bounds; TRUE with nothing done for other nodes. */
+gboolean sc_interp_bind_data_dependent(const sc_graph *g, const sc_node *n,
+                                       sc_tvalue *const *values, int64_t *symbol_values,
+                                       GError **error);
 
 /* Evaluate the bound expression T over VALUES (indexed by tensor id of
  * T's graph, borrowed).  Returns a new value or NULL with an error that

@@ -50,9 +50,12 @@
  * class merges with no well-typed class (the union is refused as a
  * conflict) and sc_lang_class_type returns NULL for it.
  *
+ * Value ranges: classes may carry facts on the values of integer tensors
+ * (sc_vrange below), merged by intersection.
+ *
  * Ownership: sc_lang_new returns a new object (free with sc_lang_free)
- * that owns its e-graph and attribute table and borrows the symtab and the
- * leaf graph, which must outlive it. */
+ * that owns its e-graph, attribute table and range facts and borrows the
+ * symtab and the leaf graph, which must outlive it. */
 #ifndef SHARDCHECK_LANG_H
 #define SHARDCHECK_LANG_H
 
@@ -136,7 +139,10 @@ uint32_t sc_lang_attr_n_children(const sc_lang *lang, uint32_t attr);
 const sc_value *sc_lang_attr_get(const sc_lang *lang, uint32_t attr, const char *name);
 
 /* --- adding terms (all return the canonical class, or SC_ID_NONE with
- * an error) --- */
+ * an error).  When the e-graph keeps proofs (sc_egraph_enable_proofs on
+ * sc_lang_egraph, before anything is added), they return instead an id
+ * whose proof term is the term as added, in canonical form
+ * (sc_egraph_add_exact): not canonical, find() gives its class. --- */
 sc_id sc_lang_add_tensor(sc_lang *lang, sc_id tensor);
 /* An opaque leaf of the given type; KEY distinguishes opaque leaves.
  * Adding KEY again with the same type gives the same class; with another
@@ -157,6 +163,43 @@ sc_id sc_lang_add_texpr(sc_lang *lang, const sc_texpr *t, GError **error);
 sc_id sc_lang_add_named(sc_lang *lang, const char *func, const sc_value *args,
                         const sc_id *children, uint32_t n_children,
                         uint32_t result, GError **error);
+
+/* --- value ranges (range.c) ---
+ * A class may carry a fact on the values of its elements (integer
+ * tensors: token ids, labels, positions): every element v satisfies
+ * lo <= v <= hi, each bound optional and inclusive, a size expression of
+ * the symtab.  Each bound has a source: SC_VRANGE_FACT (a range declared
+ * in the bundle -- a leaf tensor's "values", seeded by sc_lang_add_tensor
+ * -- or derived by the caller from the spec graph) or an *assumption id*,
+ * the caller's own number for a fact it assumed (reports name the
+ * assumptions a proof used).  SC_VRANGE_NONE marks a missing bound.
+ *
+ * Facts live in a side table keyed by class and are merged by
+ * intersection when classes merge (through the e-graph's merge listener,
+ * which lang installs: callers must not replace it).  Merging never
+ * conflicts.  Per bound the tighter one wins where the comparison is
+ * decided; on a tie or an undecided comparison the one that needs no
+ * assumption wins, else the one already there (both hold, so either is
+ * sound).  Facts only tighten, so a read on a dirty e-graph is at worst
+ * weaker.  Nothing propagates through operators: a fact is on the class
+ * it was given to (and on everything that class merges with). */
+#define SC_VRANGE_NONE ((uint32_t)0xFFFFFFFFu)
+#define SC_VRANGE_FACT ((uint32_t)0xFFFFFFFEu)
+typedef struct {
+  sc_dim lo, hi;           /* lo <= every element <= hi, where bounded */
+  uint32_t lo_src, hi_src; /* SC_VRANGE_NONE, SC_VRANGE_FACT or an assumption id */
+} sc_vrange;
+
+/* No bounds. */
+void sc_vrange_init(sc_vrange *r);
+gboolean sc_vrange_is_unbounded(const sc_vrange *r);
+/* Intersect R into INTO (the rules above); TRUE when INTO changed. */
+gboolean sc_vrange_meet(sc_symtab *st, sc_vrange *into, const sc_vrange *r);
+/* Add fact R to class CLS (intersected with what it has). */
+void sc_lang_add_range(sc_lang *lang, sc_id cls, const sc_vrange *r);
+/* The fact of class CLS (any id: canonicalized), or NULL when it has none.
+ * (transfer none; valid until the next add or union) */
+const sc_vrange *sc_lang_class_range(const sc_lang *lang, sc_id cls);
 
 /* --- reading --- */
 /* The type of a class (any id; canonicalized); NULL for an ill-typed

@@ -8,9 +8,16 @@
  * The search: candidates are drawn from a seeded RNG (shapes from a shared
  * base shape with perturbations, attributes by their schema type and name:
  * dims, starts and ends around the sizes, permutations, factorizations of
- * a numel for view shapes); a candidate is kept when both sides
- * instantiate and the condition is YES.  requires patterns play no part
- * (they only restrict when a lemma fires, never what it claims).
+ * a numel for view shapes), steered by the condition's equations
+ * (sc_lemma_steer: "?hi == ?lo + size(?w, 0)", "dtype(?x) == i64", ...);
+ * a candidate is kept when both sides instantiate and the condition is
+ * YES.  A tensor variable whose value range the condition reads
+ * (vmin/vmax) is an integer tensor with a drawn range, its values drawn
+ * inside; other integer tensors take values that index every dim or, every
+ * other pair of trials, values below, inside and above the sizes (masked
+ * lookups' masks are exercised; a lemma that holds only where its left
+ * side is defined fails).  requires patterns play no part (they only
+ * restrict when a lemma fires, never what it claims).
  * Declared operators evaluate through their definition (NAME_unfold); a
  * lemma that needs an operator without an evaluator or definition is
  * "not checkable".  A '?_' of a left side is tried with its default only.
@@ -20,6 +27,7 @@
 #ifndef SHARDCHECK_LEMCHECK_H
 #define SHARDCHECK_LEMCHECK_H
 
+#include "shardcheck/interp.h"
 #include "shardcheck/lemma.h"
 
 #include <stdio.h>
@@ -84,6 +92,17 @@ void sc_lemcheck_result_clear(sc_lemcheck_result *res);
 /* Counts over the report. */
 void sc_lemcheck_report_counts(const sc_lemcheck_report *r, uint32_t *passed, uint32_t *failed,
                                uint32_t *no_instance, uint32_t *not_checkable);
+
+/* An sc_interp_fallback (interp.h) for the operators declared in lemma
+ * files: evaluates a call of OP through its definition (its NS_NAME_unfold
+ * lemma in the sc_lemma_set USER), as `lemmas check` does, and copies the
+ * value into OUTS[0].  Errors (SC_INTERP_ERROR): NO_EVALUATOR for an
+ * operator declared without a definition or with several results, SHAPE
+ * when the definition's value does not have the declared type.  Lets
+ * `check --validate` run graphs that call custom kernels. */
+gboolean sc_lemcheck_eval_declared(void *user, const sc_op *op, const sc_value *args,
+                                   sc_tvalue *const *tensors, uint32_t n_tensors,
+                                   sc_tvalue **outs, uint32_t n_out, GError **error);
 
 /* Human report: one line per lemma ("ok", "FAIL" with the instance, a
  * "warning:" line for a lemma without instances or not checkable), then a

@@ -99,6 +99,12 @@ typedef struct sc_lemma_rules sc_lemma_rules;
 /* Lower every lemma of SET to rewrites over LANG (a <=> lemma gives two
  * rewrites, the second named "NAME (reverse)").  (transfer full) */
 sc_lemma_rules *sc_lemma_compile(const sc_lemma_set *set, sc_lang *lang, GError **error);
+/* Point compiled rules at another LANG (a fresh e-graph), as if compiled
+ * against it: the rewrites do not depend on the e-graph, so a driver that
+ * builds one e-graph per spec node compiles once.  Counters, undecided
+ * conditions and assumptions start again from nothing.  The rules must not
+ * be in use by a runner on the old LANG. */
+void sc_lemma_rules_rebind(sc_lemma_rules *r, sc_lang *lang);
 void sc_lemma_rules_free(sc_lemma_rules *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(sc_lemma_rules, sc_lemma_rules_free)
 
@@ -118,6 +124,20 @@ typedef struct {
 /* Counters of lemma I (both directions added), since compilation. */
 void sc_lemma_rules_counters(const sc_lemma_rules *r, uint32_t lemma,
                              sc_lemma_counters *out);
+/* Lemma I's condition the first time it was UNKNOWN: *CONDITION as written
+ * (canonical text, "0 <= ?s and ?s < ?m") and *INSTANCE the comparisons
+ * that were UNKNOWN, instantiated ("min(S*T, U) < U"; NULL if none could
+ * be singled out).  FALSE (both NULL) when it never was.  (transfer none:
+ * owned by R) */
+gboolean sc_lemma_rules_undecided(const sc_lemma_rules *r, uint32_t lemma, const char **condition,
+                                  const char **instance);
+
+/* The assumption ids (lang.h, value ranges: an assumed bound's source)
+ * that lemma I's condition read (vmin/vmax) in applications that changed
+ * the e-graph, each once, in first-use order; NULL with *N = 0 when none.
+ * (transfer none: owned by R) */
+const uint32_t *sc_lemma_rules_assumptions(const sc_lemma_rules *r, uint32_t lemma,
+                                           uint32_t *n);
 
 /* --- reading lemmas back: instances (the numerical checker) ---
  *
@@ -158,6 +178,26 @@ typedef struct {
  * that cannot be evaluated is NO, as when the lemma runs). */
 sc_truth sc_lemma_condition(const sc_lemma_set *set, uint32_t lemma,
                             const sc_lemma_instance *inst);
+
+/* The condition with value ranges for the tensor variables (RANGES: n_vars
+ * entries; an unbounded entry means no fact), as vmin/vmax read them in
+ * the e-graph.  sc_lemma_condition reads no ranges (vmin/vmax UNKNOWN). */
+sc_truth sc_lemma_condition_ranges(const sc_lemma_set *set, uint32_t lemma,
+                                   const sc_lemma_instance *inst, const sc_vrange *ranges);
+/* Does the condition call vmin/vmax on tensor variable VAR? */
+gboolean sc_lemma_var_reads_range(const sc_lemma_set *set, uint32_t lemma, uint32_t var);
+/* Steering for the random search: the top-level conjuncts of the
+ * condition that fix a variable are applied in order to TYPES / VALUES
+ * (n_vars entries each, changed in place): "?v == E" (an int, int list or
+ * dtype attribute),
+ * "shape(?t) == E", "dtype(?t) == f32", "dtype(?t) == dtype(?u)", and a
+ * disjunction of "dtype(?t) == NAME" terms (one of them, by CHOICE); a
+ * side that cannot be evaluated leaves the variable as drawn.  This only
+ * guides what the checker draws: the condition is still evaluated on the
+ * result.  With TYPES or VALUES NULL nothing changes.  TRUE when some
+ * conjunct has such a form. */
+gboolean sc_lemma_steer(const sc_lemma_set *set, uint32_t lemma, sc_symtab *st, sc_ttype *types,
+                        sc_value *values, uint64_t choice);
 
 typedef enum {
   SC_LEMMA_SIDE_LEFT,

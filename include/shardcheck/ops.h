@@ -58,7 +58,19 @@ typedef struct {
   uint32_t fixed_len;      /* N of int[N] / bool[N], 0 otherwise */
 } sc_arg;
 
-/* Flags: what kind of operator this is, for the e-graph, lemmas and reports. */
+/* Flags: what kind of operator this is, for the e-graph, lemmas and reports.
+ *
+ * SC_OP_DATA_DEPENDENT (aten.nonzero): the first size of result 0 depends on
+ * the values of the input, not on its shape, so no shape rule can compute
+ * it.  Such an operator has a keyword-only argument `size` (SymInt?, not
+ * part of PyTorch's schema) that holds that size: a graph fills it from the
+ * node's declared result shape, which must name a fresh symbol (fx's
+ * unbacked `u0`; sc_graph_finish checks it), and the shape rule requires it
+ * (None is SC_OPS_ERROR_UNDECIDED).  In the e-graph the size is part of the
+ * node's attributes, so two nodes with different size symbols are distinct
+ * e-nodes until the driver proves their inputs equal and learns that the
+ * sizes are equal (docs/adding-an-operator.md, "Data-dependent sizes"); the
+ * interpreter gives the symbol its value when it computes the node. */
 #define SC_OP_FLAGS(X)                                                          \
   X(SC_OP_CLEAN, 0, "clean")             /* allowed in relations (sc.* ops) */  \
   X(SC_OP_ELEMENTWISE, 1, "elementwise") /* out[i] = f(in[i]...) w/ broadcast */\
@@ -69,7 +81,8 @@ typedef struct {
   X(SC_OP_REDUCTION, 6, "reduction")     /* sums/means/max over dims */         \
   X(SC_OP_IDENTITY, 7, "identity")       /* value of its first input (clone...) */\
   X(SC_OP_RANDOM, 8, "random")           /* draws random numbers (dropout) */    \
-  X(SC_OP_MULTI, 9, "multi")             /* several results */
+  X(SC_OP_MULTI, 9, "multi")             /* several results */                  \
+  X(SC_OP_DATA_DEPENDENT, 10, "data_dependent") /* size from values (above) */
 
 typedef enum {
 #define SC_X_FLAG(sym, bit, word) sym = 1u << bit,

@@ -16,10 +16,18 @@
  * ban_length << times_banned iterations; when only banned rules are left,
  * the bans are fast-forwarded instead of declaring saturation.
  *
- * Semi-naive search: a rule with no guard, no requires and no applier is
- * searched, after its first complete search in a run, only for matches
- * that bind an e-node added or changed since then (older matches were
- * applied already); other rules are always searched in full.
+ * Semi-naive search: a rule with no guard, no requires and no applier, or
+ * one declared pure (sc_rewrite_set_pure), is searched, after its first
+ * complete search, only for matches that bind an e-node added or changed
+ * since then (older matches were applied already); other rules are always
+ * searched in full.  A run given the same rule array as the runner's
+ * previous run continues from that run's searches (what changed in
+ * between, from outside the runner, is stamped as new); another array
+ * starts with complete searches.  A semi-naive search is skipped when no
+ * e-node of an operator its patterns bind has changed since.  A rewrite
+ * whose left side is a bare variable ?x (constrained by requires) is
+ * searched from the first requires pattern that mentions ?x, each match
+ * rooted at ?x's class: the same matches, without trying every class.
  *
  * Ownership: sc_rewrite_new*() copy what they need from the patterns;
  * sc_runner_new() borrows the e-graph, which must outlive the runner; the
@@ -65,12 +73,21 @@ sc_rewrite *sc_rewrite_new_applier(const char *name, const sc_pattern *lhs,
                                    uint32_t n_requires, sc_applier_fn fn,
                                    void *user, GError **error);
 void sc_rewrite_set_guard(sc_rewrite *rw, sc_guard_fn guard, void *user);
+/* Declares the guard and the applier pure: their answer for a match
+ * depends only on the matched classes' analysis data and the bound
+ * attributes (deterministically), never on the rest of the e-graph or on
+ * earlier calls.  Then semi-naive search is exact for the rule, requires
+ * patterns included (a match is new when any node it binds, required
+ * ones too, is new). */
+void sc_rewrite_set_pure(sc_rewrite *rw, gboolean pure);
 void sc_rewrite_free(sc_rewrite *rw);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(sc_rewrite, sc_rewrite_free)
 const char *sc_rewrite_name(const sc_rewrite *rw);
 const sc_query *sc_rewrite_query(const sc_rewrite *rw);
 /* Applies one match (root, subst) as the runner does; returns TRUE when a
- * union changed the e-graph. */
+ * union changed the e-graph.  (With proofs the runner links the exact
+ * instance of the left side, rebuilt from the e-nodes it matched; here
+ * none are known, so the union links ROOT.) */
 gboolean sc_rewrite_apply_one(const sc_rewrite *rw, sc_egraph *eg, sc_id root,
                               const uint32_t *subst, uint32_t just);
 

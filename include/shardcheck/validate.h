@@ -28,6 +28,7 @@
 
 #include "shardcheck/infer.h"
 #include "shardcheck/interp.h"
+#include "shardcheck/lemma.h"
 
 #include <stdio.h>
 
@@ -58,6 +59,8 @@ typedef struct {
   uint64_t seed;          /* inputs and symbol values (1) */
   int64_t max_elements;   /* per tensor; 0: SC_INTERP_MAX_ELEMENTS or the default */
   int64_t prefer_max;     /* symbol values preferred in [1, prefer_max] (8) */
+  const sc_lemma_set *lemmas; /* operators declared there run through their
+                               * definitions (sc_lemcheck_eval_declared); may be NULL */
 } sc_validate_options;
 void sc_validate_options_init(sc_validate_options *opts);
 

@@ -25,6 +25,12 @@ Variants:
          rank where the user (and the bundle's expectations) need the whole
          gradient on every rank.  Exported only forward+backward.
 
+Sizes: hidden 16, 4 heads of dimension 4, MLP 64 at degrees 2 and 4; at
+degree 8, where 4 heads do not split, 8 heads of dimension 2.  Variants
+"tp-2layers" and "tp-4layers" stack that many tensor-parallel blocks (each
+with its own weights, named l0_attn_w, l1_attn_w, ...), forward only, for
+measuring how the check time grows with depth.
+
 Export: /usr/bin/python3 tools/shardcheck-export models/gpt2-block/model.py
 """
 
@@ -36,10 +42,19 @@ import torch.nn.functional as F
 from shardcheck_export import Export, Input, Param, Replicate, Shard, comm
 
 BUNDLES = [(d, b, v) for v in ("tp", "tp-sp") for d in (2, 4) for b in (False, True)] + \
-    [(2, True, "tp-sp-nogradsync")]
+    [(2, True, "tp-sp-nogradsync"), (8, False, "tp"), (8, False, "tp-sp"),
+     (2, False, "tp-2layers"), (2, False, "tp-4layers")]
 
-BATCH, SEQ, D_MODEL, N_HEAD = 2, 8, 16, 4
+BATCH, SEQ, D_MODEL = 2, 8, 16
 EPS = 1e-5
+# per layer, in this order: the names of its weights
+WEIGHTS = ["ln1_w", "ln1_b", "attn_w", "attn_b", "attn_proj_w", "attn_proj_b",
+           "ln2_w", "ln2_b", "fc_w", "fc_b", "mlp_proj_w", "mlp_proj_b"]
+
+
+def n_heads(degree):
+    """4 heads, or 8 at degree 8 (each rank runs at least one head)."""
+    return 8 if degree == 8 else 4
 
 
 def conv1d(x, weight, bias):
@@ -66,17 +81,22 @@ def causal_attention(q, k, v, n_head):
     return y.permute(0, 2, 1, 3).contiguous().view(B, T, C)
 
 
-def block(x, ln1_w, ln1_b, attn_w, attn_b, attn_proj_w, attn_proj_b,
-          ln2_w, ln2_b, fc_w, fc_b, mlp_proj_w, mlp_proj_b):
-    """The sequential GPT-2 block."""
+def block_x(x, ln1_w, ln1_b, attn_w, attn_b, attn_proj_w, attn_proj_b,
+            ln2_w, ln2_b, fc_w, fc_b, mlp_proj_w, mlp_proj_b, n_head=4):
+    """The sequential GPT-2 block, as a tensor."""
     D = x.shape[-1]
     h = F.layer_norm(x, (D,), ln1_w, ln1_b, EPS)
     q, k, v = conv1d(h, attn_w, attn_b).split(D, dim=2)
-    a = causal_attention(q, k, v, N_HEAD)
+    a = causal_attention(q, k, v, n_head)
     x = x + conv1d(a, attn_proj_w, attn_proj_b)
     h = F.layer_norm(x, (D,), ln2_w, ln2_b, EPS)
     m = F.gelu(conv1d(h, fc_w, fc_b), approximate="tanh")
-    return {"y": x + conv1d(m, mlp_proj_w, mlp_proj_b)}
+    return x + conv1d(m, mlp_proj_w, mlp_proj_b)
+
+
+def block(n_head=4, **kw):
+    """The sequential GPT-2 block."""
+    return {"y": block_x(n_head=n_head, **kw)}
 
 
 def _matmul(x, w):
@@ -84,10 +104,10 @@ def _matmul(x, w):
 
 
 def _block_tp(sp, sync, x, ln1_w, ln1_b, attn_w, attn_b, attn_proj_w, attn_proj_b,
-              ln2_w, ln2_b, fc_w, fc_b, mlp_proj_w, mlp_proj_b):
+              ln2_w, ln2_b, fc_w, fc_b, mlp_proj_w, mlp_proj_b, n_head=4):
     n = len(x)
     D = x[0].shape[-1]
-    heads = N_HEAD // n
+    heads = n_head // n
     if sp and sync:   # parameters used on T/n tokens: gradients all-reduced
         ln1_w, ln1_b, ln2_w, ln2_b = (comm.copy_to_tp(p) for p in (ln1_w, ln1_b, ln2_w, ln2_b))
         attn_proj_b, mlp_proj_b = comm.copy_to_tp(attn_proj_b), comm.copy_to_tp(mlp_proj_b)
@@ -124,38 +144,64 @@ def block_tp_sp_nogradsync(**kw):
     return _block_tp(True, False, **kw)
 
 
+def weight_names(layers):
+    """Per layer, its weights' input names (unprefixed for one layer)."""
+    if layers == 1:
+        return [WEIGHTS]
+    return [[f"l{i}_{w}" for w in WEIGHTS] for i in range(layers)]
+
+
+def stacked(block_fn, layers, n_head):
+    """LAYERS blocks applied in turn; block_fn returns {"y": ...}."""
+    names = weight_names(layers)
+
+    def model(x, **weights):
+        for ws in names:
+            x = block_fn(x=x, n_head=n_head, **{w: weights[nm] for nm, w in zip(ws, WEIGHTS)})["y"]
+        return {"y": x}
+    return model
+
+
 def export(degree, variant="tp"):
     impls = {"tp": block_tp, "tp-sp": block_tp_sp,
              "tp-sp-nogradsync": block_tp_sp_nogradsync}
-    if variant not in impls:
+    base, _, depth = variant.rpartition("-") if variant.endswith("layers") else (variant, "", "")
+    layers = {"": 1, "2layers": 2, "4layers": 4}.get(depth)
+    if base not in impls or layers is None:
         raise ValueError(f"unknown variant {variant!r}")
-    sp = variant != "tp"
-    suffix = {"tp": "", "tp-sp": "-sp", "tp-sp-nogradsync": "-sp-nogradsync"}[variant]
+    sp = base != "tp"
+    suffix = {"tp": "", "tp-sp": "-sp", "tp-sp-nogradsync": "-sp-nogradsync"}[base]
+    suffix += f"-{layers}layers" if layers > 1 else ""
     D, act = D_MODEL, Shard(1) if sp else Replicate()
+    heads = n_heads(degree)
+    weights = {
+        "ln1_w": Param((D,), Replicate(), init=lambda s, g: 1 + 0.1 * torch.randn(s, generator=g)),
+        "ln1_b": Param((D,), Replicate(), scale=0.1),
+        "attn_w": Param((D, 3 * D), Shard(1, blocks=3), scale=0.2),
+        "attn_b": Param((3 * D,), Shard(0, blocks=3), scale=0.1),
+        "attn_proj_w": Param((D, D), Shard(0), scale=0.2),
+        "attn_proj_b": Param((D,), Replicate(), scale=0.1),
+        "ln2_w": Param((D,), Replicate(), init=lambda s, g: 1 + 0.1 * torch.randn(s, generator=g)),
+        "ln2_b": Param((D,), Replicate(), scale=0.1),
+        "fc_w": Param((D, 4 * D), Shard(1), scale=0.2),
+        "fc_b": Param((4 * D,), Shard(0), scale=0.1),
+        "mlp_proj_w": Param((4 * D, D), Shard(0), scale=0.2),
+        "mlp_proj_b": Param((D,), Replicate(), scale=0.1),
+    }
+    inputs = {"x": Input((BATCH, SEQ, D), act)}
+    for ws in weight_names(layers):
+        inputs.update({nm: weights[w] for nm, w in zip(ws, WEIGHTS)})
     return Export(
         name=f"gpt2-block-tp{degree}{suffix}",
-        description=("GPT-2 block (layer norm, causal attention, GELU MLP, residual), "
+        description=("GPT-2 block" + (f"s x{layers}" if layers > 1 else "")
+                     + " (layer norm, causal attention, GELU MLP, residual), "
                      + ("Megatron tensor + sequence parallel." if sp
                         else "Megatron tensor parallel.")
                      + (" BUG ON PURPOSE: the gradients of the layer norms and of the "
-                        "row-parallel biases are not all-reduced." if suffix.endswith("sync")
+                        "row-parallel biases are not all-reduced." if base.endswith("sync")
                         else "")),
-        spec=block, impl=impls[variant], degree=degree,
-        expect_mismatch=variant == "tp-sp-nogradsync",
-        inputs={
-            "x": Input((BATCH, SEQ, D), act),
-            "ln1_w": Param((D,), Replicate(), init=lambda s, g: 1 + 0.1 * torch.randn(s, generator=g)),
-            "ln1_b": Param((D,), Replicate(), scale=0.1),
-            "attn_w": Param((D, 3 * D), Shard(1, blocks=3), scale=0.2),
-            "attn_b": Param((3 * D,), Shard(0, blocks=3), scale=0.1),
-            "attn_proj_w": Param((D, D), Shard(0), scale=0.2),
-            "attn_proj_b": Param((D,), Replicate(), scale=0.1),
-            "ln2_w": Param((D,), Replicate(), init=lambda s, g: 1 + 0.1 * torch.randn(s, generator=g)),
-            "ln2_b": Param((D,), Replicate(), scale=0.1),
-            "fc_w": Param((D, 4 * D), Shard(1), scale=0.2),
-            "fc_b": Param((4 * D,), Shard(0), scale=0.1),
-            "mlp_proj_w": Param((4 * D, D), Shard(0), scale=0.2),
-            "mlp_proj_b": Param((D,), Replicate(), scale=0.1),
-        },
+        spec=stacked(block, layers, heads), impl=stacked(impls[base], layers, heads),
+        degree=degree, expect_mismatch=base == "tp-sp-nogradsync",
+        inputs=inputs,
         outputs={"y": act},
     )

@@ -11,6 +11,13 @@ their partial sums combined by g (all-reduce forward).  The normalized
 activations enter through f (all-reduce backward).  The rotary tables cos
 and sin are inputs, as LlamaModel passes them to every layer.
 
+Sizes: 8 query heads and 4 key/value heads of dimension 4 (hidden 32, MLP
+64) at degrees 2 and 4; at degree 8, where 4 key/value heads do not split,
+16 query heads and 8 key/value heads (hidden 64, MLP 128).  Variants
+"2layers" and "4layers" stack that many decoder layers (each with its own
+weights, named l0_wq, l1_wq, ...; the rotary tables are shared), for
+measuring how the check time grows with depth.
+
 Export: /usr/bin/python3 tools/shardcheck-export models/llama3-block/model.py
 """
 
@@ -21,11 +28,19 @@ import torch.nn.functional as F
 
 from shardcheck_export import Export, Input, Param, Replicate, Shard, comm
 
-BUNDLES = [(2, False), (2, True), (4, False), (4, True)]
+BUNDLES = [(2, False), (2, True), (4, False), (4, True), (8, False),
+           (2, False, "2layers"), (2, False, "4layers")]
 
-BATCH, SEQ, D_MODEL, N_HEADS, N_KV_HEADS, FFN = 2, 8, 32, 8, 4, 64
-HEAD_DIM = D_MODEL // N_HEADS
+BATCH, SEQ, HEAD_DIM = 2, 8, 4
 EPS, THETA = 1e-5, 500000.0
+# per layer, in this order: the names of its weights
+WEIGHTS = ["attn_norm_w", "wq", "wk", "wv", "wo", "mlp_norm_w", "w_gate", "w_up", "w_down"]
+
+
+def config(degree):
+    """(query heads, key/value heads, hidden, MLP) for a degree."""
+    n_kv = 8 if degree == 8 else 4
+    return 2 * n_kv, n_kv, 2 * n_kv * HEAD_DIM, 4 * n_kv * HEAD_DIM
 
 
 def rms_norm(x, weight):
@@ -69,26 +84,47 @@ def attention(x, wq, wk, wv, cos, sin, n_heads, n_kv):
     return out.reshape(B, T, n_heads * HEAD_DIM)
 
 
-def layer(x, cos, sin, attn_norm_w, wq, wk, wv, wo, mlp_norm_w, w_gate, w_up, w_down):
-    """The sequential Llama-3 decoder layer."""
+def decoder(x, cos, sin, attn_norm_w, wq, wk, wv, wo, mlp_norm_w, w_gate, w_up, w_down,
+            n_heads, n_kv):
+    """One sequential Llama-3 decoder layer."""
     h = rms_norm(x, attn_norm_w)
-    x = x + F.linear(attention(h, wq, wk, wv, cos, sin, N_HEADS, N_KV_HEADS), wo)
+    x = x + F.linear(attention(h, wq, wk, wv, cos, sin, n_heads, n_kv), wo)
     h = rms_norm(x, mlp_norm_w)
-    return {"y": x + F.linear(F.silu(F.linear(h, w_gate)) * F.linear(h, w_up), w_down)}
+    return x + F.linear(F.silu(F.linear(h, w_gate)) * F.linear(h, w_up), w_down)
 
 
-def layer_tp(x, cos, sin, attn_norm_w, wq, wk, wv, wo, mlp_norm_w, w_gate, w_up, w_down):
+def decoder_tp(x, cos, sin, attn_norm_w, wq, wk, wv, wo, mlp_norm_w, w_gate, w_up, w_down,
+               n_heads, n_kv):
+    """One decoder layer, Megatron tensor parallel (per-rank lists)."""
     n = len(x)
     h = comm.copy_to_tp([rms_norm(x[r], attn_norm_w[r]) for r in range(n)])
     part = [F.linear(attention(h[r], wq[r], wk[r], wv[r], cos[r], sin[r],
-                               N_HEADS // n, N_KV_HEADS // n), wo[r]) for r in range(n)]
+                               n_heads // n, n_kv // n), wo[r]) for r in range(n)]
     a = comm.reduce_from_tp(part)
     x = [x[r] + a[r] for r in range(n)]
     h = comm.copy_to_tp([rms_norm(x[r], mlp_norm_w[r]) for r in range(n)])
     part = [F.linear(F.silu(F.linear(h[r], w_gate[r])) * F.linear(h[r], w_up[r]), w_down[r])
             for r in range(n)]
     m = comm.reduce_from_tp(part)
-    return {"y": [x[r] + m[r] for r in range(n)]}
+    return [x[r] + m[r] for r in range(n)]
+
+
+def weight_names(layers):
+    """Per layer, its weights' input names (unprefixed for one layer)."""
+    if layers == 1:
+        return [WEIGHTS]
+    return [[f"l{i}_{w}" for w in WEIGHTS] for i in range(layers)]
+
+
+def stack(layer_fn, layers, n_heads, n_kv):
+    """The model of LAYERS decoder layers applied in turn."""
+    names = weight_names(layers)
+
+    def model(x, cos, sin, **weights):
+        for ws in names:
+            x = layer_fn(x, cos, sin, *(weights[w] for w in ws), n_heads=n_heads, n_kv=n_kv)
+        return {"y": x}
+    return model
 
 
 def rotary_table(shape, gen, fn):
@@ -99,29 +135,41 @@ def rotary_table(shape, gen, fn):
     return fn(torch.cat((freqs, freqs), dim=-1)).float()
 
 
-def export(degree):
-    if N_KV_HEADS % degree:
-        raise ValueError(f"{N_KV_HEADS} key/value heads do not split over {degree} ranks")
-    D, hd = D_MODEL, HEAD_DIM
+def export(degree, variant="1layer"):
+    layers = {"1layer": 1, "2layers": 2, "4layers": 4}.get(variant)
+    if layers is None:
+        raise ValueError(f"unknown variant {variant!r}")
+    n_heads, n_kv, D, ffn = config(degree)
+    if n_kv % degree:
+        raise ValueError(f"{n_kv} key/value heads do not split over {degree} ranks")
+    hd = HEAD_DIM
     norm_init = lambda s, g: 1 + 0.1 * torch.randn(s, generator=g)  # noqa: E731
+    shapes = {
+        "attn_norm_w": Param((D,), Replicate(), init=norm_init),
+        "wq": Param((n_heads * hd, D), Shard(0), scale=0.2),
+        "wk": Param((n_kv * hd, D), Shard(0), scale=0.2),
+        "wv": Param((n_kv * hd, D), Shard(0), scale=0.2),
+        "wo": Param((D, n_heads * hd), Shard(1), scale=0.2),
+        "mlp_norm_w": Param((D,), Replicate(), init=norm_init),
+        "w_gate": Param((ffn, D), Shard(0), scale=0.2),
+        "w_up": Param((ffn, D), Shard(0), scale=0.2),
+        "w_down": Param((D, ffn), Shard(1), scale=0.2),
+    }
+    inputs = {
+        "x": Input((BATCH, SEQ, D), Replicate()),
+        "cos": Input((SEQ, hd), Replicate(), init=lambda s, g: rotary_table(s, g, torch.cos)),
+        "sin": Input((SEQ, hd), Replicate(), init=lambda s, g: rotary_table(s, g, torch.sin)),
+    }
+    for ws in weight_names(layers):
+        inputs.update({name: shapes[w] for name, w in zip(ws, WEIGHTS)})
+    depth = "" if layers == 1 else f"-{layers}layers"
     return Export(
-        name=f"llama3-block-tp{degree}",
-        description="Llama-3 decoder layer (RMSNorm, RoPE, grouped-query attention, "
-                    "SwiGLU), Megatron tensor parallel.",
-        spec=layer, impl=layer_tp, degree=degree,
-        inputs={
-            "x": Input((BATCH, SEQ, D), Replicate()),
-            "cos": Input((SEQ, hd), Replicate(), init=lambda s, g: rotary_table(s, g, torch.cos)),
-            "sin": Input((SEQ, hd), Replicate(), init=lambda s, g: rotary_table(s, g, torch.sin)),
-            "attn_norm_w": Param((D,), Replicate(), init=norm_init),
-            "wq": Param((N_HEADS * hd, D), Shard(0), scale=0.2),
-            "wk": Param((N_KV_HEADS * hd, D), Shard(0), scale=0.2),
-            "wv": Param((N_KV_HEADS * hd, D), Shard(0), scale=0.2),
-            "wo": Param((D, N_HEADS * hd), Shard(1), scale=0.2),
-            "mlp_norm_w": Param((D,), Replicate(), init=norm_init),
-            "w_gate": Param((FFN, D), Shard(0), scale=0.2),
-            "w_up": Param((FFN, D), Shard(0), scale=0.2),
-            "w_down": Param((D, FFN), Shard(1), scale=0.2),
-        },
+        name=f"llama3-block-tp{degree}{depth}",
+        description=(f"Llama-3 decoder layer{'s x%d' % layers if layers > 1 else ''} "
+                     f"(RMSNorm, RoPE, grouped-query attention, SwiGLU), Megatron tensor "
+                     f"parallel."),
+        spec=stack(decoder, layers, n_heads, n_kv),
+        impl=stack(decoder_tp, layers, n_heads, n_kv), degree=degree,
+        inputs=inputs,
         outputs={"y": Replicate()},
     )

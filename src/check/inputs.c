@@ -261,7 +261,8 @@ gboolean sc_validate_make_inputs(const sc_bundle *b, const int64_t *symbol_value
   sc_graph *spec = sc_bundle_spec(b), *impl = sc_bundle_impl(b);
   *spec_inputs_out = NULL;
   *impl_inputs_out = NULL;
-  solver S = {b, impl, symbol_values, rng, max_elements, {1, max_elements}, sc_graph_n_tensors(impl),
+  solver S = {b, impl, symbol_values, rng, max_elements, {1, max_elements, NULL, NULL},
+              sc_graph_n_tensors(impl),
               NULL, NULL, NULL};
   S.vals = g_new0(sc_tvalue *, S.n ? S.n : 1);
   S.fixed = g_new0(guint8 *, S.n ? S.n : 1);

@@ -5,9 +5,13 @@
  * Invariants: the search is a pure function of (seed, lemma name), so a
  * failure is reproducible; an instance counts only when both sides
  * instantiate (every shape rule accepts them) and the condition is YES;
- * values of an instance are drawn after its shapes, so integer tensors get
- * values that index every dim of every tensor variable; every tensor value
- * made here is freed on every path. */
+ * values of an instance are drawn after its shapes: integer tensors get
+ * values that index every dim of every tensor variable, or (every other
+ * pair of trials) values below, inside and above the sizes, so that the
+ * masks of a masked lookup are exercised; a tensor variable whose value
+ * range the condition reads (vmin/vmax) is an integer tensor with a drawn
+ * range, and its values lie inside that range; every tensor value made
+ * here is freed on every path. */
 #include "shardcheck/lemcheck.h"
 #include "shardcheck/interp.h"
 
@@ -492,6 +496,50 @@ static sc_tvalue *eval_program(evaluator *E, const sc_lemma_program *p, sc_tvalu
   return out;
 }
 
+static char *type_text(const sc_ttype *t);
+
+gboolean sc_lemcheck_eval_declared(void *user, const sc_op *op, const sc_value *args,
+                                   sc_tvalue *const *tensors, uint32_t n_tensors,
+                                   sc_tvalue **outs, uint32_t n_out, GError **error) {
+  (void)n_tensors;
+  const sc_lemma_set *set = user;
+  if (n_out != 1) {
+    g_set_error(error, SC_INTERP_ERROR, SC_INTERP_ERROR_NO_EVALUATOR,
+                "%s has %u results: only single-result declared operators are evaluated "
+                "through their definitions", op->qualname, n_out);
+    return FALSE;
+  }
+  g_autoptr(sc_symtab) st = sc_symtab_new();
+  evaluator E = {set, st, {0, 0, NULL, NULL}, NULL, FALSE};
+  sc_tvalue *r = eval_unfold(&E, op, args, tensors, 0);
+  if (r == NULL) {
+    if (E.error != NULL)
+      g_propagate_error(error, E.error);
+    else
+      g_set_error(error, SC_INTERP_ERROR, SC_INTERP_ERROR_NO_EVALUATOR,
+                  "%s: its definition could not be evaluated", op->qualname);
+    return FALSE;
+  }
+  gboolean same = r->dtype == outs[0]->dtype && r->rank == outs[0]->rank &&
+                  r->numel == outs[0]->numel;
+  for (uint32_t d = 0; d < r->rank && same; d++)
+    same = r->dims[d] == outs[0]->dims[d];
+  if (!same) {
+    sc_ttype tg = sc_tvalue_ttype(r), tw = sc_tvalue_ttype(outs[0]);
+    g_autofree char *got = type_text(&tg);
+    g_autofree char *want = type_text(&tw);
+    g_set_error(error, SC_INTERP_ERROR, SC_INTERP_ERROR_SHAPE,
+                "%s: its definition gives %s where the declaration says %s", op->qualname, got,
+                want);
+    sc_tvalue_free(r);
+    return FALSE;
+  }
+  if (r->numel > 0)
+    memcpy(outs[0]->data, r->data, (size_t)r->numel * sizeof(double));
+  sc_tvalue_free(r);
+  return TRUE;
+}
+
 /* ---- one lemma ------------------------------------------------------------------- */
 
 static char *type_text(const sc_ttype *t) {
@@ -517,15 +565,29 @@ void sc_lemcheck_result_clear(sc_lemcheck_result *res) {
   memset(res, 0, sizeof *res);
 }
 
-static void fill_values(sc_rng *rng, sc_tvalue **vals, const sc_ttype *types, const gboolean *is_t,
-                        uint32_t nv, int64_t max_elements, gboolean positive, GError **error) {
-  int64_t m = G_MAXINT64;
+/* Values for the tensor variables.  Integer tensors (ids, labels) take
+ * values in [0, m - 1] for the smallest dim m of the instance (they index
+ * every dim of every tensor variable), or, when WIDE, in [-(M + 2),
+ * 2 M + 2] for the largest dim M, so that ids below 0, inside and above
+ * every vocabulary range [lo, hi) of the instance are drawn and the masks
+ * of a masked lookup are exercised; a variable with a value range
+ * (RANGES[v] bounded, the range its condition read) takes values inside
+ * it, a missing bound replaced by the default.  FALSE (nothing to check)
+ * when a range is empty and the tensor has elements. */
+static gboolean fill_values(sc_rng *rng, sc_tvalue **vals, const sc_ttype *types,
+                            const gboolean *is_t, const sc_vrange *ranges, uint32_t nv,
+                            int64_t max_elements, gboolean positive, gboolean wide,
+                            GError **error) {
+  int64_t m = G_MAXINT64, big = 1;
   for (uint32_t v = 0; v < nv; v++)
     if (is_t[v])
-      for (uint32_t k = 0; k < types[v].shape.rank; k++)
+      for (uint32_t k = 0; k < types[v].shape.rank; k++) {
         m = MIN(m, types[v].shape.dims[k].value);
+        big = MAX(big, types[v].shape.dims[k].value);
+      }
   if (m == G_MAXINT64 || m < 1)
     m = 1;
+  gboolean ok = TRUE;
   for (uint32_t v = 0; v < nv; v++) {
     if (!is_t[v])
       continue;
@@ -536,14 +598,53 @@ static void fill_values(sc_rng *rng, sc_tvalue **vals, const sc_ttype *types, co
                             error && *error ? NULL : error);
     if (vals[v] == NULL)
       continue;
-    if (types[v].dtype == SC_DTYPE_BOOL)
+    if (types[v].dtype == SC_DTYPE_BOOL) {
       sc_tvalue_fill_ints(vals[v], rng, 0, 1);
-    else if (sc_dtype_is_integral(types[v].dtype))
-      sc_tvalue_fill_ints(vals[v], rng, 0, m - 1); /* indexes every dim */
-    else if (positive)
+    } else if (sc_dtype_is_integral(types[v].dtype)) {
+      int64_t lo = wide ? -(big + 2) : 0, hi = wide ? 2 * big + 2 : m - 1;
+      const sc_vrange *r = ranges ? &ranges[v] : NULL;
+      if (r && r->lo_src != SC_VRANGE_NONE)
+        lo = r->lo.value;
+      if (r && r->hi_src != SC_VRANGE_NONE)
+        hi = r->hi.value;
+      if (lo > hi) {
+        ok = ok && vals[v]->numel == 0;
+        continue;
+      }
+      sc_tvalue_fill_ints(vals[v], rng, lo, hi); /* in [lo, hi] */
+    } else if (positive) {
       sc_tvalue_fill_uniform(vals[v], rng, 0.25, 2.0);
-    else
+    } else {
       sc_tvalue_fill_uniform(vals[v], rng, -1.0, 1.0);
+    }
+  }
+  return ok;
+}
+
+/* A value range for integer tensor variable V whose range the condition
+ * reads: mostly [lo, hi] around the instance's sizes, sometimes with one
+ * bound or none (so that a condition that needs a fact sees it missing). */
+static void draw_range(sc_rng *rng, const sc_ttype *types, const gboolean *is_t, uint32_t nv,
+                       sc_vrange *out) {
+  static const int64_t los[] = {-2, -1, 0, 0, 0, 0, 1, 2, 3};
+  int64_t big = 1;
+  for (uint32_t v = 0; v < nv; v++)
+    if (is_t[v])
+      for (uint32_t k = 0; k < types[v].shape.rank; k++)
+        big = MAX(big, types[v].shape.dims[k].value);
+  sc_vrange_init(out);
+  int64_t x = sc_rng_int(rng, 0, 19);
+  if (x == 0)
+    return;
+  int64_t lo = los[sc_rng_int(rng, 0, G_N_ELEMENTS(los) - 1)];
+  int64_t hi = lo + sc_rng_int(rng, 0, 2 * big);
+  if (x != 1) {
+    out->lo = sc_dim_const(lo);
+    out->lo_src = SC_VRANGE_FACT;
+  }
+  if (x != 2) {
+    out->hi = sc_dim_const(hi);
+    out->hi_src = SC_VRANGE_FACT;
   }
 }
 
@@ -569,8 +670,19 @@ void sc_lemcheck_lemma(const sc_lemma_set *set, uint32_t lemma, const sc_lemchec
   }
   sc_rng rng;
   sc_rng_seed(&rng, opts->seed ^ ((uint64_t)g_str_hash(info->name) << 17));
-  evaluator E = {set, st, {opts->seed, opts->max_elements}, NULL, FALSE};
+  evaluator E = {set, st, {opts->seed, opts->max_elements, NULL, NULL}, NULL, FALSE};
   sc_lemma_instance inst = {st, types, values};
+  /* value ranges: tensor variables whose range the condition reads are
+   * integer tensors with a drawn range (the fact vmin/vmax see), and
+   * their values are drawn inside it */
+  sc_vrange *ranges = g_new(sc_vrange, nv ? nv : 1);
+  gboolean *reads_range = g_new0(gboolean, nv ? nv : 1), any_range = FALSE;
+  for (uint32_t v = 0; v < nv; v++) {
+    sc_vrange_init(&ranges[v]);
+    reads_range[v] = is_t[v] && sc_lemma_var_reads_range(set, lemma, v);
+    any_range = any_range || reads_range[v];
+  }
+  gboolean steerable = sc_lemma_steer(set, lemma, st, NULL, NULL, 0);
   char *last_refusal = NULL;
   while (out->trials < opts->max_trials && out->instances < opts->instances) {
     out->trials++;
@@ -582,7 +694,17 @@ void sc_lemcheck_lemma(const sc_lemma_set *set, uint32_t lemma, const sc_lemchec
     for (uint32_t v = 0; v < nv; v++)
       if (!is_t[v])
         draw_attr(&rng, &b, args[v], types, is_t, nv, &values[v]);
-    if (sc_lemma_condition(set, lemma, &inst) != SC_YES)
+    for (uint32_t v = 0; v < nv; v++)
+      if (reads_range[v] && !sc_dtype_is_integral(types[v].dtype))
+        types[v].dtype = sc_rng_int(&rng, 0, 4) == 0 ? SC_DTYPE_I32 : SC_DTYPE_I64;
+    /* most candidates follow the condition's equations (sc_lemma_steer) */
+    if (steerable && sc_rng_int(&rng, 0, 3) != 0)
+      sc_lemma_steer(set, lemma, st, types, values, (uint64_t)sc_rng_int(&rng, 0, 1 << 20));
+    for (uint32_t v = 0; v < nv; v++)
+      if (reads_range[v])
+        draw_range(&rng, types, is_t, nv, &ranges[v]);
+    if ((any_range ? sc_lemma_condition_ranges(set, lemma, &inst, ranges)
+                   : sc_lemma_condition(set, lemma, &inst)) != SC_YES)
       continue;
     g_autofree char *lwhy = NULL, *rwhy = NULL;
     g_autoptr(sc_lemma_program) lp =
@@ -603,8 +725,10 @@ void sc_lemcheck_lemma(const sc_lemma_set *set, uint32_t lemma, const sc_lemchec
     /* values: alternately around zero and positive (rsqrt, log...) */
     sc_tvalue **vals = g_new0(sc_tvalue *, nv ? nv : 1);
     g_autoptr(GError) verr = NULL;
-    fill_values(&rng, vals, types, is_t, nv, opts->max_elements, out->trials % 2 == 0, &verr);
-    gboolean have = verr == NULL;
+    gboolean in_range = fill_values(&rng, vals, types, is_t, any_range ? ranges : NULL, nv,
+                                    opts->max_elements, out->trials % 2 == 0,
+                                    out->trials % 4 >= 2, &verr);
+    gboolean have = verr == NULL && in_range;
     sc_tvalue *lv = NULL, *rv = NULL;
     if (have) {
       lv = eval_program(&E, lp, vals, 0);
@@ -635,6 +759,23 @@ void sc_lemcheck_lemma(const sc_lemma_set *set, uint32_t lemma, const sc_lemchec
             if (out->n_failed == 1) {
               sc_lemcheck_failure *f = &out->failure;
               f->instance = sc_lemma_instance_to_string(set, lemma, &inst);
+              for (uint32_t v = 0; v < nv; v++) {
+                if (!reads_range[v])
+                  continue;
+                const sc_vrange *r = &ranges[v];
+                GString *t = g_string_new(f->instance);
+                g_string_append_printf(t, ", values of ?%s in [", sc_lemma_var_name(set, lemma, v));
+                if (r->lo_src != SC_VRANGE_NONE)
+                  g_string_append_printf(t, "%" G_GINT64_FORMAT, (gint64)r->lo.value);
+                else
+                  g_string_append(t, "?");
+                if (r->hi_src != SC_VRANGE_NONE)
+                  g_string_append_printf(t, ", %" G_GINT64_FORMAT "]", (gint64)r->hi.value);
+                else
+                  g_string_append(t, ", ?]");
+                g_free(f->instance);
+                f->instance = g_string_free(t, FALSE);
+              }
               f->left_type = type_text(&lp->type);
               f->right_type = type_text(&rp->type);
               if (lv && rv) {
@@ -677,6 +818,8 @@ void sc_lemcheck_lemma(const sc_lemma_set *set, uint32_t lemma, const sc_lemchec
                              : g_strdup("no candidate satisfied the where condition");
   g_free(last_refusal);
   g_clear_error(&E.error);
+  g_free(ranges);
+  g_free(reads_range);
   for (uint32_t v = 0; v < nv; v++)
     sc_value_clear(&values[v]);
   g_free(values);

@@ -9,6 +9,7 @@
  * not themselves assumed) are not compared, since the impl never sees
  * those inputs. */
 #include "shardcheck/validate.h"
+#include "shardcheck/lemcheck.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -119,7 +120,9 @@ static gboolean run_spec(vctx *V, sc_tvalue **inputs, GError **error) {
       taint = taint || V->tainted[n->inputs[i]];
     g_autoptr(GPtrArray) res = g_ptr_array_new_with_free_func((GDestroyNotify)sc_tvalue_free);
     GError *inner = NULL;
-    if (!sc_interp_eval(n->op, n->args, st, V->sym, V->spec_vals, nt, &V->cfg, res, &inner)) {
+    /* a data-dependent size (nonzero's u0) takes the value the run gives */
+    if (!sc_interp_bind_data_dependent(V->spec, n, V->spec_vals, V->sym, &inner) ||
+        !sc_interp_eval(n->op, n->args, st, V->sym, V->spec_vals, nt, &V->cfg, res, &inner)) {
       g_set_error(error, inner->domain, inner->code, "spec node '%s' (%s%s%s): %s", n->name,
                   n->op->qualname, n->src ? ", " : "", n->src ? n->src : "", inner->message);
       g_error_free(inner);
@@ -355,6 +358,11 @@ sc_validation *sc_validate_run(const sc_bundle *b, const sc_infer_result *r,
   V.impl = sc_bundle_impl(b);
   V.cfg.seed = opts->seed;
   V.cfg.max_elements = limit;
+  if (opts->lemmas != NULL) {
+    /* custom kernels run through their definitions */
+    V.cfg.fallback = sc_lemcheck_eval_declared;
+    V.cfg.fallback_user = (void *)opts->lemmas;
+  }
   V.checks = g_array_new(FALSE, TRUE, sizeof(sc_vcheck));
   V.cexs = g_array_new(FALSE, TRUE, sizeof(sc_counterexample));
   V.seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -382,6 +390,9 @@ sc_validation *sc_validate_run(const sc_bundle *b, const sc_infer_result *r,
   }
   g_clear_error(&err);
   if (why == NULL) {
+    /* data-dependent sizes (nonzero's u0) got their values during the runs */
+    g_free(out->symbols);
+    out->symbols = symbols_text(st, V.sym);
     out->ran = TRUE;
     check_all(&V, r);
     counterexamples(&V, r);

@@ -1,11 +1,20 @@
 /* check.c — `shardcheck check`: load a bundle and the lemmas, run relation
  * inference, report (text or the spec's JSON object) and exit with the
- * spec's code: 0 refines, 1 fails, 2 input error, 3 limit. */
+ * spec's code: 0 refines, 1 fails, 2 input error, 3 limit.
+ *
+ * cvc5 is the symtab's oracle from the start of the load (a load option),
+ * so the shape rules' comparisons reach it as the lemmas' conditions do.
+ * The symbolic-size statistics are reported in two parts, loading and
+ * checking (the symtab's counters read after the load and at the end),
+ * with the cvc5 bridge's own counters: in the text after the report, in
+ * the JSON object as stats.symbolic (only for bundles with symbols). */
 #include "cli/cli.h"
 #include "shardcheck/report.h"
 #include "smt/smt.h"
 
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -29,44 +38,84 @@ static void on_progress(uint32_t done, uint32_t total, const char *node, void *u
   p->drawn = TRUE;
 }
 
-/* The built-in lemmas, then each --lemmas directory. */
-static sc_lemma_set *load_lemmas(char **dirs, GString *where, GError **error) {
-  sc_lemma_set *set = sc_lemma_set_new();
-  const char *builtin = sc_lemma_builtin_dir();
-  if (builtin && g_file_test(builtin, G_FILE_TEST_IS_DIR)) {
-    if (!sc_lemma_set_load_dir(set, builtin, error)) {
-      sc_lemma_set_free(set);
-      return NULL;
-    }
-    g_string_append(where, builtin);
+/* b - a, counter by counter (the part of B after snapshot A). */
+static sc_sym_stats stats_since(const sc_sym_stats *a, const sc_sym_stats *b) {
+  sc_sym_stats d;
+  d.comparisons = b->comparisons - a->comparisons;
+  d.nf_unknown = b->nf_unknown - a->nf_unknown;
+  d.oracle_queries = b->oracle_queries - a->oracle_queries;
+  d.cache_hits = b->cache_hits - a->cache_hits;
+  d.oracle_calls = b->oracle_calls - a->oracle_calls;
+  d.oracle_yes = b->oracle_yes - a->oracle_yes;
+  d.oracle_no = b->oracle_no - a->oracle_no;
+  d.oracle_unknown = b->oracle_unknown - a->oracle_unknown;
+  d.skipped = b->skipped - a->skipped;
+  d.oracle_us = b->oracle_us - a->oracle_us;
+  return d;
+}
+
+static json_t *sym_stats_json(const sc_sym_stats *s) {
+  return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f}", "comparisons",
+                   (json_int_t)s->comparisons, "normal_form_unknown", (json_int_t)s->nf_unknown,
+                   "oracle_queries", (json_int_t)s->oracle_queries, "cache_hits",
+                   (json_int_t)s->cache_hits, "oracle_calls", (json_int_t)s->oracle_calls, "yes",
+                   (json_int_t)s->oracle_yes, "no", (json_int_t)s->oracle_no, "unknown",
+                   (json_int_t)s->oracle_unknown, "skipped", (json_int_t)s->skipped,
+                   "oracle_seconds", (double)s->oracle_us / 1e6);
+}
+
+/* Adds stats.symbolic {loading, checking, cvc5} to the result object
+ * *JSON_TEXT (replaced). */
+static void add_symbolic_json(char **json_text, const sc_sym_stats *load,
+                              const sc_sym_stats *checking, const sc_smt_stats *smt) {
+  json_t *root = json_loads(*json_text, 0, NULL);
+  json_t *stats = root ? json_object_get(root, "stats") : NULL;
+  if (stats == NULL || !json_is_object(stats)) {
+    json_decref(root);
+    return;
   }
-  for (uint32_t i = 0; dirs && dirs[i]; i++) {
-    if (!g_file_test(dirs[i], G_FILE_TEST_IS_DIR)) {
-      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                  "--lemmas: '%s' is not a directory", dirs[i]);
-      sc_lemma_set_free(set);
-      return NULL;
-    }
-    if (!sc_lemma_set_load_dir(set, dirs[i], error)) {
-      sc_lemma_set_free(set);
-      return NULL;
-    }
-    g_string_append_printf(where, "%s%s", where->len ? ", " : "", dirs[i]);
+  json_t *cvc5 = json_pack(
+      "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f}", "queries", (json_int_t)smt->queries,
+      "yes", (json_int_t)smt->yes, "no", (json_int_t)smt->no, "unknown",
+      (json_int_t)smt->undecided, "inconsistent", (json_int_t)smt->inconsistent, "checks",
+      (json_int_t)smt->checks, "limit_hits", (json_int_t)smt->limit_hits, "errors",
+      (json_int_t)smt->errors, "seconds", (double)smt->time_us / 1e6);
+  json_object_set_new(stats, "symbolic",
+                      json_pack("{s:o, s:o, s:o}", "loading", sym_stats_json(load), "checking",
+                                sym_stats_json(checking), "cvc5", cvc5));
+  char *s = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  json_decref(root);
+  if (s != NULL) {
+    g_free(*json_text);
+    *json_text = g_strdup(s);
+    free(s);
   }
-  return set;
+}
+
+/* --explain=all is spelled as the hidden --explain-all for GOption (an
+ * optional value would swallow the BUNDLE after a bare --explain). */
+static void respell_explain_all(int argc, char **argv) {
+  static char explain_all[] = "--explain-all";
+  for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+    if (strcmp(argv[i], "--explain=all") == 0)
+      argv[i] = explain_all;
 }
 
 int sc_cli_check(int argc, char **argv) {
   g_autofree char *format = NULL;
   g_auto(GStrv) lemma_dirs = NULL;
   g_auto(GStrv) rest = NULL;
-  gboolean explain = FALSE, quiet = FALSE, validate = FALSE;
+  gboolean explain = FALSE, explain_all = FALSE, quiet = FALSE, validate = FALSE;
   GOptionEntry entries[] = {
       {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format", "text|json"},
       {"lemmas", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &lemma_dirs,
        "Also load the lemma files (*.lemma) of DIR (repeatable)", "DIR"},
-      {"explain", 0, 0, G_OPTION_ARG_NONE, &explain, "Show, per spec node, the lemmas applied and the impl nodes asserted",
+      {"explain", 0, 0, G_OPTION_ARG_NONE, &explain,
+       "Show, per spec node, the lemmas applied and the impl nodes asserted, and why each output "
+       "relation holds (the chain of lemmas and facts); --explain=all: also why the first "
+       "relation of every visited node holds",
        NULL},
+      {"explain-all", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &explain_all, NULL, NULL},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress line", NULL},
       {"validate", 0, 0, G_OPTION_ARG_NONE, &validate,
        "Run both graphs on related concrete inputs and evaluate every relation (exit 4 if one "
@@ -85,6 +134,7 @@ int sc_cli_check(int argc, char **argv) {
            "\nExit codes: 0 refines, 1 fails, 2 usage or input error, 3 resource limit,\n"
            "4 --validate found a relation that does not hold (a soundness bug).");
   g_option_context_add_main_entries(ctx, entries, NULL);
+  respell_explain_all(argc, argv);
   GError *err = NULL;
   gboolean json = FALSE;
   if (!g_option_context_parse(ctx, &argc, &argv, &err) ||
@@ -109,7 +159,7 @@ int sc_cli_check(int argc, char **argv) {
                               : g_strdup(rest[0]);
   /* Lemmas first: they may declare the custom operators a bundle uses. */
   g_autoptr(GString) where = g_string_new(NULL);
-  sc_lemma_set *lemmas = load_lemmas(lemma_dirs, where, &err);
+  sc_lemma_set *lemmas = sc_cli_load_lemmas(TRUE, lemma_dirs, where, &err);
   if (!lemmas) {
     if (json) {
       sc_bundle_diag d = {0};
@@ -120,8 +170,12 @@ int sc_cli_check(int argc, char **argv) {
     g_error_free(err);
     return SC_EXIT_INPUT_ERROR;
   }
+  /* cvc5 decides the size comparisons that the normal form leaves open,
+   * from the first shape rule the loader runs. */
+  sc_smt *smt = sc_smt_new();
+  sc_bundle_load_options lopts = {sc_smt_oracle(), smt};
   sc_bundle_diag diag = {0};
-  sc_bundle *b = sc_bundle_load_diag(path, &diag, &err);
+  sc_bundle *b = sc_bundle_load_opts(path, &lopts, &diag, &err);
   if (b == NULL) {
     if (json)
       sc_cli_print_error_json(err->message, &diag);
@@ -129,22 +183,23 @@ int sc_cli_check(int argc, char **argv) {
       fprintf(stderr, "shardcheck: %s\n", err->message);
     g_error_free(err);
     sc_bundle_diag_clear(&diag);
+    sc_smt_free(smt);
     sc_lemma_set_free(lemmas);
     return SC_EXIT_INPUT_ERROR;
   }
+  sc_sym_stats load_stats;
+  sc_symtab_stats(sc_bundle_symtab(b), &load_stats);
   /* Unknown top-level fields (extensions) were ignored: say so. */
   for (uint32_t i = 0; i < sc_bundle_n_warnings(b); i++)
     fprintf(stderr, "shardcheck: warning: %s\n", sc_bundle_warning(b, i));
-
-  /* cvc5 decides the size comparisons that the normal form leaves open. */
-  sc_smt *smt = sc_smt_new();
-  sc_smt_attach(smt, sc_bundle_symtab(b));
 
   progress_state prog = {!quiet && isatty(STDERR_FILENO), FALSE};
   sc_infer_options opts;
   sc_infer_options_init(&opts);
   opts.lemmas = lemmas;
+  explain = explain || explain_all;
   opts.explain = explain;
+  opts.explain_all = explain_all;
   opts.progress = on_progress;
   opts.progress_user = &prog;
   sc_infer_result *res = sc_infer_run(b, &opts, &err);
@@ -165,21 +220,31 @@ int sc_cli_check(int argc, char **argv) {
   } else {
     sc_report_options ropts = {explain, sc_lemma_set_n_lemmas(lemmas), where->str};
     int vcode = -1;
+    gboolean symbolic = sc_symtab_n_symbols(sc_bundle_symtab(b)) > 0;
+    sc_sym_stats end_stats, check_stats;
+    sc_symtab_stats(sc_bundle_symtab(b), &end_stats);
+    check_stats = stats_since(&load_stats, &end_stats);
+    sc_smt_stats smt_stats;
+    sc_smt_get_stats(smt, &smt_stats);
     if (json) {
       g_autofree char *s = sc_report_json(b, res, &ropts);
+      if (symbolic)
+        add_symbolic_json(&s, &load_stats, &check_stats, &smt_stats);
       if (validate)
-        vcode = sc_cli_validate(b, res, TRUE, &s);
+        vcode = sc_cli_validate(b, res, lemmas, TRUE, &s);
       printf("%s\n", s);
     } else {
       sc_report_text(stdout, b, res, &ropts);
-      if (sc_symtab_n_symbols(sc_bundle_symtab(b)) > 0) {
-        sc_sym_stats sst;
-        sc_symtab_stats(sc_bundle_symtab(b), &sst);
-        g_autofree char *line = sc_sym_stats_to_string(&sst);
-        printf("symbolic sizes: %s\n", line);
+      if (symbolic) {
+        g_autofree char *l1 = sc_sym_stats_to_string(&load_stats);
+        g_autofree char *l2 = sc_sym_stats_to_string(&check_stats);
+        g_autofree char *l3 = sc_smt_stats_to_string(&smt_stats);
+        printf("symbolic sizes, loading: %s\n", l1);
+        printf("symbolic sizes, checking: %s\n", l2);
+        printf("%s\n", l3);
       }
       if (validate)
-        vcode = sc_cli_validate(b, res, FALSE, NULL);
+        vcode = sc_cli_validate(b, res, lemmas, FALSE, NULL);
     }
     code = vcode >= 0 ? vcode : sc_report_exit_code(res);
     sc_infer_result_free(res);

@@ -8,6 +8,7 @@
 
 #include "shardcheck/bundle.h"
 #include "shardcheck/infer.h"
+#include "shardcheck/lemma.h"
 
 int sc_cli_check(int argc, char **argv);
 int sc_cli_show(int argc, char **argv);
@@ -16,9 +17,18 @@ int sc_cli_lemmas(int argc, char **argv);
 
 /* `check --validate` (validate.c): validate RES, print the text section
  * or add "validation" to *JSON_TEXT (the result object, replaced); returns
- * SC_EXIT_UNSOUND when a relation does not hold, else -1. */
-int sc_cli_validate(const sc_bundle *b, const sc_infer_result *res, gboolean json,
-                    char **json_text);
+ * SC_EXIT_UNSOUND when a relation does not hold, else -1.  LEMMAS (may be
+ * NULL): the operators they declare run through their definitions. */
+int sc_cli_validate(const sc_bundle *b, const sc_infer_result *res, const sc_lemma_set *lemmas,
+                    gboolean json, char **json_text);
+
+/* A new lemma set: the built-in lemma directory (when BUILTIN and it
+ * exists), then each of DIRS (NULL-terminated, may be NULL), in order.
+ * Loading registers the files' operator declarations, so bundles that use
+ * those operators load afterwards.  Appends the directories read to WHERE
+ * (may be NULL), ", "-separated.  NULL with an error (a file's first
+ * errors, or a DIR that is not a directory). */
+sc_lemma_set *sc_cli_load_lemmas(gboolean builtin, char **dirs, GString *where, GError **error);
 
 /* "text" or "json" (from --format); FALSE with a message otherwise. */
 gboolean sc_cli_parse_format(const char *s, gboolean *json, GError **error);

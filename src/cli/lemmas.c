@@ -52,24 +52,11 @@ static int lemmas_check(int argc, char **argv) {
     fprintf(stderr, "shardcheck: --instances must be in [1, 100000] and --seed non-negative\n");
     return SC_EXIT_INPUT_ERROR;
   }
-  g_autoptr(sc_lemma_set) set = sc_lemma_set_new();
-  const char *builtin = sc_lemma_builtin_dir();
-  if (builtin && g_file_test(builtin, G_FILE_TEST_IS_DIR) &&
-      !sc_lemma_set_load_dir(set, builtin, &err)) {
+  g_autoptr(sc_lemma_set) set = sc_cli_load_lemmas(TRUE, dirs, NULL, &err);
+  if (set == NULL) {
     fprintf(stderr, "shardcheck: %s\n", err->message);
     g_error_free(err);
     return SC_EXIT_INPUT_ERROR;
-  }
-  for (uint32_t i = 0; dirs && dirs[i]; i++) {
-    if (!g_file_test(dirs[i], G_FILE_TEST_IS_DIR)) {
-      fprintf(stderr, "shardcheck: --lemmas: '%s' is not a directory\n", dirs[i]);
-      return SC_EXIT_INPUT_ERROR;
-    }
-    if (!sc_lemma_set_load_dir(set, dirs[i], &err)) {
-      fprintf(stderr, "shardcheck: %s\n", err->message);
-      g_error_free(err);
-      return SC_EXIT_INPUT_ERROR;
-    }
   }
   sc_lemcheck_options opts;
   sc_lemcheck_options_init(&opts);

@@ -54,6 +54,34 @@ static const char help_text[] =
     "--validate found a relation that does not hold on concrete values).\n"
     "The bundle format is described in docs/bundle-format.md.\n";
 
+sc_lemma_set *sc_cli_load_lemmas(gboolean builtin, char **dirs, GString *where, GError **error) {
+  sc_lemma_set *set = sc_lemma_set_new();
+  const char *dir = builtin ? sc_lemma_builtin_dir() : NULL;
+  if (dir && g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+    if (!sc_lemma_set_load_dir(set, dir, error)) {
+      sc_lemma_set_free(set);
+      return NULL;
+    }
+    if (where)
+      g_string_append(where, dir);
+  }
+  for (uint32_t i = 0; dirs && dirs[i]; i++) {
+    if (!g_file_test(dirs[i], G_FILE_TEST_IS_DIR)) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "--lemmas: '%s' is not a directory", dirs[i]);
+      sc_lemma_set_free(set);
+      return NULL;
+    }
+    if (!sc_lemma_set_load_dir(set, dirs[i], error)) {
+      sc_lemma_set_free(set);
+      return NULL;
+    }
+    if (where)
+      g_string_append_printf(where, "%s%s", where->len ? ", " : "", dirs[i]);
+  }
+  return set;
+}
+
 gboolean sc_cli_parse_format(const char *s, gboolean *json, GError **error) {
   if (s == NULL || strcmp(s, "text") == 0) {
     *json = FALSE;

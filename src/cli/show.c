@@ -1,5 +1,7 @@
 /* show.c — `shardcheck show`: load and validate a bundle, print a summary
  * of both graphs and the relations (text or JSON), without checking it.
+ * The lemma files are loaded first (unless --no-lemmas), for the operators
+ * they declare.
  * A valid bundle exits 0 with "verdict: not checked"; an invalid one exits
  * 2 with "shardcheck: FILE: PATH: what" on stderr (text) or an error object
  * on stdout (JSON).  Report writers may use jansson (STYLE.md point 9). */
@@ -269,15 +271,28 @@ void sc_cli_print_error_json(const char *message, const sc_bundle_diag *d) {
 int sc_cli_show(int argc, char **argv) {
   g_autofree char *format = NULL;
   g_auto(GStrv) rest = NULL;
+  g_auto(GStrv) lemma_dirs = NULL;
+  gboolean no_lemmas = FALSE;
   GOptionEntry entries[] = {
       {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format", "text|json"},
+      {"lemmas", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &lemma_dirs,
+       "Also load the lemma files (*.lemma) of DIR, for the operators they declare (repeatable)",
+       "DIR"},
+      {"no-lemmas", 0, 0, G_OPTION_ARG_NONE, &no_lemmas,
+       "Load no lemma file, not even the built-in ones (only the registry's operators are known)",
+       NULL},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "BUNDLE"},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
   g_set_prgname("shardcheck show");
   g_autoptr(GOptionContext) ctx = g_option_context_new("- load and validate a bundle, and summarize it");
   g_option_context_set_summary(ctx, "Examples:\n  shardcheck show models/mlp-tp2/bundle.json\n"
-                                    "  shardcheck show --format json models/paper-example/bundle.json");
+                                    "  shardcheck show --format json models/paper-example/bundle.json\n"
+                                    "  shardcheck show --lemmas models/custom-kernel "
+                                    "models/custom-kernel/custom-kernel-tp2-fwd.json\n"
+                                    "\nThe operators declared in the built-in lemma files (custom "
+                                    "kernels: apex, vLLM, ...)\nand in --lemmas directories are "
+                                    "known, as they are to check.");
   g_option_context_add_main_entries(ctx, entries, NULL);
   g_option_context_set_help_enabled(ctx, TRUE);
   GError *err = NULL;
@@ -290,8 +305,22 @@ int sc_cli_show(int argc, char **argv) {
   }
   if (rest == NULL || rest[0] == NULL || rest[1] != NULL) {
     fprintf(stderr, "shardcheck: show takes exactly one BUNDLE\n"
-                    "Usage: shardcheck show [--format text|json] BUNDLE\n");
+                    "Usage: shardcheck show [--format text|json] [--lemmas DIR] BUNDLE\n");
     return SC_EXIT_INPUT_ERROR;
+  }
+  if (no_lemmas && lemma_dirs != NULL) {
+    fprintf(stderr, "shardcheck: --no-lemmas and --lemmas exclude each other\n");
+    return SC_EXIT_INPUT_ERROR;
+  }
+  /* The lemma files declare operators (custom kernels) that bundles use. */
+  g_autoptr(sc_lemma_set) lemmas = NULL;
+  if (!no_lemmas) {
+    lemmas = sc_cli_load_lemmas(TRUE, lemma_dirs, NULL, &err);
+    if (lemmas == NULL) {
+      fprintf(stderr, "shardcheck: %s\n", err->message);
+      g_error_free(err);
+      return SC_EXIT_INPUT_ERROR;
+    }
   }
   /* A model folder stands for its bundle.json. */
   g_autofree char *path = g_file_test(rest[0], G_FILE_TEST_IS_DIR)

@@ -11,10 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int sc_cli_validate(const sc_bundle *b, const sc_infer_result *res, gboolean json,
-                    char **json_text) {
+int sc_cli_validate(const sc_bundle *b, const sc_infer_result *res, const sc_lemma_set *lemmas,
+                    gboolean json, char **json_text) {
   sc_validate_options opts;
   sc_validate_options_init(&opts);
+  opts.lemmas = lemmas;
   const char *env = g_getenv("SC_VALIDATE_SEED");
   if (env != NULL && *env)
     opts.seed = g_ascii_strtoull(env, NULL, 10);

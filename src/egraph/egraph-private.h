@@ -84,6 +84,7 @@ struct sc_egraph {
   GHashTable *op_slot; /* op -> slot + 1 */
   sc_vec *op_classes;
   uint64_t *op_stamp;  /* n_unions at last compaction, UINT64_MAX = dirty */
+  uint32_t *op_epoch;  /* per slot: the newest stamp of a node of the op */
   uint32_t n_slots, cap_slots;
 
   /* analysis */
@@ -100,12 +101,23 @@ struct sc_egraph {
   void *listener_user;
   uint64_t n_conflicts;
 
-  /* proof forest */
+  /* proof forest (only with proofs): per id, the edge towards the root of
+   * its proof tree, its justification and its direction (1: the union was
+   * called as union(id, parent)); each id's original children (the ids
+   * given to add, which rebuild never rewrites: the id's proof term); and
+   * the exact memo, original key -> id (egg's uncanon_memo) */
   gboolean proofs;
   sc_id *proof_parent;
   uint32_t *proof_just;
+  uint8_t *proof_fwd;
+  uint32_t *okoff;  /* offset of the original children in okids */
+  sc_id *okids;
+  size_t n_okids, cap_okids;
+  uint64_t *umemo;
+  uint32_t umemo_mask, umemo_count;
 
-  sc_vec tmp; /* canonical children of the node being added */
+  sc_vec tmp;  /* canonical children of the node being added */
+  sc_vec otmp; /* its children as given (proofs) */
 };
 
 static inline sc_id sc_eg_find(sc_egraph *eg, sc_id x) {
@@ -127,8 +139,22 @@ static inline sc_id *sc_eg_kids(const sc_egraph *eg, sc_id n) {
  * returns it: every node added, re-canonicalized or moved to another class
  * from now on is stamped with it. */
 uint32_t sc_eg_advance_epoch(sc_egraph *eg);
+/* The newest stamp given to a node of OP (0: none). */
+uint32_t sc_eg_op_epoch(const sc_egraph *eg, uint32_t op);
 
 void sc_eg_prefetch_key(const sc_egraph *eg, uint32_t op, uint32_t attr,
                         const sc_id *kids, uint32_t n, int stage);
+
+/* The original children of id (proofs only): its proof term is
+ * (op, attr, these ids). */
+static inline const sc_id *sc_eg_okids(const sc_egraph *eg, sc_id id) {
+  return eg->okids + eg->okoff[id];
+}
+
+/* Proofs only: an id whose proof term is (op, attr of live node NODE,
+ * KIDS), where each KIDS[i] is in the class of NODE's i-th child: NODE
+ * itself when its original children are KIDS, else an id found in the
+ * exact memo or a new alias joined to NODE by a congruence edge. */
+sc_id sc_eg_exact_of(sc_egraph *eg, sc_id node, const sc_id *kids);
 
 #endif

@@ -11,8 +11,18 @@
  * classes (congruence), which may queue more.  Then the analysis of parents
  * whose children's data changed is re-made and merged upwards, and finally
  * the node lists of every class touched are filtered of dead nodes and
- * sorted by (op, node id). */
+ * sorted by (op, node id).
+ *
+ * Proofs (egg's explain.rs, only when enabled): every union links the two
+ * ids it was given in the proof forest; every id records its original
+ * children (its proof term) and is filed in the exact memo; an exact add
+ * of a node whose canonical key exists with other original children
+ * makes an alias id (dead, in no list) joined to that node by a
+ * congruence edge, so exact adds create no e-node that a plain add would
+ * not.  I6 (sc_egraph_check): proof terms lie in their ids' classes. */
 #include "egraph-private.h"
+
+#include "shardcheck/extract.h"
 
 #include <stdlib.h>
 
@@ -171,6 +181,8 @@ static void grow_ids(sc_egraph *eg) {
   if (eg->proofs) {
     eg->proof_parent = g_renew(sc_id, eg->proof_parent, cap);
     eg->proof_just = g_renew(uint32_t, eg->proof_just, cap);
+    eg->proof_fwd = g_renew(uint8_t, eg->proof_fwd, cap);
+    eg->okoff = g_renew(uint32_t, eg->okoff, cap);
   }
   eg->cap_ids = cap;
 }
@@ -211,6 +223,7 @@ void sc_egraph_free(sc_egraph *eg) {
     g_free(eg->op_classes[s].v);
   g_free(eg->op_classes);
   g_free(eg->op_stamp);
+  g_free(eg->op_epoch);
   g_hash_table_unref(eg->op_slot);
   g_free(eg->node);
   g_free(eg->live);
@@ -227,11 +240,16 @@ void sc_egraph_free(sc_egraph *eg) {
   sc_vec_clear(&eg->apending);
   sc_vec_clear(&eg->touched_list);
   sc_vec_clear(&eg->tmp);
+  sc_vec_clear(&eg->otmp);
   g_free(eg->scratch_a);
   g_free(eg->scratch_b);
   g_free(eg->cdata);
   g_free(eg->proof_parent);
   g_free(eg->proof_just);
+  g_free(eg->proof_fwd);
+  g_free(eg->okoff);
+  g_free(eg->okids);
+  g_free(eg->umemo);
   g_free(eg);
 }
 
@@ -249,10 +267,34 @@ void sc_egraph_set_merge_listener(sc_egraph *eg, sc_merge_listener_fn fn,
 
 void sc_egraph_enable_proofs(sc_egraph *eg) {
   g_return_if_fail(eg->n_ids == 0);
+  if (eg->proofs)
+    return;
   eg->proofs = TRUE;
+  eg->umemo_mask = 255;
+  eg->umemo = g_new(uint64_t, 256);
+  memset(eg->umemo, 0xff, sizeof(uint64_t) * 256);
+}
+
+gboolean sc_egraph_proofs_enabled(const sc_egraph *eg) {
+  return eg->proofs;
 }
 
 /* ---- op index ---------------------------------------------------------- */
+
+static uint32_t op_slot(sc_egraph *eg, uint32_t op, gboolean create);
+
+/* A node's key or class changed: stamp it with the epoch, and its op. */
+static void stamp_node(sc_egraph *eg, sc_id n) {
+  eg->stamp[n] = eg->epoch;
+  uint32_t s = op_slot(eg, eg->node[n].op, TRUE);
+  if (s != SC_ID_NONE)
+    eg->op_epoch[s] = eg->epoch;
+}
+
+uint32_t sc_eg_op_epoch(const sc_egraph *eg, uint32_t op) {
+  gpointer v = g_hash_table_lookup(eg->op_slot, GUINT_TO_POINTER(op + 1u));
+  return v ? eg->op_epoch[GPOINTER_TO_UINT(v) - 1] : 0;
+}
 
 static uint32_t op_slot(sc_egraph *eg, uint32_t op, gboolean create) {
   gpointer v = g_hash_table_lookup(eg->op_slot, GUINT_TO_POINTER(op + 1u));
@@ -266,10 +308,12 @@ static uint32_t op_slot(sc_egraph *eg, uint32_t op, gboolean create) {
     eg->cap_slots = eg->cap_slots ? eg->cap_slots * 2 : 16;
     eg->op_classes = g_renew(sc_vec, eg->op_classes, eg->cap_slots);
     eg->op_stamp = g_renew(uint64_t, eg->op_stamp, eg->cap_slots);
+    eg->op_epoch = g_renew(uint32_t, eg->op_epoch, eg->cap_slots);
   }
   uint32_t s = eg->n_slots++;
   memset(&eg->op_classes[s], 0, sizeof(sc_vec));
   eg->op_stamp[s] = UINT64_MAX;
+  eg->op_epoch[s] = 0;
   g_hash_table_insert(eg->op_slot, GUINT_TO_POINTER(op + 1u),
                       GUINT_TO_POINTER(s + 1));
   return s;
@@ -355,21 +399,85 @@ sc_id sc_egraph_lookup(const sc_egraph *eg, uint32_t op, uint32_t attr,
   return m == SC_ID_NONE ? SC_ID_NONE : sc_egraph_find_const(eg, m);
 }
 
-sc_id sc_egraph_add(sc_egraph *eg, uint32_t op, uint32_t attr,
-                    const sc_id *children, uint32_t n_children) {
-  g_return_val_if_fail(n_children == 0 || children != NULL, SC_ID_NONE);
-  eg->tmp.len = 0;
-  sc_vec_reserve(&eg->tmp, n_children);
-  for (uint32_t i = 0; i < n_children; i++) {
-    g_return_val_if_fail(children[i] < eg->n_ids, SC_ID_NONE);
-    eg->tmp.v[i] = sc_eg_find(eg, children[i]);
-  }
-  const sc_id *k = eg->tmp.v;
-  uint32_t h = key_hash(op, attr, k, n_children);
-  sc_id m = memo_find(eg, h, op, attr, k, n_children);
-  if (m != SC_ID_NONE)
-    return sc_eg_find(eg, m);
+/* ---- the exact memo (proofs) ------------------------------------------ */
 
+/* Original keys (op, attr, children as given) -> id, for every id a proof
+ * term was made for; slots as in the memo.  Several ids may share a key
+ * (a node added again while the e-graph was dirty): lookups return one. */
+static gboolean okey_equal(const sc_egraph *eg, sc_id id, uint32_t op,
+                           uint32_t attr, const sc_id *kids, uint32_t n) {
+  if (eg->node[id].op != op || eg->node[id].attr != attr ||
+      eg->node[id].arity != n)
+    return FALSE;
+  return n == 0 || memcmp(sc_eg_okids(eg, id), kids, n * sizeof(sc_id)) == 0;
+}
+
+static sc_id umemo_find(const sc_egraph *eg, uint32_t h, uint32_t op,
+                        uint32_t attr, const sc_id *kids, uint32_t n) {
+  uint32_t i = h & eg->umemo_mask;
+  for (;;) {
+    uint64_t m = eg->umemo[i];
+    if (m == MEMO_EMPTY)
+      return SC_ID_NONE;
+    if ((uint32_t)(m >> 32) == h && okey_equal(eg, (sc_id)m, op, attr, kids, n))
+      return (sc_id)m;
+    i = (i + 1) & eg->umemo_mask;
+  }
+}
+
+static void umemo_insert(sc_egraph *eg, uint32_t h, sc_id id) {
+  if ((uint64_t)(eg->umemo_count + 1) * 2 > (uint64_t)(eg->umemo_mask + 1)) {
+    uint32_t old_cap = eg->umemo_mask + 1;
+    uint64_t *old = eg->umemo;
+    g_assert(old_cap <= (UINT32_MAX >> 1));
+    eg->umemo_mask = old_cap * 2 - 1;
+    eg->umemo = g_new(uint64_t, (size_t)old_cap * 2);
+    memset(eg->umemo, 0xff, sizeof(uint64_t) * old_cap * 2);
+    for (uint32_t i = 0; i < old_cap; i++) {
+      if (old[i] == MEMO_EMPTY)
+        continue;
+      uint32_t j = (uint32_t)(old[i] >> 32) & eg->umemo_mask;
+      while (eg->umemo[j] != MEMO_EMPTY)
+        j = (j + 1) & eg->umemo_mask;
+      eg->umemo[j] = old[i];
+    }
+    g_free(old);
+  }
+  uint32_t i = h & eg->umemo_mask;
+  while (eg->umemo[i] != MEMO_EMPTY)
+    i = (i + 1) & eg->umemo_mask;
+  eg->umemo[i] = SLOT(h, id);
+  eg->umemo_count++;
+}
+
+/* Records the original children of new id ID (in eg->otmp) and files it
+ * in the exact memo. */
+static void record_original(sc_egraph *eg, sc_id id, uint32_t op,
+                            uint32_t attr, const sc_id *orig, uint32_t n) {
+  if (eg->n_okids + n > eg->cap_okids) {
+    size_t cap = eg->cap_okids ? eg->cap_okids : 256;
+    while (cap < eg->n_okids + n)
+      cap *= 2;
+    g_assert(cap <= UINT32_MAX);
+    eg->okids = g_renew(sc_id, eg->okids, cap);
+    eg->cap_okids = cap;
+  }
+  eg->okoff[id] = (uint32_t)eg->n_okids;
+  if (n)
+    memcpy(eg->okids + eg->n_okids, orig, n * sizeof(sc_id));
+  eg->n_okids += n;
+  eg->proof_parent[id] = SC_ID_NONE;
+  eg->proof_just[id] = 0;
+  eg->proof_fwd[id] = 0;
+  umemo_insert(eg, key_hash(op, attr, orig, n), id);
+}
+
+/* ---- new ids ----------------------------------------------------------- */
+
+/* A new id with node record (op, attr, k): the caller makes it a live
+ * node or an alias. */
+static sc_id new_id(sc_egraph *eg, uint32_t op, uint32_t attr, uint32_t h,
+                    const sc_id *k, uint32_t n_children) {
   if (eg->n_ids == eg->cap_ids)
     grow_ids(eg);
   sc_id n = eg->n_ids++;
@@ -395,21 +503,74 @@ sc_id sc_egraph_add(sc_egraph *eg, uint32_t op, uint32_t attr,
     memcpy(eg->kids + eg->n_kids, k, n_children * sizeof(sc_id));
     eg->n_kids += n_children;
   }
-  eg->live[n] = 1;
-  eg->uf[n] = n;
   eg->touched[n] = 0;
-  eg->stamp[n] = eg->epoch;
+  stamp_node(eg, n);
   eg->cstamp[n] = eg->epoch;
   memset(&eg->nodes[n], 0, sizeof(sc_vec));
   memset(&eg->parents[n], 0, sizeof(sc_vec));
+  return n;
+}
+
+static void proof_link(sc_egraph *eg, sc_id a, sc_id b, uint32_t just);
+
+sc_id sc_eg_exact_of(sc_egraph *eg, sc_id node, const sc_id *kids) {
+  g_assert(eg->proofs);
+  uint32_t op = eg->node[node].op, attr = eg->node[node].attr;
+  uint32_t n = eg->node[node].arity;
+  if (okey_equal(eg, node, op, attr, kids, n))
+    return node;
+  uint32_t h = key_hash(op, attr, kids, n);
+  sc_id root = sc_eg_find(eg, node);
+  sc_id x = umemo_find(eg, h, op, attr, kids, n);
+  if (x != SC_ID_NONE && sc_eg_find(eg, x) == root)
+    return x;
+  /* an alias: an id for this exact term, in NODE's class but in no node
+   * list, memo or parent list (egg's add_uncanonical).  Its children
+   * equal NODE's pairwise, which the congruence edge stands for. */
+  eg->otmp.len = 0;
+  sc_vec_reserve(&eg->otmp, n);
+  if (n)
+    memcpy(eg->otmp.v, kids, n * sizeof(sc_id));
+  sc_id a = new_id(eg, op, attr, h, eg->otmp.v, n);
+  eg->live[a] = 0;
+  eg->uf[a] = root;
+  record_original(eg, a, op, attr, eg->otmp.v, n);
+  proof_link(eg, a, node, SC_JUST_CONGRUENCE);
+  return a;
+}
+
+static sc_id add_impl(sc_egraph *eg, uint32_t op, uint32_t attr,
+                      const sc_id *children, uint32_t n_children,
+                      gboolean exact) {
+  g_return_val_if_fail(n_children == 0 || children != NULL, SC_ID_NONE);
+  eg->tmp.len = 0;
+  sc_vec_reserve(&eg->tmp, n_children);
+  for (uint32_t i = 0; i < n_children; i++) {
+    g_return_val_if_fail(children[i] < eg->n_ids, SC_ID_NONE);
+    eg->tmp.v[i] = sc_eg_find(eg, children[i]);
+  }
+  const sc_id *k = eg->tmp.v;
+  uint32_t h = key_hash(op, attr, k, n_children);
+  sc_id m = memo_find(eg, h, op, attr, k, n_children);
+  if (m != SC_ID_NONE)
+    return exact && eg->proofs ? sc_eg_exact_of(eg, m, children)
+                               : sc_eg_find(eg, m);
+  if (eg->proofs) {
+    /* children may point into tables that grow below */
+    eg->otmp.len = 0;
+    sc_vec_reserve(&eg->otmp, n_children);
+    if (n_children)
+      memcpy(eg->otmp.v, children, n_children * sizeof(sc_id));
+  }
+  sc_id n = new_id(eg, op, attr, h, k, n_children);
+  eg->live[n] = 1;
+  eg->uf[n] = n;
   sc_vec_push(&eg->nodes[n], n);
   for (uint32_t i = 0; i < n_children; i++)
     if (i == 0 || k[i] != k[i - 1])
       sc_vec_push(&eg->parents[k[i]], n);
-  if (eg->proofs) {
-    eg->proof_parent[n] = SC_ID_NONE;
-    eg->proof_just[n] = 0;
-  }
+  if (eg->proofs)
+    record_original(eg, n, op, attr, eg->otmp.v, n_children);
   memo_insert(eg, n);
   eg->n_classes++;
   uint32_t s = op_slot(eg, op, TRUE);
@@ -422,26 +583,42 @@ sc_id sc_egraph_add(sc_egraph *eg, uint32_t op, uint32_t attr,
   }
   if (eg->has_an && eg->an.modify)
     eg->an.modify(eg, n, eg->an_user);
-  return sc_eg_find(eg, n);
+  return exact && eg->proofs ? n : sc_eg_find(eg, n);
+}
+
+sc_id sc_egraph_add(sc_egraph *eg, uint32_t op, uint32_t attr,
+                    const sc_id *children, uint32_t n_children) {
+  return add_impl(eg, op, attr, children, n_children, FALSE);
+}
+
+sc_id sc_egraph_add_exact(sc_egraph *eg, uint32_t op, uint32_t attr,
+                          const sc_id *children, uint32_t n_children) {
+  return add_impl(eg, op, attr, children, n_children, TRUE);
 }
 
 /* ---- union ------------------------------------------------------------- */
 
 static void proof_link(sc_egraph *eg, sc_id a, sc_id b, uint32_t just) {
-  /* reroot a's tree at a, then hang a under b */
+  /* reroot a's tree at a, then hang a under b; a reversed edge keeps its
+   * justification and flips its direction */
   sc_id prev = SC_ID_NONE, cur = a;
   uint32_t prevj = 0;
+  uint8_t prevf = 0;
   while (cur != SC_ID_NONE) {
     sc_id next = eg->proof_parent[cur];
     uint32_t nj = eg->proof_just[cur];
+    uint8_t nf = eg->proof_fwd[cur];
     eg->proof_parent[cur] = prev;
     eg->proof_just[cur] = prevj;
+    eg->proof_fwd[cur] = (uint8_t)!prevf;
     prev = cur;
     prevj = nj;
+    prevf = nf;
     cur = next;
   }
   eg->proof_parent[a] = b;
   eg->proof_just[a] = just;
+  eg->proof_fwd[a] = 1;
 }
 
 static void push_parents(sc_egraph *eg, sc_vec *dst, sc_id c) {
@@ -502,7 +679,7 @@ static gboolean do_union(sc_egraph *eg, sc_id a, sc_id b, uint32_t just,
   push_parents(eg, &eg->pending, child);
   eg->uf[child] = root;
   for (uint32_t i = 0; i < eg->nodes[child].len; i++)
-    eg->stamp[eg->nodes[child].v[i]] = eg->epoch;
+    stamp_node(eg, eg->nodes[child].v[i]);
   eg->cstamp[root] = eg->epoch;
   append_vec(&eg->nodes[root], &eg->nodes[child]);
   append_vec(&eg->parents[root], &eg->parents[child]);
@@ -544,7 +721,7 @@ static void repair_node(sc_egraph *eg, sc_id node, uint32_t *n_unions) {
     k[i] = sc_eg_find(eg, k[i]);
   uint32_t h = key_hash(eg->node[node].op, eg->node[node].attr, k, n);
   eg->node[node].hash = h;
-  eg->stamp[node] = eg->epoch;
+  stamp_node(eg, node);
   eg->cstamp[sc_eg_find(eg, node)] = eg->epoch;
   sc_id m = memo_find(eg, h, eg->node[node].op, eg->node[node].attr, k, n);
   if (m == SC_ID_NONE) {
@@ -754,14 +931,16 @@ gboolean sc_egraph_proof_path(const sc_egraph *eg, sc_id a, sc_id b,
   sc_id y = b;
   while (y != SC_ID_NONE &&
          !g_hash_table_contains(depth, GUINT_TO_POINTER(y + 1))) {
-    sc_proof_step st = {eg->proof_parent[y], y, eg->proof_just[y]};
+    sc_proof_step st = {eg->proof_parent[y], y, eg->proof_just[y],
+                        !eg->proof_fwd[y]};
     g_array_append_val(tail, st);
     y = eg->proof_parent[y];
   }
   gboolean ok = y != SC_ID_NONE;
   if (ok) {
     for (sc_id x = a; x != y; x = eg->proof_parent[x]) {
-      sc_proof_step st = {x, eg->proof_parent[x], eg->proof_just[x]};
+      sc_proof_step st = {x, eg->proof_parent[x], eg->proof_just[x],
+                          eg->proof_fwd[x] != 0};
       g_array_append_val(steps, st);
     }
     for (guint i = tail->len; i-- > 0;)
@@ -770,6 +949,54 @@ gboolean sc_egraph_proof_path(const sc_egraph *eg, sc_id a, sc_id b,
   g_array_unref(tail);
   g_hash_table_unref(depth);
   return ok;
+}
+
+const sc_id *sc_egraph_proof_children(const sc_egraph *eg, sc_id id,
+                                      uint32_t *n_children) {
+  *n_children = 0;
+  g_return_val_if_fail(eg->proofs && id < eg->n_ids, NULL);
+  *n_children = eg->node[id].arity;
+  return sc_eg_okids(eg, id);
+}
+
+sc_term *sc_egraph_proof_term(const sc_egraph *eg, sc_id id) {
+  g_return_val_if_fail(eg->proofs && id < eg->n_ids, NULL);
+  /* original children are older ids: a depth-first walk, children first,
+   * each id once (shared subterms are shared) */
+  GHashTable *index = g_hash_table_new(NULL, NULL); /* id + 1 -> term index + 1 */
+  GArray *stack = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  GArray *kids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  sc_term *t = sc_term_new();
+  g_array_append_val(stack, id);
+  while (stack->len) {
+    sc_id x = g_array_index(stack, sc_id, stack->len - 1);
+    if (g_hash_table_contains(index, GUINT_TO_POINTER(x + 1))) {
+      g_array_set_size(stack, stack->len - 1);
+      continue;
+    }
+    uint32_t n = eg->node[x].arity;
+    const sc_id *ok = sc_eg_okids(eg, x);
+    gboolean ready = TRUE;
+    for (uint32_t i = 0; i < n; i++)
+      if (!g_hash_table_contains(index, GUINT_TO_POINTER(ok[i] + 1))) {
+        g_array_append_val(stack, ok[i]);
+        ready = FALSE;
+      }
+    if (!ready)
+      continue;
+    g_array_set_size(kids, n);
+    for (uint32_t i = 0; i < n; i++)
+      g_array_index(kids, uint32_t, i) =
+          GPOINTER_TO_UINT(g_hash_table_lookup(index, GUINT_TO_POINTER(ok[i] + 1))) - 1;
+    uint32_t ti = sc_term_add(t, eg->node[x].op, eg->node[x].attr,
+                              (const uint32_t *)(void *)kids->data, n);
+    g_hash_table_insert(index, GUINT_TO_POINTER(x + 1), GUINT_TO_POINTER(ti + 1));
+    g_array_set_size(stack, stack->len - 1);
+  }
+  g_array_unref(kids);
+  g_array_unref(stack);
+  g_hash_table_unref(index);
+  return t;
 }
 
 /* ---- invariant checker ------------------------------------------------- */
@@ -854,6 +1081,32 @@ gboolean sc_egraph_check(const sc_egraph *eg, GError **error) {
       if (!g_hash_table_contains(par, &key))
         FAIL("I5: node %u missing from the parents of class %u", n, k[i]);
     }
+  }
+  if (eg->proofs) {
+    /* I6: every id's proof term is in its class: its original children
+     * are older ids, and the node they make under find() is a live node
+     * of the id's class */
+    GArray *ck = g_array_new(FALSE, FALSE, sizeof(sc_id));
+    for (sc_id x = 0; x < eg->n_ids; x++) {
+      uint32_t n = eg->node[x].arity;
+      const sc_id *orig = sc_eg_okids(eg, x);
+      g_array_set_size(ck, n);
+      gboolean older = TRUE;
+      for (uint32_t i = 0; i < n; i++) {
+        older = older && orig[i] < x;
+        g_array_index(ck, sc_id, i) = older ? sc_egraph_find_const(eg, orig[i]) : 0;
+      }
+      const sc_id *k = (const sc_id *)(void *)ck->data;
+      sc_id m = older ? memo_find(eg, key_hash(eg->node[x].op, eg->node[x].attr, k, n),
+                                  eg->node[x].op, eg->node[x].attr, k, n)
+                      : SC_ID_NONE;
+      if (!older || m == SC_ID_NONE ||
+          sc_egraph_find_const(eg, m) != sc_egraph_find_const(eg, x)) {
+        g_array_unref(ck);
+        FAIL("I6: the proof term of id %u is not in its class", x);
+      }
+    }
+    g_array_unref(ck);
   }
   if (eg->has_an && eg->an.data_size && eg->an.make) {
     tmp_a = g_malloc(eg->an.data_size);

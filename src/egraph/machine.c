@@ -25,6 +25,7 @@ typedef struct {
   uint64_t limit, count;
   const uint32_t *stamp, *cstamp;
   uint32_t since; /* matches must bind a node stamped >= since (0: all) */
+  uint32_t *bnodes; /* record_nodes: the e-node of each lhs BIND */
 } vm;
 
 static gboolean run_stage(vm *m, uint32_t stage, gboolean fresh);
@@ -68,8 +69,11 @@ static gboolean run(vm *m, uint32_t stage, const sc_program *p, uint32_t pc,
     const sc_insn *in = &p->code[pc];
     switch (in->kind) {
     case SC_I_BIND: {
-      /* semi-naive: nothing fresh can be bound from here on */
-      if (!fresh && in->last_bind && m->cstamp[regs[in->reg]] < m->since)
+      /* semi-naive: nothing fresh can be bound from here on (in the
+       * last stage only: a requires stage after this one may still bind
+       * a fresh node) */
+      if (!fresh && in->last_bind && stage == m->q->n_req &&
+          m->cstamp[regs[in->reg]] < m->since)
         return TRUE;
       const sc_vec *v = &m->eg->nodes[regs[in->reg]];
       const sc_id *ids = v->v;
@@ -82,10 +86,14 @@ static gboolean run(vm *m, uint32_t stage, const sc_program *p, uint32_t pc,
         else
           hi = mid;
       }
-      for (uint32_t i = lo; i < v->len && nd[ids[i]].op == in->op; i++)
-        if (bind_node(m, in, regs, ids[i]) &&
-            !run(m, stage, p, pc + 1, fresh || m->stamp[ids[i]] >= m->since))
+      for (uint32_t i = lo; i < v->len && nd[ids[i]].op == in->op; i++) {
+        if (!bind_node(m, in, regs, ids[i]))
+          continue;
+        if (m->bnodes && stage == 0)
+          m->bnodes[in->bind_ix] = ids[i];
+        if (!run(m, stage, p, pc + 1, fresh || m->stamp[ids[i]] >= m->since))
           return FALSE;
+      }
       return TRUE;
     }
     case SC_I_CHECK:
@@ -110,6 +118,8 @@ static gboolean emit(vm *m, gboolean fresh) {
     return TRUE;
   g_array_append_val(m->out, m->root);
   g_array_append_vals(m->out, m->subst, m->q->var_names->len);
+  if (m->bnodes)
+    g_array_append_vals(m->out, m->bnodes, m->q->lhs.n_binds);
   m->count++;
   return !(m->limit && m->count >= m->limit);
 }
@@ -151,12 +161,13 @@ static gboolean run_stage(vm *m, uint32_t stage, gboolean fresh) {
 uint64_t sc_query_search(const sc_query *q, const sc_egraph *eg,
                          uint64_t limit, sc_guard_fn guard, void *guard_user,
                          GArray *out) {
-  return sc_query_search_since(q, eg, limit, guard, guard_user, out, 0);
+  return sc_query_search_since(q, eg, limit, guard, guard_user, out, 0, FALSE);
 }
 
 uint64_t sc_query_search_since(const sc_query *q, const sc_egraph *eg,
                                uint64_t limit, sc_guard_fn guard,
-                               void *guard_user, GArray *out, uint32_t since) {
+                               void *guard_user, GArray *out, uint32_t since,
+                               gboolean record_nodes) {
   g_return_val_if_fail(eg->clean, 0);
   g_return_val_if_fail(g_array_get_element_size(out) == sizeof(uint32_t), 0);
   vm m = {0};
@@ -175,6 +186,7 @@ uint64_t sc_query_search_since(const sc_query *q, const sc_egraph *eg,
   for (uint32_t i = 0; i < q->n_req; i++)
     m.regs[i + 1] = g_new0(uint32_t, q->req[i].n_regs);
   m.subst = g_new0(uint32_t, q->var_names->len ? q->var_names->len : 1);
+  m.bnodes = record_nodes ? g_new0(uint32_t, q->lhs.n_binds + 1) : NULL;
 
   if (q->lhs.root_op == SC_ID_NONE) {
     for (sc_id c = 0; c < eg->n_ids; c++) {
@@ -199,5 +211,6 @@ uint64_t sc_query_search_since(const sc_query *q, const sc_egraph *eg,
     g_free(m.regs[i]);
   g_free(m.regs);
   g_free(m.subst);
+  g_free(m.bnodes);
   return m.count;
 }

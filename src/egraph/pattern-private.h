@@ -66,12 +66,14 @@ typedef struct {
   void *pred_user;
   uint32_t var;            /* CHECK, BIND_VAR */
   gboolean last_bind;      /* no BIND follows in this program */
+  uint32_t bind_ix;        /* BIND: its number in the program (0, 1, ...) */
 } sc_insn;
 
 typedef struct {
   sc_insn *code;
   uint32_t n_code;
   uint32_t n_regs;
+  uint32_t n_binds;     /* BIND instructions (e-nodes of the pattern) */
   uint32_t root_op;     /* SC_ID_NONE: the pattern is a bare variable */
   uint32_t driver_pos;  /* requires: child position of a bound class var */
   uint32_t driver_var;  /* ... and that variable; SC_ID_NONE if none */
@@ -86,10 +88,14 @@ struct sc_query {
 };
 
 /* sc_query_search, keeping only matches that bind at least one node
- * stamped >= since (semi-naive search; since 0 keeps all). */
+ * stamped >= since (semi-naive search; since 0 keeps all).  With
+ * record_nodes each match is followed by the e-nodes its lhs BINDs
+ * matched, by bind_ix (lhs.n_binds more entries): explanations
+ * instantiate the left side from them. */
 uint64_t sc_query_search_since(const sc_query *q, const sc_egraph *eg,
                                uint64_t limit, sc_guard_fn guard,
-                               void *guard_user, GArray *out, uint32_t since);
+                               void *guard_user, GArray *out, uint32_t since,
+                               gboolean record_nodes);
 
 /* Variable table while compiling: lookup or create, checking the kind. */
 uint32_t sc_query_intern_var(sc_query *q, const char *name, gboolean is_attr,

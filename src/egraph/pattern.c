@@ -134,6 +134,7 @@ typedef struct {
   GArray *code;     /* sc_insn */
   uint32_t n_regs;
   GArray *bound;    /* gboolean per query variable */
+  uint32_t n_binds;
 } compiler;
 
 static gboolean is_bound(compiler *c, uint32_t v) {
@@ -167,6 +168,7 @@ static gboolean compile_node(compiler *c, sc_pat_id id, uint32_t reg,
   sc_insn in = {0};
   in.kind = SC_I_BIND;
   in.reg = reg;
+  in.bind_ix = c->n_binds++;
   in.op = t->op;
   in.arity = t->n_kids;
   in.out = c->n_regs;
@@ -226,7 +228,7 @@ static gboolean compile_program(sc_query *q, const sc_pattern *p,
                 "%s pattern is empty", is_requires ? "a requires" : "the left");
     return FALSE;
   }
-  compiler c = {q, p, g_array_new(FALSE, FALSE, sizeof(sc_insn)), 1, bound};
+  compiler c = {q, p, g_array_new(FALSE, FALSE, sizeof(sc_insn)), 1, bound, 0};
   const sc_pat_term *rt = sc_pat_term_at(p, root);
   prog->driver_pos = SC_ID_NONE;
   prog->driver_var = SC_ID_NONE;
@@ -274,6 +276,7 @@ static gboolean compile_program(sc_query *q, const sc_pattern *p,
   }
   prog->n_code = c.code->len;
   prog->n_regs = c.n_regs;
+  prog->n_binds = c.n_binds;
   prog->code = (sc_insn *)g_array_free(c.code, FALSE);
   return ok;
 }

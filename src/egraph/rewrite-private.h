@@ -13,10 +13,17 @@
 uint64_t sc_rewrite_search(const sc_rewrite *rw, const sc_egraph *eg,
                            uint64_t limit, GArray *out, uint32_t since);
 /* A purely syntactic rewrite (no guard, requires or applier, lhs rooted at
- * an operator): a match whose nodes all predate its last complete search
- * was found and applied then, so semi-naive search is exact for it. */
+ * an operator), or one declared pure (sc_rewrite_set_pure): a match whose
+ * nodes all predate its last complete search was found and applied then,
+ * so semi-naive search is exact for it. */
 gboolean sc_rewrite_is_incremental(const sc_rewrite *rw);
-uint32_t sc_rewrite_match_width(const sc_rewrite *rw);
+/* 1 + query variables (+ the lhs e-nodes when the e-graph keeps proofs). */
+uint32_t sc_rewrite_match_width(const sc_rewrite *rw, const sc_egraph *eg);
+/* Applies one match as found by sc_rewrite_search (root, subst, and with
+ * proofs the matched e-nodes: the union then links the exact instances of
+ * both sides). */
+gboolean sc_rewrite_apply_match(const sc_rewrite *rw, sc_egraph *eg,
+                                const uint32_t *match, uint32_t just);
 
 /* A cache hint for applying (root, subst) soon; stage 0 then 1. */
 void sc_rewrite_prefetch(const sc_rewrite *rw, const sc_egraph *eg,

@@ -60,6 +60,7 @@ typedef struct {
   uint32_t times_applied, times_banned;
   uint64_t banned_until;
   uint32_t since;     /* epoch of the last complete search (semi-naive) */
+  uint32_t prev_since; /* since before this iteration's search */
   gboolean complete;  /* searched completely in this iteration */
 } rule_stats;
 
@@ -73,6 +74,8 @@ struct sc_runner {
   gint64 start_us;
   double seconds;
   gboolean check; /* SC_EGRAPH_CHECK=1: sc_egraph_check after rebuilds */
+  sc_rewrite **last_rules; /* the previous run's rule array (a copy) */
+  uint32_t n_last_rules;
 };
 
 sc_runner *sc_runner_new(sc_egraph *eg, const sc_runner_limits *lim) {
@@ -92,6 +95,7 @@ void sc_runner_free(sc_runner *r) {
     return;
   g_array_unref(r->iters);
   g_free(r->stats);
+  g_free(r->last_rules);
   g_free(r);
 }
 
@@ -136,8 +140,18 @@ sc_stop_reason sc_runner_run(sc_runner *r, sc_rewrite *const *rules,
            (n_rules - r->n_stats) * sizeof(rule_stats));
     r->n_stats = n_rules;
   }
-  for (uint32_t i = 0; i < n_rules; i++)
-    r->stats[i].since = 0; /* the first search of a run is complete */
+  /* The same rules as the previous run: their searches go on from where
+   * that run left them (what changed since, the caller's additions
+   * included, carries a newer stamp).  Other rules: complete searches. */
+  gboolean same = r->last_rules != NULL && r->n_last_rules == n_rules &&
+                  (n_rules == 0 || memcmp(r->last_rules, rules, n_rules * sizeof *rules) == 0);
+  if (!same) {
+    for (uint32_t i = 0; i < n_rules; i++)
+      r->stats[i].since = 0;
+    g_free(r->last_rules);
+    r->last_rules = n_rules ? g_memdup2(rules, n_rules * sizeof *rules) : NULL;
+    r->n_last_rules = n_rules;
+  }
   r->start_us = g_get_monotonic_time();
   r->stop = SC_STOP_NONE;
   if (!sc_egraph_is_clean(eg))
@@ -194,12 +208,15 @@ sc_stop_reason sc_runner_run(sc_runner *r, sc_rewrite *const *rules,
     /* what changes from here on is new to the rules searched completely */
     uint32_t epoch = sc_eg_advance_epoch(eg);
     for (uint32_t i = 0; i < n_rules; i++)
-      if (r->stats[i].complete)
+      if (r->stats[i].complete) {
+        r->stats[i].prev_since = r->stats[i].since;
         r->stats[i].since = epoch;
+      }
 
     /* apply */
-    for (uint32_t i = 0; i < n_rules && stop == SC_STOP_NONE; i++) {
-      uint32_t w = sc_rewrite_match_width(rules[i]);
+    uint32_t applied_upto = 0; /* rules whose matches were all applied */
+    for (uint32_t i = 0; i < n_rules && stop == SC_STOP_NONE; i++, applied_upto = i) {
+      uint32_t w = sc_rewrite_match_width(rules[i], eg);
       const uint32_t *m = (const uint32_t *)matches[i]->data;
       guint len = matches[i]->len;
       for (guint j = 0; j + w <= len; j += w) {
@@ -208,13 +225,18 @@ sc_stop_reason sc_runner_run(sc_runner *r, sc_rewrite *const *rules,
           sc_rewrite_prefetch(rules[i], eg, m + j + 16 * w + 1, 0);
         if (j + 8 * w + w <= len)
           sc_rewrite_prefetch(rules[i], eg, m + j + 8 * w + 1, 1);
-        rec.applied += sc_rewrite_apply_one(rules[i], eg, m[j], m + j + 1, i);
+        rec.applied += sc_rewrite_apply_match(rules[i], eg, m + j, i);
       }
       g_array_set_size(matches[i], 0);
       stop = check_limits(r, it);
       if (stop == SC_STOP_ITERATION_LIMIT)
         stop = SC_STOP_NONE; /* counted at the next iteration's start */
     }
+    /* a limit stopped the apply phase: the matches of the rules not
+     * applied are found again by their next search */
+    for (uint32_t i = applied_upto; i < n_rules; i++)
+      if (r->stats[i].complete)
+        r->stats[i].since = r->stats[i].prev_since;
     gint64 t2 = g_get_monotonic_time();
     rec.rebuilt = sc_egraph_rebuild(eg);
     gint64 t3 = g_get_monotonic_time();

@@ -12,6 +12,7 @@
 #include "shardcheck/infer.h"
 
 #include "shardcheck/extract.h"
+#include "infer/explain.h"
 
 #include <math.h>
 #include <string.h>
@@ -42,6 +43,7 @@ void sc_infer_options_init(sc_infer_options *opts) {
   opts->max_terms = 24;
   opts->max_term_size = 64;
   opts->max_rounds = 64;
+  opts->explain_max_steps = 40;
 }
 
 struct sc_infer_result {
@@ -58,7 +60,10 @@ struct sc_infer_result {
   char *limit_reason;
   GArray *expectations;      /* sc_infer_expectation */
   GPtrArray *explanations;   /* char*, one per visited node (with explain) */
+  GPtrArray *relexp;         /* sc_relation_explanation* (explain.c) */
   GPtrArray *fundecided;     /* char*: lemmas whose conditions were undecided */
+  GPtrArray *learned;        /* char*: data-dependent sizes learned (dd_merge_sizes) */
+  GArray *assumptions;       /* sc_infer_assumption: value-range assumptions used (vr_*) */
   sc_infer_stats stats;
 };
 
@@ -93,17 +98,116 @@ typedef struct {
   uint32_t *defer_depth;     /* per spec tensor: 0, or the deferral depth of its relation */
   gboolean pending;          /* the failure of the first deferred node is recorded */
   GArray *explored_list;     /* impl nodes explored this visit, in order */
+  sc_explain *ex;            /* with explain: this visit's facts (explain.h) */
+  /* deferred tensors still read by unvisited nodes (settle_deferred) */
+  const gboolean *need;      /* per spec node: visited by the walk */
+  uint32_t *live_uses;       /* per spec tensor: needed consumers not yet visited, while deferred */
+  uint32_t n_live;           /* spec tensors with live_uses > 0 */
+  const sc_node *visiting;   /* the spec node being visited (dd_merge_sizes' messages) */
+  /* value ranges (vr_analyze) */
+  sc_vrange *vrange;         /* per spec tensor: its facts */
+  GPtrArray *vr_assumptions; /* vr_assumption*, by assumption id */
+  uint32_t term_size;        /* largest term enumerated (term_size_for) */
+  sc_lemma_rules *compiled;  /* the lemmas, compiled at the first visit and
+                                rebound to each visit's lang (owned) */
 } ctx_t;
+
+/* The largest term enumerated for relations: opts->max_term_size, or more
+ * with many ranks.  A relation names every rank's shard, and a fused
+ * q|k|v block is three slices per rank, so its smallest clean term has
+ * about 9 nodes per rank (leaf, slice and cat for each block): 72 at
+ * degree 8, past the default 64.  16 nodes per rank leave room for a view
+ * on each part. */
+static uint32_t term_size_for(const sc_graph *impl, uint32_t base) {
+  int32_t max_rank = -1;
+  for (uint32_t t = 0; t < sc_graph_n_tensors(impl); t++)
+    max_rank = MAX(max_rank, sc_graph_tensor(impl, t)->rank);
+  uint64_t per_rank = 16 * (uint64_t)(max_rank + 1);
+  return (uint32_t)MIN(MAX((uint64_t)base, per_rank), 4096);
+}
 
 /* How many spec nodes in a row may have a relation that is not clean
  * (defer_outputs). */
-#define MAX_DEFER_DEPTH 3
+#define MAX_DEFER_DEPTH 6
 /* How many expressions a deferred tensor keeps. */
 #define MAX_DEFER_TERMS 8
 
 static void on_conflict(sc_lang *lang, sc_id a, sc_id b, uint32_t just, void *user);
 
-/* Add impl tensor t to T_rel; push consumers that become ready. */
+/* Which arguments node N never reads the values of (a "write into"
+ * buffer, data another rank sends): *SELF_ARG is the index of a Tensor
+ * argument that is not read (or -1), *LIST_ARG / *LIST_KEEP a Tensor[]
+ * argument of which only element LIST_KEEP is read (or -1).
+ *  - aten.copy(self, src) / copy_: functionalization's "write src into the
+ *    buffer self"; its value is src (canon.c CANON_COPY);
+ *  - aten.baddbmm / addmm / addbmm / addmv / addr with beta = 0: PyTorch
+ *    ignores the input altogether (Megatron's attention scores, computed
+ *    into an uninitialised empty() buffer);
+ *  - comm.broadcast(inputs, src): every rank receives inputs[src]
+ *    (Megatron's data batch, loaded on TP rank 0 only). */
+static void unread_args(const sc_node *n, int32_t *self_arg, int32_t *list_arg,
+                        int64_t *list_keep) {
+  *self_arg = -1;
+  *list_arg = -1;
+  *list_keep = -1;
+  const char *ns = n->op->ns, *name = n->op->name;
+  if (strcmp(ns, "aten") == 0 && (strcmp(name, "copy") == 0 || strcmp(name, "copy_") == 0)) {
+    *self_arg = sc_ops_arg_index(n->op, "self");
+  } else if (strcmp(ns, "aten") == 0 &&
+             (strcmp(name, "baddbmm") == 0 || strcmp(name, "addmm") == 0 ||
+              strcmp(name, "addbmm") == 0 || strcmp(name, "addmv") == 0 ||
+              strcmp(name, "addr") == 0)) {
+    int32_t ib = sc_ops_arg_index(n->op, "beta");
+    const sc_value *beta = ib < 0 ? NULL : &n->args[ib];
+    if (beta && ((beta->kind == SC_VAL_FLOAT && beta->u.f == 0.0) ||
+                 (beta->kind == SC_VAL_INT && sc_dim_is_const(beta->u.i) &&
+                  beta->u.i.value == 0)))
+      *self_arg = sc_ops_arg_index(n->op, "self");
+  } else if (strcmp(ns, "comm") == 0 && strcmp(name, "broadcast") == 0) {
+    int32_t ii = sc_ops_arg_index(n->op, "inputs"), isrc = sc_ops_arg_index(n->op, "src");
+    if (ii >= 0 && isrc >= 0 && n->args[ii].kind == SC_VAL_TENSOR_LIST &&
+        n->args[isrc].kind == SC_VAL_INT && sc_dim_is_const(n->args[isrc].u.i) &&
+        n->args[isrc].u.i.value >= 0 &&
+        (uint64_t)n->args[isrc].u.i.value < n->args[ii].u.list.n) {
+      *list_arg = ii;
+      *list_keep = n->args[isrc].u.i.value;
+    }
+  }
+}
+
+/* Does node N read the values of its input tensor T (unread_args)? */
+static gboolean reads_input(const sc_node *n, sc_id t) {
+  int32_t self_arg, list_arg;
+  int64_t list_keep;
+  unread_args(n, &self_arg, &list_arg, &list_keep);
+  if (self_arg < 0 && list_arg < 0)
+    return TRUE;
+  for (uint32_t i = 0; i < n->op->n_args; i++) {
+    const sc_value *v = &n->args[i];
+    if (v->kind == SC_VAL_TENSOR && v->u.tensor == t && (int32_t)i != self_arg)
+      return TRUE;
+    if (v->kind == SC_VAL_TENSOR_LIST)
+      for (uint32_t j = 0; j < v->u.list.n; j++)
+        if (v->u.list.ids[j] == t && ((int32_t)i != list_arg || (int64_t)j == list_keep))
+          return TRUE;
+  }
+  return FALSE;
+}
+
+/* How many of N's (distinct) input tensors it reads. */
+static uint32_t n_read_inputs(const sc_node *n) {
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < n->n_inputs; i++)
+    k += reads_input(n, n->inputs[i]) ? 1 : 0;
+  return k;
+}
+
+/* Add impl tensor t to T_rel; push consumers that become ready.  A node is
+ * ready when every input whose values it reads is in T_rel (unread_args):
+ * an uninitialised buffer that a copy or a beta=0 baddbmm overwrites, or
+ * the data a rank ignores in a broadcast, relates to nothing of the spec
+ * and must not hold the node back.  Readiness only decides which impl
+ * nodes are asserted, never what is proved. */
 static void trel_add(ctx_t *c, sc_id t) {
   if (c->trel_stamp[t] == c->visit)
     return;
@@ -111,12 +215,14 @@ static void trel_add(ctx_t *c, sc_id t) {
   const sc_tensor *ten = sc_graph_tensor(c->impl, t);
   for (uint32_t i = 0; i < ten->n_consumers; i++) {
     sc_id w = ten->consumers[i];
+    const sc_node *wn = sc_graph_node(c->impl, w);
+    if (!reads_input(wn, t))
+      continue;
     if (c->node_stamp[w] != c->visit) {
       c->node_stamp[w] = c->visit;
       c->node_ready[w] = 0;
     }
-    const sc_node *wn = sc_graph_node(c->impl, w);
-    if (++c->node_ready[w] == wn->n_inputs && c->node_explored[w] != c->visit)
+    if (++c->node_ready[w] == n_read_inputs(wn) && c->node_explored[w] != c->visit)
       g_array_append_val(c->frontier, w);
   }
 }
@@ -172,6 +278,7 @@ static sc_id spec_input_class(ctx_t *c, sc_id u, GError **error);
  * the deferred node itself, with everything known of its inputs (a
  * replicated bias is one class of all its copies, which the deferred
  * relation's terms, over single copies, cannot say). */
+static sc_id structured_class(ctx_t *c, sc_id u, GError **error);
 static sc_id deferred_class(ctx_t *c, sc_id u, GError **error) {
   const sc_tensor *ten = sc_graph_tensor(c->spec, u);
   const sc_node *pn = sc_graph_node(c->spec, ten->producer);
@@ -180,7 +287,7 @@ static sc_id deferred_class(ctx_t *c, sc_id u, GError **error) {
     k++;
   g_assert(k < pn->n_results);
   GArray *children = g_array_new(FALSE, FALSE, sizeof(sc_id));
-  sc_value *args = args_to_children(c, pn, spec_input_class, children, error);
+  sc_value *args = args_to_children(c, pn, structured_class, children, error);
   sc_id cls = SC_ID_NONE;
   if (args) {
     GError *local = NULL;
@@ -196,6 +303,352 @@ static sc_id deferred_class(ctx_t *c, sc_id u, GError **error) {
   }
   g_array_free(children, TRUE);
   return cls;
+}
+
+/* --- value ranges of spec tensors (lang.h, "value ranges") ---
+ *
+ * Lemmas may read the range of an integer tensor's values (vmin/vmax): an
+ * embedding lookup is a masked lookup at offset 0 only when its ids lie in
+ * [0, V).  The facts are computed once over the spec graph before the walk
+ * (vr_analyze) and seeded on the class of each input of a visited node
+ * (spec_input_class).  Their sources:
+ *  - declared: a spec input's "values" in the bundle;
+ *  - derived: an operator that raises on other values makes the spec
+ *    defined only for these, and refinement is claimed for the inputs on
+ *    which the spec runs: aten.embedding's indices lie in [0,
+ *    size(weight, 0)), index_select's and gather's index in [0,
+ *    size(self, dim)), an integer index tensor of aten.index for dim d in
+ *    [-size(self, d), size(self, d)) (it wraps negative ids);
+ *  - assumed: aten.index's integer ids are non-negative.  A negative id
+ *    would wrap to the end of the table, which a vocabulary-parallel rank
+ *    (that masks it) does not do, so the proof of such a lookup needs the
+ *    assumption; when a lemma whose condition read it fires, the result
+ *    lists it (sc_infer_assumption_at) and the report prints it.
+ * Facts spread, in both directions, over operators that keep the multiset
+ * of values (identities, views, transposes, permutes, squeezes, integer
+ * casts that do not narrow; copy's value is its src), and forward from an
+ * input to the results of operators that select some of its elements
+ * (slice, select, expand, narrow, split, index, index_select, gather).
+ * Nothing else: no arithmetic. */
+
+typedef struct {
+  sc_id tensor;   /* the spec tensor the assumption is about (named in the text) */
+  sc_id node;     /* the node whose use makes it */
+  char *text;
+} vr_assumption;
+
+static void vr_assumption_free(gpointer p) {
+  vr_assumption *a = p;
+  g_free(a->text);
+  g_free(a);
+}
+
+static sc_id vr_find(sc_id *uf, sc_id x) {
+  while (uf[x] != x) {
+    uf[x] = uf[uf[x]];
+    x = uf[x];
+  }
+  return x;
+}
+
+static void vr_union(sc_id *uf, sc_id a, sc_id b) {
+  a = vr_find(uf, a);
+  b = vr_find(uf, b);
+  if (a != b)
+    uf[MAX(a, b)] = MIN(a, b);
+}
+
+/* Bits of an integer dtype's values (sign included), 0 for others. */
+static int vr_int_bits(sc_dtype d, gboolean *is_signed) {
+  *is_signed = TRUE;
+  switch (d) {
+  case SC_DTYPE_I64: return 64;
+  case SC_DTYPE_I32: return 32;
+  case SC_DTYPE_I8: return 8;
+  case SC_DTYPE_U8: *is_signed = FALSE; return 8;
+  default: return 0;
+  }
+}
+
+/* Does a cast from A to B keep every value (an integer type into one that
+ * holds all its values)? */
+static gboolean vr_cast_keeps(sc_dtype a, sc_dtype b) {
+  gboolean sa, sb;
+  int ba = vr_int_bits(a, &sa), bb = vr_int_bits(b, &sb);
+  if (a == b)
+    return TRUE;
+  if (ba == 0 || bb == 0)
+    return FALSE;
+  if (sa == sb)
+    return bb >= ba;
+  return !sa && sb && bb > ba; /* u8 into a wider signed type */
+}
+
+static gboolean vr_name_in(const char *q, const char *const *names) {
+  for (uint32_t i = 0; names[i]; i++)
+    if (strcmp(q, names[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The first tensor argument of N, or SC_ID_NONE. */
+static sc_id vr_first_tensor(const sc_node *n) {
+  for (uint32_t i = 0; i < n->op->n_args; i++)
+    if (n->args[i].kind == SC_VAL_TENSOR)
+      return n->args[i].u.tensor;
+  return SC_ID_NONE;
+}
+
+static const sc_value *vr_arg(const sc_node *n, const char *name) {
+  int32_t i = sc_ops_arg_index(n->op, name);
+  return i < 0 ? NULL : &n->args[i];
+}
+
+static sc_id vr_tensor_arg(const sc_node *n, const char *name) {
+  const sc_value *v = vr_arg(n, name);
+  return v && v->kind == SC_VAL_TENSOR ? v->u.tensor : SC_ID_NONE;
+}
+
+/* Meet [LO, HI] (SRC each) into the group range of T. */
+static void vr_fact(ctx_t *c, sc_vrange *grp, sc_id *uf, sc_id t, sc_dim lo, uint32_t lo_src,
+                    sc_dim hi, uint32_t hi_src) {
+  sc_vrange r;
+  sc_vrange_init(&r);
+  r.lo = lo;
+  r.lo_src = lo_src;
+  r.hi = hi;
+  r.hi_src = hi_src;
+  sc_vrange_meet(c->st, &grp[vr_find(uf, t)], &r);
+}
+
+/* The ids of a lookup into dim D of SELF lie in [0, size(self, d)). */
+static void vr_lookup_fact(ctx_t *c, sc_vrange *grp, sc_id *uf, sc_id ids, sc_id self, int64_t d,
+                           gboolean wraps, sc_id node) {
+  const sc_ttype *st = &sc_graph_tensor(c->spec, self)->type;
+  const sc_ttype *it = &sc_graph_tensor(c->spec, ids)->type;
+  gboolean sg;
+  uint32_t k;
+  if (vr_int_bits(it->dtype, &sg) == 0 || !sc_wrap_dim(d, st->shape.rank, &k) ||
+      k >= st->shape.rank)
+    return;
+  sc_dim size = st->shape.dims[k];
+  sc_dim hi = sc_dim_sub(c->st, size, sc_dim_const(1));
+  sc_dim lo = wraps ? sc_dim_neg(c->st, size) : sc_dim_const(0);
+  vr_fact(c, grp, uf, ids, lo, SC_VRANGE_FACT, hi, SC_VRANGE_FACT);
+  if (!wraps)
+    return;
+  vr_assumption *a = g_new0(vr_assumption, 1);
+  a->tensor = ids;
+  a->node = node;
+  uint32_t id = c->vr_assumptions->len;
+  g_ptr_array_add(c->vr_assumptions, a);
+  vr_fact(c, grp, uf, ids, sc_dim_const(0), id, hi, SC_VRANGE_NONE);
+}
+
+/* Derived facts of data-dependent operators (ops.h): the coordinates that
+ * nonzero(self) lists lie in [0, max_i size(self, i) - 1] (a 1-D mask's
+ * positions: [0, size - 1]), whatever self holds. */
+static void vr_data_dependent_facts(ctx_t *c, sc_vrange *grp, sc_id *uf) {
+  uint32_t nn = sc_graph_n_nodes(c->spec);
+  for (sc_id v = 0; v < nn; v++) {
+    const sc_node *n = sc_graph_node(c->spec, v);
+    if (strcmp(n->op->qualname, "aten.nonzero.default") != 0 || n->n_results != 1 ||
+        n->results[0] == SC_ID_NONE)
+      continue;
+    sc_id self = vr_tensor_arg(n, "self");
+    if (self == SC_ID_NONE)
+      continue;
+    const sc_shape *sh = &sc_graph_tensor(c->spec, self)->type.shape;
+    if (sh->rank == 0)
+      continue;
+    sc_dim m = sh->dims[0];
+    for (uint32_t i = 1; i < sh->rank; i++)
+      m = sc_dim_max(c->st, m, sh->dims[i]);
+    vr_fact(c, grp, uf, n->results[0], sc_dim_const(0), SC_VRANGE_FACT,
+            sc_dim_sub(c->st, m, sc_dim_const(1)), SC_VRANGE_FACT);
+  }
+}
+
+/* Facts of every spec tensor into c->vrange; assumptions into
+ * c->vr_assumptions (their texts name each group by a graph input when it
+ * has one). */
+static void vr_analyze(ctx_t *c) {
+  static const char *const same_values[] = {
+      "aten.clone.default", "aten.detach.default", "aten.alias.default",
+      "aten.lift_fresh_copy.default", "aten.contiguous.default", "aten.view.default",
+      "aten.view_copy.default", "aten._unsafe_view.default", "aten.reshape.default",
+      "aten._reshape_alias.default", "aten.t.default", "aten.t_copy.default",
+      "aten.transpose.int", "aten.transpose_copy.int", "aten.permute.default",
+      "aten.permute_copy.default", "aten.squeeze.default", "aten.squeeze.dim",
+      "aten.squeeze.dims", "aten.squeeze_copy.dim", "aten.unsqueeze.default",
+      "aten.unsqueeze_copy.default", "aten.flatten.using_ints",
+      "_c10d_functional.wait_tensor.default", NULL};
+  static const char *const some_values[] = {
+      "aten.slice.Tensor", "aten.slice_copy.Tensor", "aten.select.int", "aten.select_copy.int",
+      "aten.expand.default", "aten.expand_copy.default", "aten.narrow.default",
+      "aten.split.Tensor", "aten.split_with_sizes.default", "aten.unbind.int",
+      "aten.chunk.default", "aten.index.Tensor", "aten.index_select.default",
+      "aten.gather.default", NULL};
+  uint32_t nt = sc_graph_n_tensors(c->spec), nn = sc_graph_n_nodes(c->spec);
+  c->vrange = g_new(sc_vrange, nt ? nt : 1);
+  c->vr_assumptions = g_ptr_array_new_with_free_func(vr_assumption_free);
+  sc_id *uf = g_new(sc_id, nt ? nt : 1);
+  sc_vrange *grp = g_new(sc_vrange, nt ? nt : 1);
+  for (sc_id t = 0; t < nt; t++) {
+    uf[t] = t;
+    sc_vrange_init(&grp[t]);
+    sc_vrange_init(&c->vrange[t]);
+  }
+  /* groups of tensors with the same values */
+  for (sc_id v = 0; v < nn; v++) {
+    const sc_node *n = sc_graph_node(c->spec, v);
+    const char *q = n->op->qualname;
+    sc_id in = vr_first_tensor(n), out = n->n_results ? n->results[0] : SC_ID_NONE;
+    if (in == SC_ID_NONE || out == SC_ID_NONE || n->n_results != 1)
+      continue;
+    if (strcmp(q, "aten.copy.default") == 0) {
+      sc_id src = vr_tensor_arg(n, "src");
+      if (src != SC_ID_NONE && sc_graph_tensor(c->spec, src)->type.dtype ==
+                                   sc_graph_tensor(c->spec, out)->type.dtype)
+        vr_union(uf, src, out);
+    } else if (strcmp(q, "aten._to_copy.default") == 0) {
+      if (vr_cast_keeps(sc_graph_tensor(c->spec, in)->type.dtype,
+                        sc_graph_tensor(c->spec, out)->type.dtype))
+        vr_union(uf, in, out);
+    } else if (vr_name_in(q, same_values)) {
+      vr_union(uf, in, out);
+    }
+  }
+  /* declared */
+  for (sc_id t = 0; t < nt; t++) {
+    const sc_tensor *ten = sc_graph_tensor(c->spec, t);
+    if (ten->has_values)
+      vr_fact(c, grp, uf, t, ten->values_min, SC_VRANGE_FACT, ten->values_max, SC_VRANGE_FACT);
+  }
+  vr_data_dependent_facts(c, grp, uf);
+  /* derived from lookups (and the assumption on aten.index) */
+  for (sc_id v = 0; v < nn; v++) {
+    const sc_node *n = sc_graph_node(c->spec, v);
+    const char *q = n->op->qualname;
+    if (strcmp(q, "aten.embedding.default") == 0) {
+      sc_id w = vr_tensor_arg(n, "weight"), ids = vr_tensor_arg(n, "indices");
+      if (w != SC_ID_NONE && ids != SC_ID_NONE)
+        vr_lookup_fact(c, grp, uf, ids, w, 0, FALSE, v);
+    } else if (strcmp(q, "aten.index_select.default") == 0 ||
+               strcmp(q, "aten.gather.default") == 0) {
+      sc_id self = vr_tensor_arg(n, "self"), ids = vr_tensor_arg(n, "index");
+      const sc_value *d = vr_arg(n, "dim");
+      if (self != SC_ID_NONE && ids != SC_ID_NONE && d && d->kind == SC_VAL_INT &&
+          sc_dim_is_const(d->u.i))
+        vr_lookup_fact(c, grp, uf, ids, self, d->u.i.value, FALSE, v);
+    } else if (strcmp(q, "aten.index.Tensor") == 0) {
+      sc_id self = vr_tensor_arg(n, "self");
+      const sc_value *l = vr_arg(n, "indices");
+      if (self == SC_ID_NONE || !l || l->kind != SC_VAL_TENSOR_LIST)
+        continue;
+      /* dims in order; a bool or uint8 mask takes several: stop there */
+      for (uint32_t j = 0; j < l->u.list.n; j++) {
+        sc_id ids = l->u.list.ids[j];
+        if (ids == SC_ID_NONE)
+          continue;
+        sc_dtype dt = sc_graph_tensor(c->spec, ids)->type.dtype;
+        if (dt == SC_DTYPE_BOOL || dt == SC_DTYPE_U8)
+          break;
+        vr_lookup_fact(c, grp, uf, ids, self, (int64_t)j, TRUE, v);
+      }
+    }
+  }
+  /* selections: an input's facts hold for its results (two passes in
+   * topological order, as a group may learn from a later use) */
+  uint32_t n_order = 0;
+  const sc_id *order = sc_graph_topo_order(c->spec, &n_order);
+  for (int pass = 0; pass < 2; pass++)
+    for (uint32_t i = 0; i < n_order; i++) {
+      const sc_node *n = sc_graph_node(c->spec, order[i]);
+      if (!vr_name_in(n->op->qualname, some_values))
+        continue;
+      sc_id in = vr_first_tensor(n);
+      if (in == SC_ID_NONE)
+        continue;
+      sc_vrange r = grp[vr_find(uf, in)];
+      if (sc_vrange_is_unbounded(&r))
+        continue;
+      for (uint32_t k = 0; k < n->n_results; k++)
+        if (n->results[k] != SC_ID_NONE &&
+            sc_graph_tensor(c->spec, n->results[k])->type.dtype ==
+                sc_graph_tensor(c->spec, in)->type.dtype)
+          sc_vrange_meet(c->st, &grp[vr_find(uf, n->results[k])], &r);
+    }
+  for (sc_id t = 0; t < nt; t++)
+    c->vrange[t] = grp[vr_find(uf, t)];
+  /* the assumptions' texts, naming the group by a graph input if it has one */
+  for (guint i = 0; i < c->vr_assumptions->len; i++) {
+    vr_assumption *a = g_ptr_array_index(c->vr_assumptions, i);
+    sc_id root = vr_find(uf, a->tensor), named = a->tensor;
+    for (sc_id t = 0; t < nt; t++)
+      if (vr_find(uf, t) == root && sc_graph_tensor(c->spec, t)->producer == SC_ID_NONE) {
+        named = t;
+        break;
+      }
+    const sc_node *n = sc_graph_node(c->spec, a->node);
+    g_autofree char *where = n->src ? g_path_get_basename(n->src) : NULL;
+    a->text = g_strdup_printf("%s >= 0, ids of %s.%s at %s; negative ids would wrap",
+                              sc_graph_tensor(c->spec, named)->name, n->op->ns, n->op->name,
+                              where ? where : n->name);
+    a->tensor = named;
+  }
+  g_free(grp);
+  g_free(uf);
+}
+
+static void vr_free(ctx_t *c) {
+  g_free(c->vrange);
+  c->vrange = NULL;
+  if (c->vr_assumptions)
+    g_ptr_array_unref(c->vr_assumptions);
+  c->vr_assumptions = NULL;
+}
+
+/* The facts of spec tensor U on its class CLS in this visit's e-graph. */
+static void vr_seed(ctx_t *c, sc_id u, sc_id cls) {
+  if (c->vrange != NULL && !sc_vrange_is_unbounded(&c->vrange[u]))
+    sc_lang_add_range(c->lang, cls, &c->vrange[u]);
+}
+
+/* The assumptions read by lemmas that fired at spec node N, into the
+ * result (each assumption once; each use "LEMMA at NODE" once). */
+static void vr_collect_used(ctx_t *c, const sc_node *n) {
+  if (c->rules == NULL || c->opts->lemmas == NULL || c->vr_assumptions == NULL)
+    return;
+  for (uint32_t i = 0; i < sc_lemma_set_n_lemmas(c->opts->lemmas); i++) {
+    uint32_t k = 0;
+    const uint32_t *ids = sc_lemma_rules_assumptions(c->rules, i, &k);
+    for (uint32_t j = 0; j < k; j++) {
+      if (ids[j] >= c->vr_assumptions->len)
+        continue;
+      const vr_assumption *a = g_ptr_array_index(c->vr_assumptions, ids[j]);
+      sc_infer_assumption *e = NULL;
+      for (guint x = 0; x < c->res->assumptions->len && e == NULL; x++) {
+        sc_infer_assumption *y = &g_array_index(c->res->assumptions, sc_infer_assumption, x);
+        if (strcmp(y->text, a->text) == 0)
+          e = y;
+      }
+      if (e == NULL) {
+        sc_infer_assumption z = {g_strdup(a->text), sc_graph_tensor(c->spec, a->tensor)->name,
+                                 sc_graph_node(c->spec, a->node)->name, g_strdup("")};
+        g_array_append_val(c->res->assumptions, z);
+        e = &g_array_index(c->res->assumptions, sc_infer_assumption, c->res->assumptions->len - 1);
+      }
+      g_autofree char *use = g_strdup_printf("%s at %s", sc_lemma_set_lemma(c->opts->lemmas, i)->name,
+                                             n->name);
+      g_auto(GStrv) have = g_strsplit(e->used_by, ", ", -1);
+      if (!g_strv_contains((const char *const *)have, use)) {
+        char *u = e->used_by[0] ? g_strdup_printf("%s, %s", e->used_by, use) : g_strdup(use);
+        g_free(e->used_by);
+        e->used_by = u;
+      }
+    }
+  }
 }
 
 /* The class of spec tensor u: all its known expressions, unioned (and,
@@ -221,17 +674,53 @@ static sc_id spec_input_class(ctx_t *c, sc_id u, GError **error) {
       trel_add(c, g_array_index(leaves, sc_id, j));
     g_array_free(leaves, TRUE);
     if (cls == SC_ID_NONE)
-      cls = k;
+      cls = c->ex ? sc_explain_spec_leaf(c->ex, u, k) : k;
     else
-      sc_egraph_union(eg, cls, k, SC_JUST_ASSERTED);
+      sc_egraph_union(eg, cls, k, SC_EXPLAIN_JUST(c->ex, SC_FACT_RELATION, u));
   }
   if (c->defer_depth[u] > 0) {
     sc_id k = deferred_class(c, u, error);
     if (k == SC_ID_NONE)
       return SC_ID_NONE;
-    sc_egraph_union(eg, cls, k, SC_JUST_ASSERTED);
+    sc_egraph_union(eg, cls, k, SC_EXPLAIN_JUST(c->ex, SC_FACT_DEFERRED, u));
   }
-  return sc_egraph_find(eg, cls);
+  vr_seed(c, u, cls);
+  return c->ex ? cls : sc_egraph_find(eg, cls); /* explain: u's leaf */
+}
+
+/* The class of spec tensor U as an input of a deferred node (or of a node
+ * that reads a deferred tensor): its relation and, when U maps cleanly,
+ * also its producer applied to its inputs' relations (one level), so that
+ * lemmas see the structure of the clean tensors a deferred chain is built
+ * from (the label masks of a vocabulary-parallel cross entropy).  That is
+ * the spec's own definition of U: sound. */
+static sc_id structured_class(ctx_t *c, sc_id u, GError **error) {
+  sc_id cls = spec_input_class(c, u, error);
+  if (cls == SC_ID_NONE || c->defer_depth[u] > 0)
+    return cls;
+  const sc_tensor *ten = sc_graph_tensor(c->spec, u);
+  if (ten->producer == SC_ID_NONE)
+    return cls;
+  const sc_node *pn = sc_graph_node(c->spec, ten->producer);
+  for (uint32_t i = 0; i < pn->n_inputs; i++)
+    if (!c->rel[pn->inputs[i]] || c->rel[pn->inputs[i]]->len == 0)
+      return cls;
+  uint32_t k = 0;
+  while (k < pn->n_results && pn->results[k] != u)
+    k++;
+  GArray *children = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  sc_value *args = args_to_children(c, pn, spec_input_class, children, error);
+  if (args) {
+    GError *local = NULL;
+    sc_id s2 = sc_lang_add_call(c->lang, pn->op, args, (const sc_id *)children->data,
+                                children->len, k, &local);
+    g_clear_error(&local);
+    if (s2 != SC_ID_NONE)
+      sc_egraph_union(sc_lang_egraph(c->lang), cls, s2, SC_JUST_ASSERTED);
+    free_args(args, pn->op->n_args);
+  }
+  g_array_free(children, TRUE);
+  return cls;
 }
 
 static sc_id impl_leaf_class(ctx_t *c, sc_id t, GError **error) {
@@ -443,6 +932,16 @@ static sc_id add_collective(ctx_t *c, const sc_node *n, const sc_id *in, uint32_
   return SC_ID_NONE;
 }
 
+/* empty, empty_like, empty_strided, new_empty, new_empty_strided and
+ * sc.empty: an uninitialised buffer, whose value is the relation
+ * language's constant empty(shape) (real-vllm.lemma), depends on no data
+ * and is never read by the kernels that write it. */
+static gboolean is_empty_buffer(const sc_op *op) {
+  if (strcmp(op->ns, "aten") == 0)
+    return g_str_has_prefix(op->name, "empty") || g_str_has_prefix(op->name, "new_empty");
+  return strcmp(op->ns, "sc") == 0 && strcmp(op->name, "empty") == 0;
+}
+
 /* Explore impl node W: assert leaf(result k) = W's operator over leaves of
  * its inputs. */
 static gboolean explore_impl_node(ctx_t *c, sc_id w, GError **error) {
@@ -476,12 +975,17 @@ static gboolean explore_impl_node(ctx_t *c, sc_id w, GError **error) {
       continue;
     }
     sc_id leaf = sc_lang_add_tensor(c->lang, n->results[k]);
-    sc_egraph_union(eg, cls, leaf, SC_JUST_ASSERTED);
+    sc_egraph_union(eg, cls, leaf, SC_EXPLAIN_JUST(c->ex, SC_FACT_IMPL, w));
     /* A layout operator (view, cat, slice, permute, ..., or an identity)
      * of related tensors is related: it maps back to them by the inverse
      * layout (a rank's cat of its q, k and v gradients, before it is
      * flattened for the weight gradient). */
     if (n->op->flags & (SC_OP_VIEW | SC_OP_IDENTITY))
+      trel_add(c, n->results[k]);
+    /* An uninitialised buffer (is_empty_buffer) is related to anything:
+     * the output buffers vLLM's kernels write (an empty_like, viewed as
+     * heads) must not hold the kernel's node back. */
+    if (is_empty_buffer(n->op))
       trel_add(c, n->results[k]);
   }
   free_args(args, n->op->n_args);
@@ -518,6 +1022,9 @@ static gint cmp_u32(gconstpointer a, gconstpointer b) {
   return x < y ? -1 : x > y;
 }
 
+static void alias_exprs(ctx_t *c, const sc_term *first, const gboolean *allowed_leaf,
+                        GHashTable *covered, GPtrArray *out);
+
 /* Clean terms of CLS as bound expressions (appended to OUT, owned by
  * ctx->owned), at most max_terms. */
 static void clean_exprs(ctx_t *c, sc_id cls, const gboolean *allowed_leaf, GPtrArray *out) {
@@ -528,7 +1035,7 @@ static void clean_exprs(ctx_t *c, sc_id cls, const gboolean *allowed_leaf, GPtrA
    * enumeration before a larger family's smallest term (the cat of every
    * rank's shard) is reached */
   GPtrArray *terms = sc_egraph_enumerate(eg, sc_egraph_find(eg, cls), 4 * c->opts->max_terms,
-                                         c->opts->max_term_size, clean_weight, &wc, NULL);
+                                         c->term_size, clean_weight, &wc, NULL);
   /* GraphGuard keeps the simplest expression of each self-provable family
    * (section 4.3.2).  Lemma-only rewrites keep the set of impl tensors a
    * term reads, so the smallest term per set of leaves stands for its
@@ -536,6 +1043,8 @@ static void clean_exprs(ctx_t *c, sc_id cls, const gboolean *allowed_leaf, GPtrA
    * max_terms families are kept. */
   GHashTable *families = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   guint kept = 0;
+  const sc_term *first = NULL;
+  GHashTable *covered = g_hash_table_new(g_direct_hash, g_direct_equal); /* tensor id + 1 */
   for (guint i = 0; i < terms->len && kept < c->opts->max_terms; i++) {
     const sc_term *term = g_ptr_array_index(terms, i);
     GArray *leaves = g_array_new(FALSE, FALSE, sizeof(uint32_t));
@@ -564,9 +1073,150 @@ static void clean_exprs(ctx_t *c, sc_id cls, const gboolean *allowed_leaf, GPtrA
     g_ptr_array_add(c->owned, t);
     g_ptr_array_add(out, t);
     kept++;
+    if (!first)
+      first = term;
+    for (uint32_t j = 0; j < sc_term_n_nodes(term); j++) {
+      const sc_term_node *tn = sc_term_node_at(term, j);
+      if (tn->op == SC_LANG_OP_TENSOR)
+        g_hash_table_add(covered, GUINT_TO_POINTER(tn->attr + 1));
+    }
   }
+  /* the enumeration was cut short (or the families were): impl tensors
+   * that no kept term reads may still equal one of its parts */
+  if (first && (terms->len >= 4 * c->opts->max_terms || kept >= c->opts->max_terms))
+    alias_exprs(c, first, allowed_leaf, covered, out);
+  g_hash_table_unref(covered);
   g_hash_table_unref(families);
   g_ptr_array_unref(terms);
+}
+
+/* Aliases (called by clean_exprs when its enumeration was cut short).
+ * An impl tensor that equals a part of the spec tensor under many names
+ * (vLLM splits its scattered q|k|v buffer four times, so every head block
+ * has five or more names on each rank) makes the smallest terms all cats
+ * of aliases: with n names per part and p parts there are n^p of them,
+ * the budget is spent, and most names (and the impl's scattered buffer,
+ * whose slices are larger terms) are read by no kept term.  Yet the
+ * relation is what carries T_rel to the consumers of the spec tensor: a
+ * name no kept term reads leaves its consumers (the impl's view of one of
+ * those splits) unexplored at the next node.  So, for FIRST (the smallest
+ * kept term), each leaf's class lists its small clean terms that read a
+ * tensor no kept term reads (at most ALIAS_PER_CLASS, of size at most
+ * ALIAS_TERM_SIZE), and round r keeps FIRST with every leaf replaced by
+ * its class's r-th such term: one more term per name, not per
+ * combination.  A replaced leaf keeps its class, so every e-node of FIRST
+ * is unchanged and the term is in the same class (a proved equality like
+ * every other: this only decides what is explored next). */
+#define ALIAS_TERM_SIZE 8
+#define ALIAS_PER_CLASS 8
+#define ALIAS_MAX_KIDS 16
+
+/* Copy node I of SRC (and what it reads) into DST; MAP caches copies.
+ * Every node of SRC has at most ALIAS_MAX_KIDS children. */
+static uint32_t copy_term_node(sc_term *dst, const sc_term *src, uint32_t i, uint32_t *map) {
+  if (map[i] != UINT32_MAX)
+    return map[i];
+  const sc_term_node *tn = sc_term_node_at(src, i);
+  uint32_t kids[ALIAS_MAX_KIDS];
+  g_assert(tn->n_children <= ALIAS_MAX_KIDS); /* reads_uncovered filtered */
+  for (uint32_t k = 0; k < tn->n_children; k++)
+    kids[k] = copy_term_node(dst, src, sc_term_child(src, i, k), map);
+  map[i] = sc_term_add(dst, tn->op, tn->attr, kids, tn->n_children);
+  return map[i];
+}
+
+/* The alternatives of the class of leaf I of FIRST: ALTS[j] of the first
+ * leaf j of that class. */
+static const GPtrArray *leaf_alts(GPtrArray **alts, const sc_id *cls, uint32_t i) {
+  for (uint32_t j = 0; j <= i; j++)
+    if (alts[j] != NULL && cls[j] == cls[i])
+      return alts[j];
+  return NULL;
+}
+
+/* Does T read a tensor not in COVERED (and fit copy_term_node)? */
+static gboolean reads_uncovered(const sc_term *t, GHashTable *covered) {
+  gboolean fresh = FALSE;
+  for (uint32_t q = 0; q < sc_term_n_nodes(t); q++) {
+    const sc_term_node *tn = sc_term_node_at(t, q);
+    if (tn->n_children > ALIAS_MAX_KIDS)
+      return FALSE;
+    if (tn->op == SC_LANG_OP_TENSOR &&
+        !g_hash_table_contains(covered, GUINT_TO_POINTER(tn->attr + 1)))
+      fresh = TRUE;
+  }
+  return fresh;
+}
+
+static void alias_exprs(ctx_t *c, const sc_term *first, const gboolean *allowed_leaf,
+                        GHashTable *covered, GPtrArray *out) {
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  uint32_t n = sc_term_n_nodes(first);
+  for (uint32_t i = 0; i < n; i++)
+    if (sc_term_node_at(first, i)->n_children > ALIAS_MAX_KIDS)
+      return;
+  sc_id *cls = g_new(sc_id, n ? n : 1);
+  GPtrArray **alts = g_new0(GPtrArray *, n ? n : 1);
+  weight_ctx wc = {c->lang, allowed_leaf};
+  guint rounds = 0;
+  /* the class of every node of FIRST, bottom-up; alternatives per leaf class */
+  for (uint32_t i = 0; i < n; i++) {
+    const sc_term_node *tn = sc_term_node_at(first, i);
+    sc_id kids[ALIAS_MAX_KIDS];
+    for (uint32_t k = 0; k < tn->n_children; k++)
+      kids[k] = cls[sc_term_child(first, i, k)];
+    sc_id id = sc_egraph_lookup(eg, tn->op, tn->attr, kids, tn->n_children);
+    if (id == SC_ID_NONE)
+      goto out;
+    cls[i] = sc_egraph_find(eg, id);
+    if (tn->op != SC_LANG_OP_TENSOR || leaf_alts(alts, cls, i) != NULL)
+      continue;
+    GPtrArray *terms = sc_egraph_enumerate(eg, cls[i], 4 * ALIAS_PER_CLASS, ALIAS_TERM_SIZE,
+                                           clean_weight, &wc, NULL);
+    alts[i] = g_ptr_array_new_with_free_func((GDestroyNotify)sc_term_free);
+    for (guint t = 0; t < terms->len && alts[i]->len < ALIAS_PER_CLASS; t++)
+      if (reads_uncovered(g_ptr_array_index(terms, t), covered))
+        g_ptr_array_add(alts[i], g_ptr_array_steal_index(terms, t--));
+    g_ptr_array_unref(terms);
+    rounds = MAX(rounds, alts[i]->len);
+  }
+  for (guint r = 0; r < rounds; r++) {
+    g_autoptr(sc_term) t = sc_term_new();
+    uint32_t *map = g_new(uint32_t, n ? n : 1);
+    for (uint32_t i = 0; i < n; i++) {
+      const sc_term_node *tn = sc_term_node_at(first, i);
+      const GPtrArray *a = tn->op == SC_LANG_OP_TENSOR ? leaf_alts(alts, cls, i) : NULL;
+      if (a != NULL && r < a->len) {
+        const sc_term *alt = g_ptr_array_index(a, r);
+        uint32_t an = sc_term_n_nodes(alt);
+        uint32_t *amap = g_new(uint32_t, an ? an : 1);
+        memset(amap, 0xff, (an ? an : 1) * sizeof *amap);
+        map[i] = copy_term_node(t, alt, sc_term_root(alt), amap);
+        g_free(amap);
+        continue;
+      }
+      uint32_t kids[ALIAS_MAX_KIDS];
+      for (uint32_t k = 0; k < tn->n_children; k++)
+        kids[k] = map[sc_term_child(first, i, k)];
+      map[i] = sc_term_add(t, tn->op, tn->attr, kids, tn->n_children);
+    }
+    g_free(map);
+    sc_expr *e = sc_lang_term_to_expr(c->lang, t);
+    if (!e)
+      continue;
+    sc_texpr *te = sc_texpr_bind(e, c->impl, TRUE, NULL);
+    sc_expr_free(e);
+    if (!te)
+      continue;
+    g_ptr_array_add(c->owned, te);
+    g_ptr_array_add(out, te);
+  }
+out:
+  for (uint32_t i = 0; i < n; i++)
+    if (alts[i])
+      g_ptr_array_unref(alts[i]);
+  g_free(alts);
+  g_free(cls);
 }
 
 /* Impl tensors related to the node join T_rel (GraphGuard 4.3.1: a
@@ -620,16 +1270,22 @@ static void grow_trel(ctx_t *c, const sc_id *out_cls, uint32_t n_out) {
 }
 
 /* Creation nodes of the impl (no inputs) join when an e-node of the same
- * operator is already in the e-graph. */
+ * operator is already in the e-graph; an uninitialised buffer
+ * (is_empty_buffer) also when an empty() of the relation language is: the
+ * spec's buffers map to it (real-vllm.lemma), while the impl's are ATen
+ * nodes of their own shapes. */
 static void add_sourceless(ctx_t *c) {
   GHashTableIter it;
   gpointer key, val;
   sc_egraph *eg = sc_lang_egraph(c->lang);
+  const sc_op *sc_empty = sc_ops_lookup("sc.empty.default", NULL);
   g_hash_table_iter_init(&it, c->sourceless);
   while (g_hash_table_iter_next(&it, &key, &val)) {
     uint32_t op = GPOINTER_TO_UINT(key) - 1;
     uint32_t n_cls = 0;
     sc_egraph_classes_with_op(eg, op, &n_cls);
+    if (n_cls == 0 && sc_empty != NULL && is_empty_buffer(sc_ops_at(op)))
+      sc_egraph_classes_with_op(eg, sc_empty->id, &n_cls);
     if (n_cls == 0)
       continue;
     GArray *nodes = val;
@@ -745,8 +1401,9 @@ static gboolean ac_merge_sums(ctx_t *c) {
     gpointer first = g_hash_table_lookup(by_key, key->str);
     if (first) {
       sc_id f = GPOINTER_TO_UINT(first) - 1;
-      g_array_append_val(pairs, f);
-      g_array_append_val(pairs, k);
+      sc_id fn = sc_explain_sum_node(c->ex, f), kn = sc_explain_sum_node(c->ex, k);
+      g_array_append_val(pairs, fn);
+      g_array_append_val(pairs, kn);
       g_string_free(key, TRUE);
     } else {
       g_hash_table_insert(by_key, g_string_free(key, FALSE), GUINT_TO_POINTER(k + 1));
@@ -829,7 +1486,8 @@ static gboolean ac_merge_sums(ctx_t *c) {
         }
       }
       sc_id np = parts->len;
-      g_array_append_val(groups, k);
+      sc_id kn = sc_explain_sum_node(c->ex, k);
+      g_array_append_val(groups, kn);
       g_array_append_val(groups, np);
       g_array_append_vals(groups, parts->data, parts->len);
     }
@@ -853,7 +1511,7 @@ static gboolean ac_merge_sums(ctx_t *c) {
       continue;
     }
     if (sc_egraph_find(eg, t) != sc_egraph_find(eg, k)) {
-      sc_egraph_union(eg, k, t, SC_JUST_ASSERTED);
+      sc_egraph_union(eg, k, t, SC_EXPLAIN_JUST(c->ex, SC_FACT_AC_SUM, 0));
       merged = TRUE;
     }
   }
@@ -861,7 +1519,7 @@ static gboolean ac_merge_sums(ctx_t *c) {
   for (guint i = 0; i + 1 < pairs->len; i += 2) {
     sc_id x = g_array_index(pairs, sc_id, i), y = g_array_index(pairs, sc_id, i + 1);
     if (sc_egraph_find(eg, x) != sc_egraph_find(eg, y)) {
-      sc_egraph_union(eg, x, y, SC_JUST_ASSERTED);
+      sc_egraph_union(eg, x, y, SC_EXPLAIN_JUST(c->ex, SC_FACT_AC_SUM, 0));
       merged = TRUE;
     }
   }
@@ -873,13 +1531,269 @@ static gboolean ac_merge_sums(ctx_t *c) {
   return merged;
 }
 
-/* Saturate, then merge sums that are equal as multisets, and saturate
+/* --- data-dependent sizes (ops.h, SC_OP_DATA_DEPENDENT) --- */
+
+/* The registry's data-dependent operators (aten.nonzero), found once. */
+static gpointer find_dd_ops(gpointer unused) {
+  (void)unused;
+  GArray *ops = g_array_new(FALSE, FALSE, sizeof(const sc_op *));
+  for (uint32_t i = 0; i < sc_ops_count(); i++) {
+    const sc_op *op = sc_ops_at(i);
+    if ((op->flags & SC_OP_DATA_DEPENDENT) && sc_ops_arg_index(op, "size") >= 0)
+      g_array_append_val(ops, op);
+  }
+  return ops;
+}
+
+/* Do the attribute records A and B agree in every argument but `size`? */
+static gboolean dd_same_but_size(const sc_lang *lang, uint32_t a, uint32_t b, int32_t k) {
+  const sc_op *op = sc_lang_attr_op(lang, a);
+  if (op != sc_lang_attr_op(lang, b) || sc_lang_attr_result(lang, a) != sc_lang_attr_result(lang, b))
+    return FALSE;
+  const sc_value *va = sc_lang_attr_args(lang, a), *vb = sc_lang_attr_args(lang, b);
+  for (uint32_t i = 0; i < op->n_args; i++)
+    if ((int32_t)i != k && !sc_value_equal(&va[i], &vb[i]))
+      return FALSE;
+  return va[k].kind == SC_VAL_INT && vb[k].kind == SC_VAL_INT;
+}
+
+/* Congruence modulo a data-dependent size.  nonzero(m){size=u0} (the
+ * spec's) and nonzero(m){size=r0.u0} (a rank's) are different e-nodes:
+ * the size is an attribute, the symbol each graph declared for the count
+ * it computes.  Once their inputs are one class, they compute the same
+ * tensor (an operator is a function of its inputs' values), so they are
+ * equal and so are their sizes: u0 == r0.u0 holds in every run in which
+ * the equalities this e-graph was built from hold, which is what every
+ * relation of the check assumes.  It is learned into the bundle's symtab
+ * (sc_symtab_assume, kept for the rest of the walk: later nodes' shapes
+ * [u0, 1536] and [r0.u0, 1536] are then equal) and the classes are
+ * merged.  Two sizes that the symtab proves different (or whose equality
+ * contradicts the bundle's bounds and assumptions) mean that the e-graph
+ * equates tensors of different sizes: an unsound lemma or relation.  The
+ * union is attempted all the same, so that the shape analysis refuses it
+ * and the check stops with its internal error naming both terms.  Returns
+ * TRUE when classes were merged. */
+static gboolean dd_merge_sizes(ctx_t *c) {
+  static GOnce once = G_ONCE_INIT;
+  const GArray *ops = g_once(&once, find_dd_ops, NULL);
+  if (ops->len == 0)
+    return FALSE;
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  sc_egraph_rebuild(eg);
+  GArray *nodes = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  GArray *pairs = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  for (guint o = 0; o < ops->len; o++) {
+    const sc_op *op = g_array_index(ops, const sc_op *, o);
+    int32_t k = sc_ops_arg_index(op, "size");
+    uint32_t n_cls = 0;
+    const sc_id *cls = sc_egraph_classes_with_op(eg, op->id, &n_cls);
+    g_array_set_size(nodes, 0);
+    for (uint32_t i = 0; i < n_cls; i++) {
+      uint32_t nn = 0;
+      const sc_id *ns = sc_egraph_class_nodes_with_op(eg, cls[i], op->id, &nn);
+      g_array_append_vals(nodes, ns, nn);
+    }
+    for (guint i = 0; i < nodes->len; i++) {
+      for (guint j = i + 1; j < nodes->len; j++) {
+        sc_id x = g_array_index(nodes, sc_id, i), y = g_array_index(nodes, sc_id, j);
+        uint32_t ar = sc_egraph_node_arity(eg, x);
+        if (ar != sc_egraph_node_arity(eg, y) ||
+            sc_egraph_find(eg, x) == sc_egraph_find(eg, y) ||
+            !dd_same_but_size(c->lang, sc_egraph_node_attr(eg, x), sc_egraph_node_attr(eg, y), k))
+          continue;
+        const sc_id *kx = sc_egraph_node_children(eg, x), *ky = sc_egraph_node_children(eg, y);
+        gboolean same = TRUE;
+        for (uint32_t q = 0; q < ar && same; q++)
+          same = sc_egraph_find(eg, kx[q]) == sc_egraph_find(eg, ky[q]);
+        if (!same)
+          continue;
+        sc_dim a = sc_lang_attr_args(c->lang, sc_egraph_node_attr(eg, x))[k].u.i;
+        sc_dim b = sc_lang_attr_args(c->lang, sc_egraph_node_attr(eg, y))[k].u.i;
+        if (sc_dim_eq(c->st, a, b) == SC_UNKNOWN) {
+          g_autofree char *sa = sc_dim_to_string(c->st, a);
+          g_autofree char *sb = sc_dim_to_string(c->st, b);
+          g_autofree char *fact = g_strdup_printf("%s == %s", sa, sb);
+          GError *err = NULL;
+          if (sc_symtab_assume(c->st, fact, &err))
+            g_ptr_array_add(c->res->learned, g_strdup_printf(
+                "%s (%s results proved equal at spec node '%s')", fact, op->qualname,
+                c->visiting ? c->visiting->name : "?"));
+          g_clear_error(&err); /* a contradiction: the union below is refused */
+        }
+        g_array_append_val(pairs, x);
+        g_array_append_val(pairs, y);
+      }
+    }
+  }
+  gboolean merged = FALSE;
+  for (guint i = 0; i + 1 < pairs->len; i += 2) {
+    sc_id x = g_array_index(pairs, sc_id, i), y = g_array_index(pairs, sc_id, i + 1);
+    if (sc_egraph_find(eg, x) != sc_egraph_find(eg, y))
+      merged |= sc_egraph_union(eg, x, y, SC_JUST_ASSERTED);
+  }
+  g_array_free(pairs, TRUE);
+  g_array_free(nodes, TRUE);
+  return merged;
+}
+
+/* The parts of a constant are constants: a class holding both
+ * sc.full(s, v, t) and cat(a, b, d) has a = sc.full(shape(a), v, t) and
+ * b = sc.full(shape(b), v, t) (every entry of the cat is v, and a and b
+ * are slices of it).  Lemmas rewrite one term at a time and cannot state
+ * this (it reads two e-nodes of one class).  It is what lets a constant
+ * reach each rank's part: the router's argmax over one expert is
+ * full([n], 0) in the spec and cat(r0.g, r1.g) once gathered, so each
+ * rank's r_k.g is full([n/2], 0), which real-moe.lemma's index_put and
+ * index lemmas read.  Parts of another dtype than t are left alone (a cat
+ * of mixed dtypes promotes them: a part's own values need not be v).
+ * Returns TRUE when classes were merged. */
+static gboolean cat_constant_parts(ctx_t *c) {
+  const sc_op *cat = sc_ops_lookup("sc.cat.default", NULL);
+  const sc_op *full = sc_ops_lookup("sc.full.default", NULL);
+  if (!cat || !full)
+    return FALSE;
+  int32_t ks = sc_ops_arg_index(full, "shape");
+  if (ks < 0)
+    return FALSE;
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  sc_egraph_rebuild(eg);
+  uint32_t n_cls = 0;
+  const sc_id *cls = sc_egraph_classes_with_op(eg, full->id, &n_cls);
+  /* (part class, full node giving value and dtype) pairs, collected first:
+   * adding nodes invalidates the class lists */
+  GArray *todo = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  for (uint32_t i = 0; i < n_cls; i++) {
+    uint32_t n_full = 0, n_cat = 0;
+    const sc_id *fs = sc_egraph_class_nodes_with_op(eg, cls[i], full->id, &n_full);
+    const sc_id *cs = sc_egraph_class_nodes_with_op(eg, cls[i], cat->id, &n_cat);
+    if (n_full == 0 || n_cat == 0)
+      continue;
+    const sc_ttype *whole = sc_lang_class_type(c->lang, cls[i]);
+    for (uint32_t j = 0; j < n_cat && whole; j++) {
+      uint32_t ar = sc_egraph_node_arity(eg, cs[j]);
+      const sc_id *kids = sc_egraph_node_children(eg, cs[j]);
+      for (uint32_t q = 0; q < ar; q++) {
+        const sc_ttype *pt = sc_lang_class_type(c->lang, kids[q]);
+        uint32_t nf = 0;
+        sc_egraph_class_nodes_with_op(eg, kids[q], full->id, &nf);
+        if (!pt || pt->dtype != whole->dtype || nf > 0)
+          continue;
+        g_array_append_val(todo, kids[q]);
+        g_array_append_val(todo, fs[0]);
+      }
+    }
+  }
+  gboolean merged = FALSE;
+  for (guint i = 0; i + 1 < todo->len; i += 2) {
+    sc_id part = g_array_index(todo, sc_id, i), fnode = g_array_index(todo, sc_id, i + 1);
+    const sc_ttype *pt = sc_lang_class_type(c->lang, part);
+    if (!pt)
+      continue;
+    const sc_value *fargs = sc_lang_attr_args(c->lang, sc_egraph_node_attr(eg, fnode));
+    sc_value *args = g_new0(sc_value, full->n_args);
+    for (uint32_t a = 0; a < full->n_args; a++)
+      sc_value_copy(&args[a], &fargs[a]);
+    sc_value_clear(&args[ks]);
+    args[ks].kind = SC_VAL_INT_LIST;
+    args[ks].u.ints.n = pt->shape.rank;
+    args[ks].u.ints.v = g_new(sc_dim, pt->shape.rank ? pt->shape.rank : 1);
+    for (uint32_t d = 0; d < pt->shape.rank; d++)
+      args[ks].u.ints.v[d] = pt->shape.dims[d];
+    GError *err = NULL;
+    sc_id k = sc_lang_add_call(c->lang, full, args, NULL, 0, 0, &err);
+    free_args(args, full->n_args);
+    if (k == SC_ID_NONE) {
+      g_clear_error(&err);
+      continue;
+    }
+    const sc_ttype *kt = sc_lang_class_type(c->lang, k);
+    if (kt && kt->dtype == pt->dtype && sc_egraph_find(eg, k) != sc_egraph_find(eg, part))
+      merged |= sc_egraph_union(eg, k, part, SC_JUST_ASSERTED);
+  }
+  g_array_free(todo, TRUE);
+  return merged;
+}
+
+/* Saturate, then merge sums that are equal as multisets, nodes equal but
+ * for a data-dependent size and the parts of constant cats, and saturate
  * again while that merges anything (a few times at most). */
 static void saturate_ac(ctx_t *c, sc_runner *runner, const char **limit_hit) {
   saturate(c, runner, limit_hit);
-  for (int i = 0; i < 4 && ac_merge_sums(c); i++) {
+  for (int i = 0; i < 4 && (ac_merge_sums(c) | dd_merge_sizes(c) | cat_constant_parts(c));
+       i++) {
     sc_egraph_rebuild(sc_lang_egraph(c->lang));
     saturate(c, runner, limit_hit);
+  }
+}
+
+/* Producers of data-dependent results (ops.h, SC_OP_DATA_DEPENDENT) that
+ * are related: an impl tensor nonzero(m) in T_rel is a leaf, and what
+ * makes it more than a list of coordinates (distinct, in range: the
+ * premise of real-moe.lemma's index_put_nonzero_sum) is its equation, so
+ * its producer is asserted too, with its input as a bare leaf (m need not
+ * be related: the equation of an impl node is a fact whatever it reads).
+ * One node per related result; exploration decides what is asserted,
+ * never what is proved. */
+static void add_dd_producers(ctx_t *c) {
+  uint32_t nn = sc_graph_n_nodes(c->impl);
+  for (sc_id w = 0; w < nn; w++) {
+    const sc_node *n = sc_graph_node(c->impl, w);
+    if (!(n->op->flags & SC_OP_DATA_DEPENDENT) || c->node_explored[w] == c->visit)
+      continue;
+    for (uint32_t k = 0; k < n->n_results; k++) {
+      if (n->results[k] != SC_ID_NONE && c->trel_stamp[n->results[k]] == c->visit) {
+        g_array_append_val(c->frontier, w);
+        break;
+      }
+    }
+  }
+}
+
+/* Constants that an otherwise related impl node reads.  A creation node
+ * without inputs (arange, full, zeros: a constant of its shape) relates to
+ * nothing of the spec by itself, so it never joins T_rel on its own, and
+ * an impl node reading one never becomes ready: each rank's
+ * index(probs, [arange(n), expert]) or index_put(buffer, [arange(n),
+ * expert], grad), whose other inputs are related.  When every input such
+ * a node reads is in T_rel or made by such a creation node (and one at
+ * least is in T_rel), the creation nodes are asserted and their results
+ * join T_rel, which makes the node ready.  Exploration decides what is
+ * asserted, never what is proved. */
+static void add_sourceless_inputs(ctx_t *c) {
+  uint32_t nn = sc_graph_n_nodes(c->impl);
+  for (sc_id w = 0; w < nn; w++) {
+    /* only nodes that some related tensor reaches (trel_add counted it) */
+    if (c->node_explored[w] == c->visit || c->node_stamp[w] != c->visit ||
+        c->node_ready[w] == 0)
+      continue;
+    const sc_node *n = sc_graph_node(c->impl, w);
+    gboolean related = FALSE, constant = FALSE, ok = TRUE;
+    for (uint32_t i = 0; i < n->n_inputs && ok; i++) {
+      sc_id t = n->inputs[i];
+      if (!reads_input(n, t))
+        continue;
+      if (c->trel_stamp[t] == c->visit) {
+        related = TRUE;
+        continue;
+      }
+      sc_id p = sc_graph_tensor(c->impl, t)->producer;
+      const sc_node *pn = p == SC_ID_NONE ? NULL : sc_graph_node(c->impl, p);
+      if (pn != NULL && pn->n_inputs == 0 && (pn->op->flags & SC_OP_CREATION))
+        constant = TRUE;
+      else
+        ok = FALSE;
+    }
+    if (!ok || !related || !constant)
+      continue;
+    for (uint32_t i = 0; i < n->n_inputs; i++) {
+      sc_id t = n->inputs[i];
+      if (!reads_input(n, t) || c->trel_stamp[t] == c->visit)
+        continue;
+      sc_id p = sc_graph_tensor(c->impl, t)->producer;
+      if (c->node_explored[p] != c->visit)
+        g_array_append_val(c->frontier, p);
+      trel_add(c, t);
+    }
   }
 }
 
@@ -891,6 +1805,8 @@ static gboolean explore(ctx_t *c, sc_runner *runner, const sc_id *out_cls, uint3
   for (uint32_t round = 0; round < c->opts->max_rounds; round++) {
     grow_trel(c, out_cls, n_out);
     add_sourceless(c);
+    add_dd_producers(c);
+    add_sourceless_inputs(c);
     if (c->frontier->len == 0)
       break;
     GArray *batch = c->frontier;
@@ -912,8 +1828,10 @@ static gboolean explore(ctx_t *c, sc_runner *runner, const sc_id *out_cls, uint3
 }
 
 /* Does some result of N lack the relation it needs (a checked output: a
- * clean term over impl outputs; any other result: a clean term over impl
- * tensors)?  Nothing recorded but the terms, which c->owned keeps. */
+ * clean term over impl outputs; any other result that a visited node
+ * reads: a clean term over impl tensors)?  Nothing recorded but the terms, which c->owned keeps. */
+static gboolean result_is_read(ctx_t *c, sc_id t);
+
 static gboolean some_output_unmapped(ctx_t *c, const sc_node *n, const sc_id *out_cls) {
   gboolean missing = FALSE;
   for (uint32_t k = 0; k < n->n_results && !missing; k++) {
@@ -923,12 +1841,45 @@ static gboolean some_output_unmapped(ctx_t *c, const sc_node *n, const sc_id *ou
     gboolean is_checked = FALSE;
     for (guint i = 0; i < c->res->checked->len && !is_checked; i++)
       is_checked = g_array_index(c->res->checked, sc_id, i) == t;
+    if (!is_checked && !result_is_read(c, t))
+      continue; /* nothing needs its relation */
     GPtrArray *exprs = g_ptr_array_new();
     clean_exprs(c, out_cls[k], is_checked ? c->impl_is_output : NULL, exprs);
     missing = exprs->len == 0;
     g_ptr_array_unref(exprs); /* the terms are in c->owned */
   }
   return missing;
+}
+
+/* Did the node's relation lose the impl?  A needed result whose clean
+ * terms are all constants (sc.full, sc.arange: no impl tensor in them)
+ * while the node's inputs related impl tensors (some impl node was
+ * explored) maps, but leaves its readers nothing to explore from: the
+ * router's argmax over one expert is full([n], 0), and the mask
+ * eq(argmax, 0) that reads it must reach each rank's gathered argmax.
+ * Such a node is widened like an unmapped one, so that the impl tensors
+ * equal to the constant (each rank's argmax, their gather) are found and
+ * join its relation. */
+static gboolean outputs_lost_impl(ctx_t *c, const sc_node *n, const sc_id *out_cls) {
+  if (c->explored_list->len == 0)
+    return FALSE;
+  gboolean lost = FALSE;
+  for (uint32_t k = 0; k < n->n_results && !lost; k++) {
+    sc_id t = n->results[k];
+    if (t == SC_ID_NONE || !result_is_read(c, t))
+      continue;
+    GPtrArray *exprs = g_ptr_array_new();
+    clean_exprs(c, out_cls[k], NULL, exprs);
+    lost = exprs->len > 0;
+    GArray *leaves = g_array_new(FALSE, FALSE, sizeof(sc_id));
+    for (guint i = 0; i < exprs->len && lost; i++) {
+      sc_texpr_collect_leaves(g_ptr_array_index(exprs, i), leaves);
+      lost = leaves->len == 0;
+    }
+    g_array_free(leaves, TRUE);
+    g_ptr_array_unref(exprs); /* the terms are in c->owned */
+  }
+  return lost;
 }
 
 /* Widened exploration, for a node that Listing 3's exploration leaves
@@ -984,7 +1935,7 @@ static void conflict_text(ctx_t *c) {
   sc_egraph_rebuild(sc_lang_egraph(c->lang));
   uint32_t just = cf[0].just;
   const char *rule = (just < c->n_rewrites) ? sc_rewrite_name(c->rewrites[just])
-                     : just == SC_JUST_ASSERTED ? "an asserted fact (a relation or an impl node)"
+                     : SC_JUST_IS_ASSERTED(just) ? "an asserted fact (a relation or an impl node)"
                                                : "congruence";
   g_autofree char *msg = sc_lang_conflict_message(c->lang, &cf[0]);
   g_string_append_printf(c->conflict, "%s: %s", rule, msg);
@@ -1025,9 +1976,14 @@ static void record_failure(ctx_t *c, sc_id v, const sc_id *out_cls, GArray *unma
     if (k.undecided == 0)
       continue;
     const sc_lemma_info *li = sc_lemma_set_lemma(c->opts->lemmas, i);
+    const char *cond, *inst;
+    sc_lemma_rules_undecided(c->rules, i, &cond, &inst);
     g_ptr_array_add(res->fundecided,
                     g_strdup_printf("%s (%s:%u): its condition was undecided %" G_GUINT64_FORMAT
-                                    " times", li->name, li->file, li->line, k.undecided));
+                                    " times: where %s%s%s",
+                                    li->name, li->file, li->line, k.undecided,
+                                    cond ? cond : "?", inst ? "; undecided: " : "",
+                                    inst ? inst : ""));
   }
   /* the nearest terms of the first unmapped output */
   uint32_t k0 = g_array_index(unmapped, uint32_t, 0);
@@ -1180,7 +2136,7 @@ static gboolean defer_outputs(ctx_t *c, const sc_node *n, const sc_id *out_cls,
      * the kept ones reads (the relation names every rank, so that the
      * consumers explore every rank's nodes) */
     GPtrArray *terms = sc_egraph_enumerate(eg, sc_egraph_find(eg, out_cls[k]),
-                                           4 * MAX_DEFER_TERMS, c->opts->max_term_size,
+                                           4 * MAX_DEFER_TERMS, c->term_size,
                                            nearest_weight, &wc, NULL);
     GPtrArray *exprs = g_ptr_array_new();
     GHashTable *covered = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -1228,14 +2184,106 @@ static gboolean defer_outputs(ctx_t *c, const sc_node *n, const sc_id *out_cls,
   return TRUE;
 }
 
+/* Does a node of the walk read spec tensor T?  A result that no needed
+ * node reads and that is not checked (max.dim's indices when only the
+ * values are used, a dropout mask of a graph without backward) needs no
+ * relation: no checked output depends on it. */
+static gboolean result_is_read(ctx_t *c, sc_id t) {
+  const sc_tensor *ten = sc_graph_tensor(c->spec, t);
+  for (uint32_t j = 0; j < ten->n_consumers; j++)
+    if (c->need[ten->consumers[j]])
+      return TRUE;
+  return FALSE;
+}
+
+/* Deferred relations that every reader has absorbed.  After node N is
+ * visited: each deferred input of N has one reader fewer; N's outputs that
+ * were just deferred (DEFERRED) become live with one use per needed
+ * consumer.  When no deferred tensor is live any more and N itself mapped,
+ * the pending failure is forgotten: every node that read a deferred
+ * relation mapped cleanly, so the deferred node does not explain any later
+ * failure (Megatron's attention scores written into an uninitialised
+ * buffer: the spec's empty() maps to nothing, the baddbmm with beta=0 that
+ * reads it maps cleanly, and a missing all-reduce in the backward must be
+ * reported where it is, not at the empty()). */
+static void settle_deferred(ctx_t *c, const sc_node *n, gboolean deferred) {
+  for (uint32_t i = 0; i < n->n_inputs; i++) {
+    sc_id t = n->inputs[i];
+    if (c->live_uses[t] > 0 && --c->live_uses[t] == 0)
+      c->n_live--;
+  }
+  for (uint32_t k = 0; deferred && k < n->n_results; k++) {
+    sc_id t = n->results[k];
+    if (t == SC_ID_NONE || c->defer_depth[t] == 0 || c->live_uses[t] > 0)
+      continue;
+    const sc_tensor *ten = sc_graph_tensor(c->spec, t);
+    uint32_t uses = 0;
+    for (uint32_t j = 0; j < ten->n_consumers; j++)
+      uses += c->need[ten->consumers[j]] ? 1 : 0;
+    if (uses > 0) {
+      c->live_uses[t] = uses;
+      c->n_live++;
+    }
+  }
+  if (!deferred && c->pending && c->n_live == 0 && c->res->verdict == SC_VERDICT_FAILS) {
+    clear_failure(c->res);
+    g_ptr_array_set_size(c->res->fundecided, 0);
+    c->pending = FALSE;
+  }
+}
+
+/* Random operators (SC_OP_RANDOM: native_dropout).  No refinement can hold
+ * for them literally: the captures carry no RNG state and the spec and the
+ * ranks draw from different streams.  shardcheck treats them as
+ * elementwise, with a random decision that follows the element (the same
+ * element is kept or dropped alike wherever it is computed; the reference
+ * interpreter draws it that way, docs/interpreter.md), which is what the
+ * dropout lemmas (lemmas/real-megatron.lemma) say.  So a relation for a
+ * random node's result is an assumption of the proof, whatever lemma gave
+ * it: each such node that got one is listed with the value-range
+ * assumptions (sc_infer_assumption_at), once.  A dropout with train=False
+ * draws nothing and is not listed. */
+static void note_random_assumption(ctx_t *c, const sc_node *n) {
+  if (!(n->op->flags & SC_OP_RANDOM))
+    return;
+  /* train=False draws nothing (the identity with an all-true mask) */
+  const sc_value *train = node_arg(n, "train");
+  if (train && train->kind == SC_VAL_BOOL && !train->u.b)
+    return;
+  GString *related = g_string_new(NULL);
+  const char *first = NULL;
+  for (uint32_t k = 0; k < n->n_results; k++) {
+    sc_id t = n->results[k];
+    if (t == SC_ID_NONE || c->rel[t] == NULL || c->rel[t]->len == 0)
+      continue;
+    const char *name = sc_graph_tensor(c->spec, t)->name;
+    g_string_append_printf(related, "%s%s", related->len ? ", " : "", name);
+    if (first == NULL)
+      first = name;
+  }
+  if (first != NULL) {
+    g_autofree char *where = n->src ? g_path_get_basename(n->src) : NULL;
+    char *text = g_strdup_printf(
+        "%s (%s)%s%s: its random decision follows the element (the capture has no RNG state; "
+        "the spec and every rank are assumed to decide alike for the same element)",
+        n->name, n->op->qualname, where ? " at " : "", where ? where : "");
+    sc_infer_assumption z = {text, first, n->name,
+                             g_strdup_printf("relations of %s at %s", related->str, n->name)};
+    g_array_append_val(c->res->assumptions, z);
+  }
+  g_string_free(related, TRUE);
+}
+
 /* One spec node: Listing 2 with Listing 3's exploration.  Returns FALSE on
  * an error; a node that fails to map sets the result's failure and
  * *stop. */
 static gboolean visit_node(ctx_t *c, sc_id v, gboolean *stop, GError **error) {
   const sc_node *n = sc_graph_node(c->spec, v);
+  c->visiting = n;
   double t0 = g_get_monotonic_time() / 1e6;
   c->visit++;
   c->lang = sc_lang_new(c->st, c->impl);
+  c->ex = c->opts->explain ? sc_explain_begin(c->lang, c->bundle, c->opts->lemmas) : NULL;
   sc_lang_set_conflict_handler(c->lang, on_conflict, c);
   g_string_truncate(c->conflict, 0);
   c->rules = NULL;
@@ -1254,7 +2302,12 @@ static gboolean visit_node(ctx_t *c, sc_id v, gboolean *stop, GError **error) {
   GArray *unmapped = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 
   if (c->opts->lemmas) {
-    c->rules = sc_lemma_compile(c->opts->lemmas, c->lang, error);
+    /* compiled once: the rewrites do not depend on the e-graph */
+    if (c->compiled == NULL)
+      c->compiled = sc_lemma_compile(c->opts->lemmas, c->lang, error);
+    else
+      sc_lemma_rules_rebind(c->compiled, c->lang);
+    c->rules = c->compiled;
     if (!c->rules)
       goto out;
     c->rewrites = sc_lemma_rules_array(c->rules, &c->n_rewrites);
@@ -1262,7 +2315,13 @@ static gboolean visit_node(ctx_t *c, sc_id v, gboolean *stop, GError **error) {
   runner = sc_runner_new(eg, &c->opts->limits);
 
   children = g_array_new(FALSE, FALSE, sizeof(sc_id));
-  args = args_to_children(c, n, spec_input_class, children, error);
+  {
+    gboolean any_deferred = FALSE;
+    for (uint32_t i = 0; i < n->n_inputs; i++)
+      any_deferred = any_deferred || c->defer_depth[n->inputs[i]] > 0;
+    args = args_to_children(c, n, any_deferred ? structured_class : spec_input_class, children,
+                            error);
+  }
   if (!args)
     goto out;
   g_array_set_size(c->in_cls, 0);
@@ -1285,7 +2344,8 @@ static gboolean visit_node(ctx_t *c, sc_id v, gboolean *stop, GError **error) {
   sc_egraph_rebuild(eg);
   if (!explore(c, runner, out_cls, n->n_results, &limit_hit, error))
     goto out;
-  if (!limit_hit && some_output_unmapped(c, n, out_cls) &&
+  if (!limit_hit &&
+      (some_output_unmapped(c, n, out_cls) || outputs_lost_impl(c, n, out_cls)) &&
       !widen(c, runner, out_cls, n->n_results, &limit_hit, error))
     goto out;
   if (!check_expectations(c, runner, n, out_cls, &limit_hit, error))
@@ -1318,7 +2378,7 @@ static gboolean visit_node(ctx_t *c, sc_id v, gboolean *stop, GError **error) {
       g_ptr_array_unref(outs);
     }
     if (exprs->len == 0) {
-      if (!is_checked)
+      if (!is_checked && result_is_read(c, t))
         g_array_append_val(unmapped, k);
       g_ptr_array_unref(exprs);
       continue;
@@ -1330,8 +2390,12 @@ static gboolean visit_node(ctx_t *c, sc_id v, gboolean *stop, GError **error) {
   c->res->stats.enodes += nodes_now;
   if (nodes_now > c->res->stats.max_enodes)
     c->res->stats.max_enodes = nodes_now;
+  if (c->ex)
+    sc_explain_node(c->ex, v, out_cls, c->rules, c->res->output_texts, c->res->tensor_texts,
+                    c->impl_is_output, c->opts, c->res->relexp);
+  gboolean deferred = FALSE;
   if (unmapped->len) {
-    gboolean deferred = defer_outputs(c, n, out_cls, unmapped, limit_hit);
+    deferred = defer_outputs(c, n, out_cls, unmapped, limit_hit);
     if (!c->pending || limit_hit) {
       /* the first failure (a limit overrides a deferred failure: the
        * verdict is then "limit") */
@@ -1344,6 +2408,9 @@ static gboolean visit_node(ctx_t *c, sc_id v, gboolean *stop, GError **error) {
     else
       *stop = TRUE;
   }
+  if (!*stop)
+    settle_deferred(c, n, deferred);
+  note_random_assumption(c, n);
   ok = TRUE;
 out:
   {
@@ -1360,11 +2427,12 @@ out:
   g_free(out_cls);
   if (runner)
     sc_runner_free(runner);
-  if (c->rules)
-    sc_lemma_rules_free(c->rules);
-  c->rules = NULL;
+  vr_collect_used(c, n);
+  c->rules = NULL; /* c->compiled keeps them for the next visit */
   c->rewrites = NULL;
   c->n_rewrites = 0;
+  sc_explain_free(c->ex);
+  c->ex = NULL;
   sc_lang_free(c->lang);
   c->lang = NULL;
   return ok;
@@ -1464,7 +2532,10 @@ sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
   res->fnearest = g_ptr_array_new_with_free_func(g_free);
   res->expectations = g_array_new(FALSE, FALSE, sizeof(sc_infer_expectation));
   res->explanations = g_ptr_array_new_with_free_func(g_free);
+  res->relexp = g_ptr_array_new_with_free_func(sc_relation_explanation_free);
   res->fundecided = g_ptr_array_new_with_free_func(g_free);
+  res->assumptions = g_array_new(FALSE, FALSE, sizeof(sc_infer_assumption));
+  res->learned = g_ptr_array_new_with_free_func(g_free);
   res->stats.spec_nodes = sc_graph_n_nodes(c.spec);
   res->stats.impl_nodes = n_in;
   res->stats.slowest_node = SC_ID_NONE;
@@ -1484,6 +2555,8 @@ sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
   c.defer_depth = g_new0(uint32_t, n_st ? n_st : 1);
   c.explored_list = g_array_new(FALSE, FALSE, sizeof(sc_id));
   c.conflict = g_string_new(NULL);
+  c.term_size = term_size_for(c.impl, opts->max_term_size);
+  c.compiled = NULL;
   c.sourceless = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
                                        (GDestroyNotify)g_array_unref);
   for (uint32_t w = 0; w < n_in; w++) {
@@ -1501,6 +2574,7 @@ sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
 
   seed_relation(&c, sc_bundle_input_relation(b));
   seed_relation(&c, sc_bundle_assume_relation(b));
+  vr_analyze(&c);
   collect_checked(&c);
   const sc_relation *exp = sc_bundle_expect_output_relation(b);
   if (exp) {
@@ -1512,6 +2586,8 @@ sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
   }
 
   gboolean *need = needed_nodes(&c);
+  c.need = need;
+  c.live_uses = g_new0(uint32_t, n_st ? n_st : 1);
   uint32_t n_order = 0, total = 0;
   const sc_id *order = sc_graph_topo_order(c.spec, &n_order);
   for (uint32_t i = 0; i < n_order; i++)
@@ -1571,6 +2647,7 @@ sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
   }
 
   g_free(need);
+  g_free(c.live_uses);
   for (uint32_t t = 0; t < n_st; t++)
     if (c.rel[t])
       g_ptr_array_unref(c.rel[t]);
@@ -1586,7 +2663,9 @@ sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
   g_free(c.defer_depth);
   g_array_free(c.explored_list, TRUE);
   g_string_free(c.conflict, TRUE);
+  sc_lemma_rules_free(c.compiled);
   g_hash_table_unref(c.sourceless);
+  vr_free(&c);
   res->stats.seconds = g_get_monotonic_time() / 1e6 - t0;
   if (!ok) {
     sc_infer_result_free(res);
@@ -1613,7 +2692,15 @@ void sc_infer_result_free(sc_infer_result *r) {
   g_free(r->limit_reason);
   g_array_free(r->expectations, TRUE);
   g_ptr_array_unref(r->explanations);
+  g_ptr_array_unref(r->relexp);
   g_ptr_array_unref(r->fundecided);
+  for (guint i = 0; i < r->assumptions->len; i++) {
+    sc_infer_assumption *a = &g_array_index(r->assumptions, sc_infer_assumption, i);
+    g_free(a->text);
+    g_free(a->used_by);
+  }
+  g_array_free(r->assumptions, TRUE);
+  g_ptr_array_unref(r->learned);
   g_free(r);
 }
 
@@ -1640,4 +2727,15 @@ const sc_infer_expectation *sc_infer_expectation_at(const sc_infer_result *r, ui
 }
 const sc_infer_stats *sc_infer_get_stats(const sc_infer_result *r) { return &r->stats; }
 const GPtrArray *sc_infer_explanations(const sc_infer_result *r) { return r->explanations; }
+uint32_t sc_infer_n_relation_explanations(const sc_infer_result *r) { return r->relexp->len; }
+const sc_relation_explanation *sc_infer_relation_explanation(const sc_infer_result *r, uint32_t i) {
+  g_return_val_if_fail(i < r->relexp->len, NULL);
+  return g_ptr_array_index(r->relexp, i);
+}
 const GPtrArray *sc_infer_failure_undecided(const sc_infer_result *r) { return r->fundecided; }
+const GPtrArray *sc_infer_learned_sizes(const sc_infer_result *r) { return r->learned; }
+uint32_t sc_infer_n_assumptions(const sc_infer_result *r) { return r->assumptions->len; }
+const sc_infer_assumption *sc_infer_assumption_at(const sc_infer_result *r, uint32_t i) {
+  g_return_val_if_fail(i < r->assumptions->len, NULL);
+  return &g_array_index(r->assumptions, sc_infer_assumption, i);
+}

@@ -932,6 +932,55 @@ static gboolean ev_sort(sc_ev *ev) {
   return TRUE;
 }
 
+/* ---- data-dependent sizes ----------------------------------------------- */
+
+/* Nonzero elements of X (NaN counts: it is not 0, as in ATen). */
+static int64_t count_nonzero(const sc_tvalue *x) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < x->numel; i++)
+    n += x->data[i] != 0.0;
+  return n;
+}
+
+gboolean sc_interp_data_dependent_size(const sc_op *op, const sc_value *args,
+                                       sc_tvalue *const *tensors, uint32_t n_tensors,
+                                       int64_t *out) {
+  if (strcmp(op->qualname, "aten.nonzero.default") != 0)
+    return FALSE;
+  int32_t k = sc_ops_arg_index(op, "self");
+  if (k < 0 || args[k].kind != SC_VAL_TENSOR || args[k].u.tensor >= n_tensors ||
+      tensors[args[k].u.tensor] == NULL)
+    return FALSE;
+  *out = count_nonzero(tensors[args[k].u.tensor]);
+  return TRUE;
+}
+
+/* nonzero: the coordinates of the nonzero elements in row-major order, one
+ * row each.  The result was allocated with the size the caller checked
+ * against the count (interp.c); a disagreement here is reported anyway. */
+static gboolean ev_nonzero(sc_ev *ev) {
+  const sc_tvalue *x = ev_tensor(ev, "self");
+  sc_tvalue *out = ev->out[0];
+  int64_t n = count_nonzero(x);
+  if (out->rank != 2 || out->dims[0] != n || out->dims[1] != (int64_t)x->rank)
+    return ev_fail(ev, SC_INTERP_ERROR_INVALID,
+                   "the result has %" G_GINT64_FORMAT " rows but self has %" G_GINT64_FORMAT
+                   " nonzero elements",
+                   out->rank ? out->dims[0] : 0, n);
+  int64_t row = 0;
+  for (int64_t i = 0; i < x->numel; i++) {
+    if (x->data[i] == 0.0)
+      continue;
+    int64_t rest = i;
+    for (uint32_t d = x->rank; d-- > 0;) {
+      out->data[row * x->rank + d] = (double)(rest % x->dims[d]);
+      rest /= x->dims[d];
+    }
+    row++;
+  }
+  return TRUE;
+}
+
 /* ---- copies ----------------------------------------------------------- */
 
 static gboolean ev_copy(sc_ev *ev) {
@@ -1232,6 +1281,7 @@ const sc_eval_entry sc_eval_layout_table[] = {
     {"aten.index.Tensor", ev_index},
     {"aten.index_put.default", ev_index_put},
     {"aten.topk.default", ev_topk},
+    {"aten.nonzero.default", ev_nonzero},
     {"aten.sort.default", ev_sort},
     {"aten.sort.stable", ev_sort},
     {"aten.clone.default", ev_copy_first},

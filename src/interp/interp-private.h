@@ -74,6 +74,14 @@ void tv_bstrides(const sc_tvalue *in, uint32_t rank, const int64_t *dims, int64_
  * the last one. */
 gboolean tv_next(uint32_t rank, const int64_t *dims, int64_t *idx);
 
+/* eval-layout.c: the size a data-dependent operator (ops.h,
+ * SC_OP_DATA_DEPENDENT) gives its result for the concrete inputs ARGS
+ * (tensor ids index TENSORS): the number of nonzero elements for
+ * aten.nonzero.  FALSE for another operator or a missing input. */
+gboolean sc_interp_data_dependent_size(const sc_op *op, const sc_value *args,
+                                       sc_tvalue *const *tensors, uint32_t n_tensors,
+                                       int64_t *out);
+
 /* Shared numeric helpers. */
 double ev_reduce_dtype_eps(sc_dtype dt);
 

@@ -136,6 +136,34 @@ static gboolean check_tensor_ids(const sc_op *op, const sc_arg *a, const sc_valu
   return TRUE;
 }
 
+/* A data-dependent operator (ops.h): its `size` is what the inputs give.
+ * None (a call outside a graph: a lemma's side, an expression) becomes the
+ * count; a given size (a graph's symbol, bound by sc_interp_run_graph, or a
+ * lemma's attribute) must equal it. */
+static gboolean data_dependent_size(const sc_op *op, sc_value *cargs, sc_tvalue *const *tensors,
+                                    uint32_t n_tensors, GError **error) {
+  int32_t k = sc_ops_arg_index(op, "size");
+  int64_t count;
+  if (k < 0 || !sc_interp_data_dependent_size(op, cargs, tensors, n_tensors, &count)) {
+    g_set_error(error, SC_INTERP_ERROR, SC_INTERP_ERROR_NO_EVALUATOR,
+                "%s: no evaluator computes its data-dependent size", op->qualname);
+    return FALSE;
+  }
+  if (cargs[k].kind == SC_VAL_NONE) {
+    cargs[k] = sc_value_int(count);
+    return TRUE;
+  }
+  if (cargs[k].kind == SC_VAL_INT && sc_dim_is_const(cargs[k].u.i) &&
+      cargs[k].u.i.value == count)
+    return TRUE;
+  g_set_error(error, SC_INTERP_ERROR, SC_INTERP_ERROR_INVALID,
+              "%s: the data-dependent size is %" G_GINT64_FORMAT " but the input gives %"
+              G_GINT64_FORMAT,
+              op->qualname, cargs[k].kind == SC_VAL_INT ? (gint64)cargs[k].u.i.value : (gint64)-1,
+              (gint64)count);
+  return FALSE;
+}
+
 gboolean sc_interp_eval(const sc_op *op, const sc_value *args, sc_symtab *st,
                         const int64_t *symbol_values, sc_tvalue *const *tensors,
                         uint32_t n_tensors, const sc_interp_config *cfg, GPtrArray *results,
@@ -146,10 +174,11 @@ gboolean sc_interp_eval(const sc_op *op, const sc_value *args, sc_symtab *st,
     if (why != NULL)
       g_set_error(error, SC_INTERP_ERROR, SC_INTERP_ERROR_UNINTERPRETABLE,
                   "%s cannot be interpreted: %s", op->qualname, why);
-    else
+    else if (cfg == NULL || cfg->fallback == NULL)
       g_set_error(error, SC_INTERP_ERROR, SC_INTERP_ERROR_NO_EVALUATOR,
                   "%s has no evaluator in the interpreter", op->qualname);
-    return FALSE;
+    if (why != NULL || cfg == NULL || cfg->fallback == NULL)
+      return FALSE;
   }
   g_autoptr(sc_symtab) own_st = NULL;
   if (st == NULL)
@@ -170,6 +199,8 @@ gboolean sc_interp_eval(const sc_op *op, const sc_value *args, sc_symtab *st,
       ok = check_tensor_ids(op, &op->args[i], &cargs[i], tensors, n_tensors, error);
     }
   }
+  if (ok && (op->flags & SC_OP_DATA_DEPENDENT))
+    ok = data_dependent_size(op, cargs, tensors, n_tensors, error);
   sc_ttype *types = NULL;
   GArray *rtypes = NULL;
   sc_tvalue **outs = NULL;
@@ -217,9 +248,11 @@ gboolean sc_interp_eval(const sc_op *op, const sc_value *args, sc_symtab *st,
       }
     }
   }
-  if (ok) {
+  if (ok && fn != NULL) {
     sc_ev ev = {op, cargs, tensors, n_tensors, outs, n_out, cfg, maxel, error};
     ok = fn(&ev);
+  } else if (ok) {
+    ok = cfg->fallback(cfg->fallback_user, op, cargs, tensors, n_tensors, outs, n_out, error);
   }
   for (uint32_t i = 0; i < n_out && ok; i++) {
     GError *local = NULL;
@@ -285,13 +318,46 @@ static void node_error(GError **error, const sc_node *n, GError *inner) {
   g_error_free(inner);
 }
 
-gboolean sc_interp_run_graph(const sc_graph *g, const int64_t *symbol_values,
+gboolean sc_interp_bind_data_dependent(const sc_graph *g, const sc_node *n,
+                                       sc_tvalue *const *values, int64_t *symbol_values,
+                                       GError **error) {
+  g_return_val_if_fail(g != NULL && n != NULL && values != NULL && symbol_values != NULL, FALSE);
+  if (!(n->op->flags & SC_OP_DATA_DEPENDENT))
+    return TRUE;
+  sc_symtab *st = sc_graph_symtab(g);
+  int32_t k = sc_ops_arg_index(n->op, "size");
+  if (k < 0 || n->args[k].kind != SC_VAL_INT || sc_dim_is_const(n->args[k].u.i))
+    return TRUE;
+  g_autofree char *name = sc_dim_to_string(st, n->args[k].u.i);
+  uint32_t idx;
+  int64_t count;
+  if (!sc_symtab_lookup(st, name, &idx) ||
+      !sc_interp_data_dependent_size(n->op, n->args, values, sc_graph_n_tensors(g), &count))
+    return TRUE; /* an expression: sc_interp_eval compares it with the count */
+  gboolean has_min, has_max;
+  int64_t lo, hi;
+  sc_symtab_symbol_bounds(st, idx, &has_min, &lo, &has_max, &hi);
+  if ((has_min && count < lo) || (has_max && count > hi)) {
+    g_set_error(error, SC_INTERP_ERROR, SC_INTERP_ERROR_SYMBOL,
+                "the data-dependent size %s is %" G_GINT64_FORMAT
+                ", outside its declared bounds",
+                name, (gint64)count);
+    return FALSE;
+  }
+  symbol_values[idx] = count;
+  return TRUE;
+}
+
+gboolean sc_interp_run_graph(const sc_graph *g, int64_t *symbol_values,
                              sc_tvalue *const *inputs, const sc_interp_config *cfg,
                              sc_tvalue ***values_out, sc_id *failed_node, GError **error) {
   g_return_val_if_fail(sc_graph_is_finished(g), FALSE);
   if (failed_node != NULL)
     *failed_node = SC_ID_NONE;
   *values_out = NULL;
+  /* Data-dependent sizes are bound in a private array when the caller gave
+   * none (symbol_values is then written through this pointer). */
+  g_autofree int64_t *own_syms = NULL;
   sc_symtab *st = sc_graph_symtab(g);
   uint32_t nt = sc_graph_n_tensors(g);
   sc_tvalue **vals = g_new0(sc_tvalue *, nt ? nt : 1);
@@ -318,7 +384,16 @@ gboolean sc_interp_run_graph(const sc_graph *g, const int64_t *symbol_values,
     const sc_node *n = sc_graph_node(g, order[k]);
     g_autoptr(GPtrArray) res = g_ptr_array_new_with_free_func((GDestroyNotify)sc_tvalue_free);
     GError *inner = NULL;
-    gboolean ok = sc_interp_eval(n->op, n->args, st, symbol_values, vals, nt, cfg, res, &inner);
+    gboolean ok = TRUE;
+    if (n->op->flags & SC_OP_DATA_DEPENDENT) {
+      if (symbol_values == NULL && own_syms == NULL)
+        own_syms = g_new0(int64_t, sc_symtab_n_symbols(st) + 1);
+      ok = sc_interp_bind_data_dependent(g, n, vals, symbol_values ? symbol_values : own_syms,
+                                         &inner);
+    }
+    const int64_t *symvals = symbol_values != NULL ? symbol_values : own_syms;
+    if (ok)
+      ok = sc_interp_eval(n->op, n->args, st, symvals, vals, nt, cfg, res, &inner);
     if (ok && res->len != n->n_results) {
       inner = g_error_new(SC_INTERP_ERROR, SC_INTERP_ERROR_SHAPE,
                           "produced %u results where the graph has %u", res->len, n->n_results);
@@ -329,7 +404,7 @@ gboolean sc_interp_run_graph(const sc_graph *g, const int64_t *symbol_values,
       if (r == SC_ID_NONE)
         continue;
       g_autofree char *why = NULL;
-      if (!value_has_type(st, symbol_values, res->pdata[j], &sc_graph_tensor(g, r)->type, &why)) {
+      if (!value_has_type(st, symvals, res->pdata[j], &sc_graph_tensor(g, r)->type, &why)) {
         inner = g_error_new(SC_INTERP_ERROR, SC_INTERP_ERROR_SHAPE, "result '%s': %s",
                             sc_graph_tensor(g, r)->name, why);
         ok = FALSE;

@@ -19,6 +19,10 @@
  * Unknown top-level fields are ignored with a warning (extensions); unknown
  * fields anywhere else are errors (typos), except names starting "x-"/"x_".
  *
+ * A load option may carry an oracle (sym.h), set on the symtab as soon as
+ * it exists: every comparison the shape rules make while the graphs are
+ * read can then reach it (`check` passes cvc5; `show` loads without).
+ *
  * Every error is raised through fail(), which formats "FILE: PATH: what"
  * and fills the diag; the caller then frees the partial bundle, which owns
  * everything made so far. */
@@ -1348,14 +1352,18 @@ static gboolean load_root(loader *ld, json_t *root) {
          read_check_outputs(ld, root) && check_behind(ld);
 }
 
-sc_bundle *sc_bundle_load_string_diag(const char *json, size_t len, const char *display_name,
-                                      sc_bundle_diag *diag, GError **error) {
+sc_bundle *sc_bundle_load_string_opts(const char *json, size_t len, const char *display_name,
+                                      const sc_bundle_load_options *opts, sc_bundle_diag *diag,
+                                      GError **error) {
   g_return_val_if_fail(json != NULL, NULL);
   sc_ops_init();
   const char *file = display_name ? display_name : "<string>";
   sc_bundle *b = g_new0(sc_bundle, 1);
   b->file = g_strdup(file);
   b->st = sc_symtab_new();
+  /* The oracle hook: plugged in before anything asks a question. */
+  if (opts != NULL && opts->oracle != NULL)
+    sc_symtab_set_oracle(b->st, opts->oracle, opts->oracle_user);
   b->check_outputs = g_array_new(FALSE, FALSE, sizeof(sc_id));
   b->behind = g_array_new(FALSE, FALSE, sizeof(sc_id));
   b->warnings = g_ptr_array_new_with_free_func(g_free);
@@ -1378,11 +1386,17 @@ sc_bundle *sc_bundle_load_string_diag(const char *json, size_t len, const char *
   return b;
 }
 
+sc_bundle *sc_bundle_load_string_diag(const char *json, size_t len, const char *display_name,
+                                      sc_bundle_diag *diag, GError **error) {
+  return sc_bundle_load_string_opts(json, len, display_name, NULL, diag, error);
+}
+
 sc_bundle *sc_bundle_load_string(const char *json, const char *display_name, GError **error) {
   return sc_bundle_load_string_diag(json, strlen(json), display_name, NULL, error);
 }
 
-sc_bundle *sc_bundle_load_diag(const char *path, sc_bundle_diag *diag, GError **error) {
+sc_bundle *sc_bundle_load_opts(const char *path, const sc_bundle_load_options *opts,
+                               sc_bundle_diag *diag, GError **error) {
   g_autofree char *data = NULL;
   gsize len = 0;
   GError *err = NULL;
@@ -1398,7 +1412,11 @@ sc_bundle *sc_bundle_load_diag(const char *path, sc_bundle_diag *diag, GError **
     g_error_free(err);
     return NULL;
   }
-  return sc_bundle_load_string_diag(data, len, path, diag, error);
+  return sc_bundle_load_string_opts(data, len, path, opts, diag, error);
+}
+
+sc_bundle *sc_bundle_load_diag(const char *path, sc_bundle_diag *diag, GError **error) {
+  return sc_bundle_load_opts(path, NULL, diag, error);
 }
 
 sc_bundle *sc_bundle_load(const char *path, GError **error) {

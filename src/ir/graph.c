@@ -327,11 +327,74 @@ static char *decl_text(const sc_tensor_decl *d, const sc_ttype *inferred) {
   return g_strdup_printf("%s %s", s, sc_dtype_name(d->has_dtype ? d->dtype : inferred->dtype));
 }
 
+/* Is symbol dim D used by the shape of a graph input, or as the size of
+ * another data-dependent node than SELF (ARGS not yet stored for it)? */
+static gboolean dd_symbol_taken(const sc_graph *g, sc_dim d, const sc_value *self) {
+  for (guint i = 0; i < g->inputs->len; i++) {
+    const sc_tensor *t =
+        &g_array_index(g->tensors, sc_tensor, g_array_index(g->inputs, sc_id, i));
+    for (uint32_t k = 0; k < t->type.shape.rank; k++)
+      if (sc_dim_identical(t->type.shape.dims[k], d))
+        return TRUE;
+  }
+  for (guint i = 0; i < g->nodes->len; i++) {
+    const sc_node *n = &g_array_index(g->nodes, sc_node, i);
+    if (!(n->op->flags & SC_OP_DATA_DEPENDENT) || n->args == NULL)
+      continue;
+    int32_t k = sc_ops_arg_index(n->op, "size");
+    if (k >= 0 && &n->args[k] != self && n->args[k].kind == SC_VAL_INT &&
+        sc_dim_identical(n->args[k].u.i, d))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* A data-dependent operator (ops.h, SC_OP_DATA_DEPENDENT) called without
+ * `size` takes it from the first size of its declared result 0, which must
+ * be a symbol of its own: declared, not a size of a graph input, not the
+ * size of another data-dependent node.  Its value is what the run computes
+ * (the interpreter binds it), so it may carry no other information.  No
+ * declaration leaves `size` None, for the shape rule to refuse. */
+static gboolean take_data_dependent_size(sc_graph *g, const char *node_name, const sc_op *op,
+                                         sc_value *args, uint32_t n_names,
+                                         const char *const *names, const sc_tensor_decl *decls,
+                                         GError **error) {
+  if (!(op->flags & SC_OP_DATA_DEPENDENT))
+    return TRUE;
+  int32_t k = sc_ops_arg_index(op, "size");
+  if (k < 0 || args[k].kind != SC_VAL_NONE || decls == NULL || n_names == 0 ||
+      names[0] == NULL || !decls[0].has_shape || decls[0].shape.rank == 0)
+    return TRUE;
+  sc_dim d = decls[0].shape.dims[0];
+  g_autofree char *text = sc_dim_to_string(g->st, d);
+  uint32_t sym;
+  if (sc_dim_is_const(d) || !sc_symtab_lookup(g->st, text, &sym)) {
+    g_set_error(error, SC_GRAPH_ERROR, SC_GRAPH_ERROR_SHAPE,
+                "node '%s': the first size of result '%s' depends on the values of %s's input, "
+                "so it must be declared as a symbol of its own (\"u0\"), not %s",
+                node_name, names[0], op->qualname, text);
+    return FALSE;
+  }
+  if (dd_symbol_taken(g, d, &args[k])) {
+    g_set_error(error, SC_GRAPH_ERROR, SC_GRAPH_ERROR_SHAPE,
+                "node '%s': result '%s' has the data-dependent size %s, a symbol that the graph "
+                "already uses for another size (a data-dependent size needs a fresh symbol)",
+                node_name, names[0], text);
+    return FALSE;
+  }
+  sc_value_clear(&args[k]);
+  args[k] = sc_value_dim(d);
+  return TRUE;
+}
+
 /* Infer the result types of a node whose arguments are bound and whose
- * inputs are typed; check the count against N_NAMES and DECLS. */
-static gboolean infer(sc_graph *g, const char *node_name, const sc_op *op,
-                      const sc_value *args, uint32_t n_names, const char *const *names,
-                      const sc_tensor_decl *decls, GArray *out, GError **error) {
+ * inputs are typed; check the count against N_NAMES and DECLS.  Fills the
+ * size of a data-dependent operator from DECLS first. */
+static gboolean infer(sc_graph *g, const char *node_name, const sc_op *op, sc_value *args,
+                      uint32_t n_names, const char *const *names, const sc_tensor_decl *decls,
+                      GArray *out, GError **error) {
+  if (!take_data_dependent_size(g, node_name, op, args, n_names, names, decls, error))
+    return FALSE;
   sc_op_call call = {op, args, sc_graph_type_of, g, g->st};
   GError *err = NULL;
   if (!sc_ops_infer(&call, out, &err)) {

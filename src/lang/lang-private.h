@@ -47,6 +47,8 @@ struct sc_lang {
   /* expression-language names of operators, by op id (lazily filled) */
   char **func_names;
   uint32_t n_func_names;
+  /* value ranges (range.c): class id + 1 -> sc_vrange * (owned) */
+  GHashTable *ranges;
 };
 
 /* The poisoned type of an ill-typed class. */
@@ -89,6 +91,17 @@ gboolean sc_lang_infer(sc_lang *lang, const sc_op *op, const sc_value *args, con
  * alias table and the clean operators' normal forms.  Returns the class. */
 sc_id sc_lang_canon_add(sc_lang *lang, const sc_op *op, const sc_value *args, const sc_id *kids,
                         uint32_t n_kids, uint32_t result, const sc_ttype *out_type);
+
+/* --- range.c --- */
+void sc_lang_ranges_init(sc_lang *lang);
+void sc_lang_ranges_free(sc_lang *lang);
+/* The e-graph's merge listener: moves the absorbed class's range into the
+ * root's (intersection). */
+void sc_lang_ranges_on_merge(const sc_egraph *eg, sc_id root, sc_id absorbed, uint32_t just,
+                             void *user);
+/* The declared "values" of leaf-graph tensor TENSOR, if any, as a fact on
+ * class CLS. */
+void sc_lang_seed_leaf_range(sc_lang *lang, sc_id cls, sc_id tensor);
 
 /* --- print.c --- */
 /* The shortest expression-language name that sc_ops_lookup_func maps

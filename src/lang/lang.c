@@ -141,6 +141,8 @@ sc_lang *sc_lang_new(sc_symtab *st, const sc_graph *leaf_graph) {
   sc_analysis an = {sizeof(sc_ttype), lang_make, lang_merge, NULL};
   lang->eg = sc_egraph_new(&an, lang);
   sc_egraph_set_conflict_handler(lang->eg, lang_conflict, lang);
+  sc_lang_ranges_init(lang);
+  sc_egraph_set_merge_listener(lang->eg, sc_lang_ranges_on_merge, lang);
   return lang;
 }
 
@@ -148,6 +150,7 @@ void sc_lang_free(sc_lang *lang) {
   if (lang == NULL)
     return;
   sc_egraph_free(lang->eg);
+  sc_lang_ranges_free(lang);
   sc_lang_attrs_free(lang);
   g_hash_table_destroy(lang->opaque_index);
   g_array_free(lang->opaque_types, TRUE);
@@ -236,7 +239,9 @@ char *sc_lang_conflict_message(const sc_lang *lang, const sc_lang_conflict *c) {
 sc_id sc_lang_add_tensor(sc_lang *lang, sc_id tensor) {
   g_return_val_if_fail(lang != NULL && lang->leaf != NULL, SC_ID_NONE);
   g_return_val_if_fail(tensor < sc_graph_n_tensors(lang->leaf), SC_ID_NONE);
-  return sc_egraph_add(lang->eg, SC_LANG_OP_TENSOR, tensor, NULL, 0);
+  sc_id cls = sc_egraph_add_exact(lang->eg, SC_LANG_OP_TENSOR, tensor, NULL, 0);
+  sc_lang_seed_leaf_range(lang, cls, tensor);
+  return cls;
 }
 
 sc_id sc_lang_add_opaque(sc_lang *lang, uint32_t key, const sc_ttype *type) {
@@ -254,7 +259,7 @@ sc_id sc_lang_add_opaque(sc_lang *lang, uint32_t key, const sc_ttype *type) {
     g_hash_table_insert(lang->opaque_index, GUINT_TO_POINTER(key),
                         GUINT_TO_POINTER(lang->opaque_types->len));
   }
-  return sc_egraph_add(lang->eg, SC_LANG_OP_OPAQUE, key, NULL, 0);
+  return sc_egraph_add_exact(lang->eg, SC_LANG_OP_OPAQUE, key, NULL, 0);
 }
 
 void sc_lang_set_opaque_name(sc_lang *lang, uint32_t key, const char *name) {
@@ -269,7 +274,7 @@ void sc_lang_set_opaque_name(sc_lang *lang, uint32_t key, const char *name) {
 sc_id sc_lang_add_node(sc_lang *lang, const sc_op *op, const sc_value *args, const sc_id *kids,
                        uint32_t n_kids, uint32_t result) {
   uint32_t attr = sc_lang_intern_layout(lang, op, args, n_kids, result);
-  return sc_egraph_add(lang->eg, op->id, attr, kids, n_kids);
+  return sc_egraph_add_exact(lang->eg, op->id, attr, kids, n_kids);
 }
 
 typedef struct {
@@ -343,7 +348,10 @@ sc_id sc_lang_add_call(sc_lang *lang, const sc_op *op, const sc_value *args,
   {
     /* canon may add nodes and so move the class data: copy the type */
     sc_ttype rt = g_array_index(types, sc_ttype, result);
-    out = sc_egraph_find(lang->eg, sc_lang_canon_add(lang, op, lay, k, kids->len, result, &rt));
+    out = sc_lang_canon_add(lang, op, lay, k, kids->len, result, &rt);
+    /* with proofs: the id of the canonical form as built (its proof term) */
+    if (!sc_egraph_proofs_enabled(lang->eg))
+      out = sc_egraph_find(lang->eg, out);
   }
 out:
   sc_lang_clear_args(op, lay);

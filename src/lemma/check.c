@@ -319,10 +319,13 @@ static pnode *resolve(cctx *c, const lx *e, side s);
 static gboolean bind_item(cctx *c, pnode *p, uint32_t a, const lx *e, side s, GPtrArray **kids) {
   const sc_op *op = p->op;
   const sc_arg *arg = &op->args[a];
-  if (arg->type == SC_ARG_TENSOR_OPT_LIST)
-    return err_at(c, e->start, SC_LEMMA_ERROR_ARGS,
-                  "argument '%s' of %s is a Tensor?[]: lemmas cannot match it", arg->name,
-                  op->qualname);
+  if (arg->type == SC_ARG_TENSOR_OPT_LIST && e->kind == LX_LIST)
+    for (uint32_t i = 0; i < e->n; i++)
+      if (e->kids[i]->kind == LX_NAME && strcmp(e->kids[i]->text, "None") == 0)
+        return err_at(c, e->kids[i]->start, SC_LEMMA_ERROR_ARGS,
+                      "argument '%s' of %s: a None item of a Tensor?[] cannot be matched "
+                      "(write tensors only)",
+                      arg->name, op->qualname);
   if (arg->type == SC_ARG_TENSOR) {
     if (!tensor_like(e))
       return err_at(c, e->start, SC_LEMMA_ERROR_ARGS,
@@ -334,7 +337,8 @@ static gboolean bind_item(cctx *c, pnode *p, uint32_t a, const lx *e, side s, GP
     g_ptr_array_add(kids[a], k);
     return TRUE;
   }
-  if (arg->type == SC_ARG_TENSOR_LIST) {
+  if (arg->type == SC_ARG_TENSOR_LIST || arg->type == SC_ARG_TENSOR_OPT_LIST) {
+    /* a Tensor?[] of tensors only (index(?w, [?ids])) binds like a Tensor[] */
     if (e->kind != LX_LIST)
       return err_at(c, e->start, SC_LEMMA_ERROR_ARGS,
                     "argument '%s' of %s is a list of tensors: expected [..], found %s",
@@ -516,7 +520,7 @@ static pnode *resolve(cctx *c, const lx *e, side s) {
   for (uint32_t a = 0; ok && a < op->n_args; a++) {
     const sc_arg *arg = &op->args[a];
     if (filled[a]) {
-      if (arg->type == SC_ARG_TENSOR_LIST)
+      if (arg->type == SC_ARG_TENSOR_LIST || arg->type == SC_ARG_TENSOR_OPT_LIST)
         p->layout[a] = kids[a]->len;
       else if (arg->type == SC_ARG_TENSOR)
         p->layout[a] = 1;
@@ -591,7 +595,8 @@ static gboolean check_cond(cctx *c, const lx *e, gboolean in_decl) {
       int tensor_arg; /* index of an argument that must be a tensor, or -1 */
     } fns[] = {{"size", 2, 0},  {"rank", 1, 0},      {"dtype", 1, 0}, {"shape", 1, 0},
                {"numel", 1, 0}, {"with_size", 3, -1}, {"min", 2, -1}, {"max", 2, -1},
-               {"indexof", 2, -1}};
+               {"indexof", 2, -1}, {"at", 2, -1},    {"vmin", 1, 0},  {"vmax", 1, 0},
+               {"append", 2, -1}, {"remove", 2, -1}};
     for (size_t i = 0; i < G_N_ELEMENTS(fns); i++) {
       if (strcmp(e->text, fns[i].name) != 0)
         continue;
@@ -621,7 +626,7 @@ static gboolean check_cond(cctx *c, const lx *e, gboolean in_decl) {
     }
     return err_at(c, e->start, SC_LEMMA_ERROR_ARGS,
                   "unknown function '%s' in a condition (known: size, rank, dtype, shape, numel, "
-                  "with_size, min, max, indexof)",
+                  "with_size, min, max, indexof, at, vmin, vmax, append, remove)",
                   e->text);
   }
   default:
@@ -690,8 +695,11 @@ static const sc_ttype *scratch_type(void *env, sc_id i) {
   return i < a->len ? &g_array_index(a, sc_ttype, i) : NULL;
 }
 
-/* Infer the type of P under the instance; FALSE with a message when a
- * shape rule refuses or a computed value cannot be evaluated. */
+/* Infer the type of P under the instance; FALSE with a message (when WHY
+ * is not NULL) when a shape rule refuses or a computed value cannot be
+ * evaluated.  The instance test calls it with WHY NULL on every trial and
+ * again with WHY only to word a refusal: most trials are ill-typed on one
+ * side, and formatting their messages was most of the load time. */
 static gboolean infer(inst *I, const pnode *p, sc_ttype *out, char **why) {
   if (p->is_var) {
     *out = I->types[p->var];
@@ -719,7 +727,7 @@ static gboolean infer(inst *I, const pnode *p, sc_ttype *out, char **why) {
         args[a] = sc_value_none();
       else
         args[a] = sc_value_tensor(child++);
-    } else if (arg->type == SC_ARG_TENSOR_LIST) {
+    } else if (arg->type == SC_ARG_TENSOR_LIST || arg->type == SC_ARG_TENSOR_OPT_LIST) {
       args[a].kind = SC_VAL_TENSOR_LIST;
       args[a].u.list.n = p->layout[a];
       args[a].u.list.ids = g_new(sc_id, p->layout[a] ? p->layout[a] : 1);
@@ -741,8 +749,9 @@ static gboolean infer(inst *I, const pnode *p, sc_ttype *out, char **why) {
       case PA_COMPUTE: {
         ev_val v;
         if (!ev_eval(&env, pa->expr, &v) || !ev_to_value(&v, arg, &args[a])) {
-          *why = g_strdup_printf("the value of argument '%s' of %s cannot be computed",
-                                 arg->name, op->qualname);
+          if (why)
+            *why = g_strdup_printf("the value of argument '%s' of %s cannot be computed",
+                                   arg->name, op->qualname);
           ok = FALSE;
         }
         break;
@@ -754,11 +763,13 @@ static gboolean infer(inst *I, const pnode *p, sc_ttype *out, char **why) {
     sc_op_call call = {op, args, scratch_type, tys, I->st};
     GArray *res = g_array_new(FALSE, FALSE, sizeof(sc_ttype));
     g_autoptr(GError) err = NULL;
-    if (!sc_ops_infer(&call, res, &err)) {
-      *why = g_strdup_printf("%s: %s", op->qualname, err->message);
+    if (!sc_ops_infer(&call, res, why ? &err : NULL)) {
+      if (why)
+        *why = g_strdup_printf("%s: %s", op->qualname, err ? err->message : "refused");
       ok = FALSE;
     } else if (p->result >= res->len) {
-      *why = g_strdup_printf("%s has no result %u here", op->qualname, p->result);
+      if (why)
+        *why = g_strdup_printf("%s has no result %u here", op->qualname, p->result);
       ok = FALSE;
     } else {
       *out = g_array_index(res, sc_ttype, p->result);
@@ -882,21 +893,27 @@ static gboolean instance_test(cctx *c, ld_checked *k, uint32_t pos) {
     random_instance(r, &I, c->attr_arg);
     sc_ttype lt, rt;
     g_autofree char *lwhy = NULL, *rwhy = NULL;
-    gboolean lok = infer(&I, k->lhs, &lt, &lwhy);
-    gboolean rok = (lok || k->dir == SC_LEMMA_BOTH) && infer(&I, k->rhs, &rt, &rwhy);
+    gboolean lok = infer(&I, k->lhs, &lt, NULL);
+    gboolean rok = (lok || k->dir == SC_LEMMA_BOTH) && infer(&I, k->rhs, &rt, NULL);
     if (!lok && !rok)
       continue;
     gboolean req_ok = TRUE;
     for (guint i = 0; req_ok && i < k->requires->len; i++) {
       sc_ttype qt;
-      g_autofree char *qwhy = NULL;
-      req_ok = infer(&I, g_ptr_array_index(k->requires, i), &qt, &qwhy);
+      req_ok = infer(&I, g_ptr_array_index(k->requires, i), &qt, NULL);
     }
     if (!req_ok)
       continue;
     if (k->where && ev_condition(&env, k->where) != SC_YES)
       continue;
     good++;
+    if (lok && rok && type_equal(&lt, &rt))
+      continue;
+    /* a refusal: word it (the failing side again, with its message) */
+    if (!lok)
+      infer(&I, k->lhs, &lt, &lwhy);
+    if (!rok)
+      infer(&I, k->rhs, &rt, &rwhy);
     g_autofree char *itext = inst_text(&I, used);
     if (lok && rok) {
       if (!type_equal(&lt, &rt)) {
@@ -1013,7 +1030,7 @@ ld_checked *ld_check_lemma(ld_diag *d, const char *file, ld_lemma *stmt) {
                "would match every class (add 'requires' or use '=>')");
     }
   }
-  if (!c.failed && k->rhs)
+  if (!c.failed && k->rhs && !d->skip_instance_test)
     instance_test(&c, k, stmt->name_pos);
   k->reversible = stmt->both;
   g_ptr_array_free(c.attr_arg, TRUE);

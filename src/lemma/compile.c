@@ -19,6 +19,12 @@
  * application that cannot be built adds nothing (a shape rule refusal in
  * the middle may leave well-typed sub-terms behind, which is harmless).
  *
+ * Value ranges: a condition that calls vmin/vmax reads the matched
+ * classes' range facts (sc_lang_class_range).  When such a lemma's
+ * application changes the e-graph, the condition is read once more to
+ * collect the assumed bounds it relied on (sc_lemma_rules_assumptions), so
+ * that a report can list the assumptions a proof used.
+ *
  * Invariants: predicate and guard user data (cnode, crule) live in the
  * sc_lemma_rules and outlive the rewrites that point at them. */
 #include "lemma/lemma-private.h"
@@ -43,6 +49,11 @@ struct crule {
   GPtrArray *cnodes;     /* cnode* */
   uint32_t *qvar;        /* lemma var -> query var (UINT32_MAX: none) */
   uint32_t n_vars;
+  gboolean reads_ranges; /* the condition uses vmin/vmax */
+  gboolean *range_vars;  /* per lemma var: the condition reads its range */
+  GArray *assumed_now;   /* while the applier re-reads the condition: the
+                            assumption ids read (match_lookup hands it to
+                            vmin/vmax); NULL otherwise */
 };
 
 struct sc_lemma_rules {
@@ -51,6 +62,12 @@ struct sc_lemma_rules {
   GPtrArray *crules;     /* crule*, parallel to rewrites */
   sc_lemma_counters *counters; /* per lemma */
   uint32_t n_lemmas;
+  /* Per lemma (NULL until used): the assumption ids (uint32_t, each once)
+   * its condition read in applications that changed the e-graph. */
+  GArray **assumptions;
+  /* Per lemma, set the first time its condition is UNKNOWN: the condition
+   * as written and its undecided comparisons instantiated (owned). */
+  char **undecided_cond, **undecided_inst;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -73,6 +90,10 @@ static gboolean check_attr(const sc_lang *lang, const pnode *p, uint32_t attr,
     case SC_ARG_TENSOR_OPT_LIST:
       if (v->kind != SC_VAL_TENSOR_LIST || v->u.list.n != p->layout[a])
         return FALSE;
+      /* patterns hold tensors only: a None item does not match */
+      for (uint32_t j = 0; j < v->u.list.n; j++)
+        if (v->u.list.ids[j] == SC_ID_NONE)
+          return FALSE;
       continue;
     default:
       break;
@@ -141,12 +162,35 @@ static gboolean match_lookup(void *envp, const lx *ref, ev_val *out) {
     }
     if (m->r->qvar[v] == UINT32_MAX)
       return FALSE;
-    const sc_ttype *t = sc_lang_class_type(m->r->owner->lang, m->subst[m->r->qvar[v]]);
+    sc_id cls = m->subst[m->r->qvar[v]];
+    const sc_ttype *t = sc_lang_class_type(m->r->owner->lang, cls);
     if (t == NULL)
       return FALSE;
     out->kind = EV_TENSOR;
     out->type = t;
+    if (m->r->reads_ranges) {
+      out->range = sc_lang_class_range(m->r->owner->lang, cls);
+      out->assumed = m->r->assumed_now;
+    }
     return TRUE;
+  }
+  return FALSE;
+}
+
+/* Does a tensor variable whose value range the condition reads have no
+ * fact (or only half of one) in this match?  Such a condition is UNKNOWN
+ * because nothing is known of the values, not because a comparison could
+ * not be decided: it is not counted as undecided (the lookups a lemma
+ * library builds, e.g. a masked lookup's clamped ids, carry no facts). */
+static gboolean lacks_range_fact(const crule *r, const uint32_t *subst) {
+  if (!r->reads_ranges)
+    return FALSE;
+  for (uint32_t v = 0; v < r->n_vars; v++) {
+    if (!r->range_vars[v] || r->qvar[v] == UINT32_MAX)
+      continue;
+    const sc_vrange *f = sc_lang_class_range(r->owner->lang, subst[r->qvar[v]]);
+    if (f == NULL || f->lo_src == SC_VRANGE_NONE || f->hi_src == SC_VRANGE_NONE)
+      return TRUE;
   }
   return FALSE;
 }
@@ -163,8 +207,16 @@ static gboolean guard_fn(const sc_egraph *eg, sc_id root, const uint32_t *subst,
   match_env m = {r, subst, bind};
   ev_env env = {sc_lang_symtab(r->owner->lang), match_lookup, &m};
   sc_truth t = ev_condition(&env, r->k->where);
-  if (t == SC_UNKNOWN)
+  if (t == SC_UNKNOWN && !lacks_range_fact(r, subst)) {
     cnt->undecided++;
+    sc_lemma_rules *owner = r->owner;
+    if (owner->undecided_cond[r->lemma] == NULL) {
+      GString *w = g_string_new(NULL);
+      lx_append(w, r->k->where);
+      owner->undecided_cond[r->lemma] = g_string_free(w, FALSE);
+      owner->undecided_inst[r->lemma] = ev_undecided_text(&env, r->k->where);
+    }
+  }
   return t == SC_YES;
 }
 
@@ -262,6 +314,31 @@ static sc_id build(const crule *r, const pnode *p, const uint32_t *subst, GPtrAr
   return sc_lang_add_call(r->owner->lang, op, args, kids, p->n_kids, p->result, error);
 }
 
+/* An application of a lemma whose condition reads value ranges changed
+ * the e-graph: read the condition again, collecting the assumed bounds it
+ * reads (lang.h, value ranges), and remember them for the lemma. */
+static void record_assumptions(crule *r, const uint32_t *subst, const sc_value **bind) {
+  GArray *ids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  r->assumed_now = ids;
+  match_env m = {r, subst, bind};
+  ev_env env = {sc_lang_symtab(r->owner->lang), match_lookup, &m};
+  (void)ev_condition(&env, r->k->where);
+  r->assumed_now = NULL;
+  sc_lemma_rules *o = r->owner;
+  for (guint i = 0; i < ids->len; i++) {
+    uint32_t id = g_array_index(ids, uint32_t, i);
+    if (o->assumptions[r->lemma] == NULL)
+      o->assumptions[r->lemma] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    GArray *have = o->assumptions[r->lemma];
+    gboolean seen = FALSE;
+    for (guint j = 0; j < have->len && !seen; j++)
+      seen = g_array_index(have, uint32_t, j) == id;
+    if (!seen)
+      g_array_append_val(have, id);
+  }
+  g_array_free(ids, TRUE);
+}
+
 static sc_id applier_fn(sc_egraph *eg, sc_id root, const uint32_t *subst, uint32_t just,
                         void *user) {
   crule *r = user;
@@ -283,8 +360,11 @@ static sc_id applier_fn(sc_egraph *eg, sc_id root, const uint32_t *subst, uint32
     cnt->refused++;
     return SC_ID_NONE;
   }
-  if (sc_egraph_find(eg, out) != sc_egraph_find(eg, root))
+  if (sc_egraph_find(eg, out) != sc_egraph_find(eg, root)) {
     cnt->applications++;
+    if (r->reads_ranges)
+      record_assumptions(r, subst, bind);
+  }
   return out;
 }
 
@@ -320,10 +400,25 @@ static void crule_free(gpointer p) {
   if (r == NULL)
     return;
   g_ptr_array_free(r->cnodes, TRUE);
+  g_free(r->range_vars);
   if (r->req)
     g_ptr_array_free(r->req, TRUE);
   g_free(r->qvar);
   g_free(r);
+}
+
+/* Does condition E call vmin or vmax (on ?VAR; VAR NULL: on anything)? */
+static gboolean reads_ranges(const lx *e, const char *var) {
+  if (e == NULL)
+    return FALSE;
+  if (e->kind == LX_CALL && (strcmp(e->text, "vmin") == 0 || strcmp(e->text, "vmax") == 0) &&
+      (var == NULL || (e->n == 1 && e->kids[0]->kind == LX_VAR &&
+                       strcmp(e->kids[0]->text, var) == 0)))
+    return TRUE;
+  for (uint32_t i = 0; i < e->n; i++)
+    if (reads_ranges(e->kids[i], var))
+      return TRUE;
+  return FALSE;
 }
 
 /* One rewrite for lemma K in one direction. */
@@ -341,6 +436,10 @@ static gboolean add_rule(sc_lemma_rules *rules, const ld_checked *k, uint32_t le
   r->cnodes = g_ptr_array_new_with_free_func(g_free);
   r->n_vars = k->vars.names->len;
   r->qvar = g_new(uint32_t, r->n_vars ? r->n_vars : 1);
+  r->reads_ranges = reads_ranges(k->where, NULL);
+  r->range_vars = g_new0(gboolean, r->n_vars ? r->n_vars : 1);
+  for (uint32_t v = 0; v < r->n_vars; v++)
+    r->range_vars[v] = reads_ranges(k->where, g_ptr_array_index(k->vars.names, v));
   g_autoptr(sc_pattern) lp = sc_pattern_new();
   sc_pattern_set_root(lp, lower(r, lp, r->lhs));
   sc_pattern **rp = g_new0(sc_pattern *, r->req->len ? r->req->len : 1);
@@ -372,6 +471,14 @@ static gboolean add_rule(sc_lemma_rules *rules, const ld_checked *k, uint32_t le
       c->hidden = sc_query_var_index(q, c->hidden_name);
   }
   sc_rewrite_set_guard(rw, guard_fn, r);
+  /* The guard decodes the bound attributes and evaluates the condition
+   * over the matched classes' types, which a union never changes (the lang
+   * layer merges only equal types); the applier builds the right side from
+   * the same data.  Both answer an old match as they did when it was new
+   * (the counters they bump are statistics): semi-naive search is exact.
+   * Not so for a condition that reads value ranges: a union can narrow a
+   * class's range and turn an old match's UNKNOWN into YES. */
+  sc_rewrite_set_pure(rw, !r->reads_ranges);
   g_ptr_array_add(rules->rewrites, rw);
   g_ptr_array_add(rules->crules, r);
   return TRUE;
@@ -388,6 +495,9 @@ sc_lemma_rules *sc_lemma_compile(const sc_lemma_set *set, sc_lang *lang, GError 
   rules->crules = g_ptr_array_new_with_free_func(crule_free);
   rules->n_lemmas = sc_lemma_set_n_lemmas(set);
   rules->counters = g_new0(sc_lemma_counters, rules->n_lemmas ? rules->n_lemmas : 1);
+  rules->assumptions = g_new0(GArray *, rules->n_lemmas ? rules->n_lemmas : 1);
+  rules->undecided_cond = g_new0(char *, rules->n_lemmas ? rules->n_lemmas : 1);
+  rules->undecided_inst = g_new0(char *, rules->n_lemmas ? rules->n_lemmas : 1);
   for (uint32_t i = 0; i < rules->n_lemmas; i++) {
     const ld_checked *k = sc_lemma_set_checked(set, i);
     if (!add_rule(rules, k, i, FALSE, error) ||
@@ -399,12 +509,39 @@ sc_lemma_rules *sc_lemma_compile(const sc_lemma_set *set, sc_lang *lang, GError 
   return rules;
 }
 
+void sc_lemma_rules_rebind(sc_lemma_rules *r, sc_lang *lang) {
+  g_return_if_fail(r != NULL && lang != NULL);
+  /* Nothing compiled reads the e-graph: attribute checks are predicates
+   * and hidden variables decoded through r->lang, operators are registry
+   * ids.  Only the per-e-graph reports start again. */
+  r->lang = lang;
+  memset(r->counters, 0, sizeof(sc_lemma_counters) * (r->n_lemmas ? r->n_lemmas : 1));
+  for (uint32_t i = 0; i < r->n_lemmas; i++) {
+    if (r->assumptions[i]) {
+      g_array_free(r->assumptions[i], TRUE);
+      r->assumptions[i] = NULL;
+    }
+    g_clear_pointer(&r->undecided_cond[i], g_free);
+    g_clear_pointer(&r->undecided_inst[i], g_free);
+  }
+}
+
 void sc_lemma_rules_free(sc_lemma_rules *r) {
   if (r == NULL)
     return;
   g_ptr_array_free(r->rewrites, TRUE);
   g_ptr_array_free(r->crules, TRUE);
   g_free(r->counters);
+  for (uint32_t i = 0; i < r->n_lemmas; i++)
+    if (r->assumptions[i])
+      g_array_free(r->assumptions[i], TRUE);
+  g_free(r->assumptions);
+  for (uint32_t i = 0; i < r->n_lemmas; i++) {
+    g_free(r->undecided_cond[i]);
+    g_free(r->undecided_inst[i]);
+  }
+  g_free(r->undecided_cond);
+  g_free(r->undecided_inst);
   g_free(r);
 }
 
@@ -422,4 +559,25 @@ void sc_lemma_rules_counters(const sc_lemma_rules *r, uint32_t lemma, sc_lemma_c
   memset(out, 0, sizeof *out);
   g_return_if_fail(lemma < r->n_lemmas);
   *out = r->counters[lemma];
+}
+
+gboolean sc_lemma_rules_undecided(const sc_lemma_rules *r, uint32_t lemma, const char **condition,
+                                  const char **instance) {
+  *condition = NULL;
+  *instance = NULL;
+  g_return_val_if_fail(lemma < r->n_lemmas, FALSE);
+  *condition = r->undecided_cond[lemma];
+  *instance = r->undecided_inst[lemma];
+  return *condition != NULL;
+}
+
+const uint32_t *sc_lemma_rules_assumptions(const sc_lemma_rules *r, uint32_t lemma,
+                                           uint32_t *n) {
+  *n = 0;
+  g_return_val_if_fail(lemma < r->n_lemmas, NULL);
+  GArray *a = r->assumptions[lemma];
+  if (a == NULL)
+    return NULL;
+  *n = a->len;
+  return (const uint32_t *)(void *)a->data;
 }

@@ -8,7 +8,7 @@
  * programs are interned process-wide by the declaration's text and never
  * freed, because a registered operator lives for the process; the same
  * declaration loaded twice therefore registers the same operator.  A
- * definition becomes the lemma NAME_unfold: NS.NAME(?params) => DEF, which
+ * definition becomes the lemma NS_NAME_unfold: NS.NAME(?params) => DEF, which
  * is checked like any lemma (so the instance test compares the declared
  * shape rule with the definition's type). */
 #include "lemma/lemma-private.h"
@@ -153,7 +153,7 @@ static gboolean check_names(ld_diag *d, const lx *e, const sc_op *op, gboolean t
   }
   case LX_CALL: {
     static const char *const tfn[] = {"size", "rank", "dtype", "shape", "numel"};
-    static const char *const ofn[] = {"with_size", "min", "max"};
+    static const char *const ofn[] = {"with_size", "min", "max", "append", "remove"};
     gboolean tf = FALSE, known = FALSE;
     for (size_t i = 0; i < G_N_ELEMENTS(tfn); i++)
       if (strcmp(e->text, tfn[i]) == 0)
@@ -164,7 +164,7 @@ static gboolean check_names(ld_diag *d, const lx *e, const sc_op *op, gboolean t
     if (!known) {
       ld_error_at(d, e->start, SC_LEMMA_ERROR_DECL,
                   "unknown function '%s' in a shape rule (known: size, rank, dtype, shape, "
-                  "numel, with_size, min, max)",
+                  "numel, with_size, min, max, append, remove)",
                   e->text);
       return FALSE;
     }
@@ -327,12 +327,18 @@ const sc_op *ld_check_opdecl(ld_diag *d, const char *file, ld_opdecl *o, ld_chec
   if (o->def == NULL)
     return op;
 
-  /* NAME_unfold: NS.NAME(?x, ..., key=?k) => DEF[params := ?params] */
+  /* NS_NAME_unfold: NS.NAME(?x, ..., key=?k) => DEF[params := ?params].
+   * The namespace is part of the name, so that two libraries' kernels of
+   * one name (vLLM's _C.rms_norm and a user's mylib.rms_norm) can both be
+   * loaded; characters that are not letters, digits or '_' become '_'. */
   ld_lemma l;
   memset(&l, 0, sizeof l);
   l.name = strcmp(op->overload, "default") == 0
-               ? g_strdup_printf("%s_unfold", op->name)
-               : g_strdup_printf("%s_%s_unfold", op->name, op->overload);
+               ? g_strdup_printf("%s_%s_unfold", op->ns, op->name)
+               : g_strdup_printf("%s_%s_%s_unfold", op->ns, op->name, op->overload);
+  for (char *p = l.name; *p; p++)
+    if (!g_ascii_isalnum(*p) && *p != '_')
+      *p = '_';
   l.start = o->start;
   l.end = o->end;
   l.name_pos = o->name_pos;
@@ -361,11 +367,19 @@ const sc_op *ld_check_opdecl(ld_diag *d, const char *file, ld_opdecl *o, ld_chec
   l.lhs = lhs;
   l.rhs = lx_copy(o->def);
   params_to_vars(l.rhs, op);
+  /* The declared condition holds wherever the left side is well-typed (it
+   * is part of the shape rule); as the lemma's condition it also guides the
+   * numerical checker's search (sc_lemma_steer). */
+  if (o->where != NULL) {
+    l.where = lx_copy(o->where);
+    params_to_vars(l.where, op);
+  }
   l.requires = g_ptr_array_new_with_free_func((GDestroyNotify)lx_free);
   ld_checked *k = ld_check_lemma(d, file, &l);
   g_free(l.name);
   lx_free(l.lhs);
   lx_free(l.rhs);
+  lx_free(l.where);
   g_ptr_array_free(l.requires, TRUE);
   if (k == NULL)
     return NULL;

@@ -6,7 +6,10 @@
  * sym.h's three-valued answers; and/or/not are Kleene's, so UNKNOWN never
  * becomes YES.  Anything that cannot be evaluated (a type mismatch, a dim
  * out of range, a division by zero, an overflow of the symtab) makes
- * ev_eval return FALSE, and a condition that cannot be evaluated is NO. */
+ * ev_eval return FALSE, and a condition that cannot be evaluated is NO.
+ * vmin/vmax read a class's value range (lang.h); a missing bound is
+ * EV_UNKNOWN, which arithmetic keeps and comparisons turn into UNKNOWN, so
+ * a lemma whose range condition lacks a fact is counted as undecided. */
 #include "lemma/lemma-private.h"
 
 #include <string.h>
@@ -72,6 +75,100 @@ static gboolean want_truth(const ev_env *env, const lx *e, sc_truth *out) {
   return FALSE;
 }
 
+/* An integer operand that may be unknown (EV_UNKNOWN: a missing value
+ * range bound): 1 with *OUT set, 2 when unknown, 0 when it is not an
+ * integer or cannot be evaluated. */
+static int want_dim_or_unknown(const ev_env *env, const lx *e, sc_dim *out) {
+  ev_val v;
+  if (!ev(env, e, &v))
+    return 0;
+  if (v.kind == EV_UNKNOWN)
+    return 2;
+  if (v.kind == EV_DIM) {
+    *out = v.d;
+    return 1;
+  }
+  if (v.kind == EV_VALUE && v.v->kind == SC_VAL_INT) {
+    *out = v.v->u.i;
+    return 1;
+  }
+  if (v.kind == EV_VALUE && v.v->kind == SC_VAL_BOOL) {
+    *out = sc_dim_const(v.v->u.b ? 1 : 0);
+    return 1;
+  }
+  return 0;
+}
+
+/* A concrete number: a concrete dim, an int or a float value. */
+static gboolean val_number(const ev_val *v, double *out) {
+  if (v->kind == EV_DIM && sc_dim_is_const(v->d)) {
+    *out = (double)v->d.value;
+    return TRUE;
+  }
+  if (v->kind == EV_VALUE && v->v->kind == SC_VAL_INT && sc_dim_is_const(v->v->u.i)) {
+    *out = (double)v->v->u.i.value;
+    return TRUE;
+  }
+  if (v->kind == EV_VALUE && v->v->kind == SC_VAL_FLOAT) {
+    *out = v->v->u.f;
+    return TRUE;
+  }
+  return FALSE;
+}
+
+/* Value-range atoms (lang.h, value ranges): vmin(T) / vmax(T), the class's
+ * bound or EV_UNKNOWN; an assumed bound that is read is recorded in the
+ * tensor value's `assumed` array (set by the lookup).  Shape atoms:
+ * append(SHAPE, N) is SHAPE with one more dim N; remove(SHAPE, D) is SHAPE
+ * without dim D (negative D counts from the end). */
+static gboolean range_call(const ev_env *env, const lx *e, ev_val *out, gboolean *handled) {
+  const char *f = e->text;
+  *handled = TRUE;
+  if ((strcmp(f, "vmin") == 0 || strcmp(f, "vmax") == 0) && e->n == 1) {
+    ev_val t;
+    if (!ev(env, e->kids[0], &t) || t.kind != EV_TENSOR)
+      return FALSE;
+    gboolean lo = f[2] == 'i';
+    const sc_vrange *r = t.range;
+    uint32_t src = r == NULL ? SC_VRANGE_NONE : lo ? r->lo_src : r->hi_src;
+    if (src == SC_VRANGE_NONE) {
+      out->kind = EV_UNKNOWN;
+      return TRUE;
+    }
+    if (src != SC_VRANGE_FACT && t.assumed != NULL)
+      g_array_append_val(t.assumed, src);
+    out->kind = EV_DIM;
+    out->d = lo ? r->lo : r->hi;
+    return TRUE;
+  }
+  if (strcmp(f, "append") == 0 && e->n == 2) {
+    sc_shape s;
+    sc_dim n;
+    if (!want_shape(env, e->kids[0], &s) || s.rank >= SC_MAX_RANK ||
+        !want_dim(env, e->kids[1], &n))
+      return FALSE;
+    s.dims[s.rank++] = n;
+    out->kind = EV_SHAPE;
+    out->shape = s;
+    return TRUE;
+  }
+  if (strcmp(f, "remove") == 0 && e->n == 2) {
+    sc_shape s;
+    sc_dim d;
+    uint32_t k;
+    if (!want_shape(env, e->kids[0], &s) || !want_dim(env, e->kids[1], &d) ||
+        !sc_dim_is_const(d) || !sc_wrap_dim(d.value, s.rank, &k) || k >= s.rank)
+      return FALSE;
+    memmove(&s.dims[k], &s.dims[k + 1], (s.rank - k - 1) * sizeof s.dims[0]);
+    s.rank--;
+    out->kind = EV_SHAPE;
+    out->shape = s;
+    return TRUE;
+  }
+  *handled = FALSE;
+  return FALSE;
+}
+
 /* Dim D of a rank-R shape, wrapping negative dims. */
 static gboolean dim_index(sc_dim d, uint32_t rank, uint32_t *out) {
   if (!sc_dim_is_const(d))
@@ -84,6 +181,10 @@ static gboolean call(const ev_env *env, const lx *e, ev_val *out) {
   for (uint32_t i = 0; i < e->n; i++)
     if (e->keys[i] != NULL)
       return FALSE;
+  gboolean handled;
+  gboolean r = range_call(env, e, out, &handled);
+  if (handled)
+    return r;
   if (strcmp(f, "size") == 0 && e->n == 2) {
     const sc_ttype *t;
     sc_dim d;
@@ -155,6 +256,19 @@ static gboolean call(const ev_env *env, const lx *e, ev_val *out) {
       }
     return FALSE;
   }
+  if (strcmp(f, "at") == 0 && e->n == 2) {
+    /* at(LIST, I): entry I of an int list or shape (negative I counts from
+     * the end, as in Python); out of range cannot be evaluated. */
+    sc_shape s;
+    sc_dim d;
+    uint32_t k;
+    if (!want_shape(env, e->kids[0], &s) || !want_dim(env, e->kids[1], &d) ||
+        !dim_index(d, s.rank, &k))
+      return FALSE;
+    out->kind = EV_DIM;
+    out->d = s.dims[k];
+    return TRUE;
+  }
   if ((strcmp(f, "min") == 0 || strcmp(f, "max") == 0) && e->n == 2) {
     sc_dim a, b;
     if (!want_dim(env, e->kids[0], &a) || !want_dim(env, e->kids[1], &b))
@@ -184,6 +298,33 @@ static gboolean compare(const ev_env *env, const lx *e, ev_val *out) {
   if (!ev(env, e->kids[0], &a) || !ev(env, e->kids[1], &b))
     return FALSE;
   gboolean eqne = strcmp(op, "==") == 0 || strcmp(op, "!=") == 0;
+  {
+    /* an unknown integer (a missing value bound) against an integer: the
+     * comparison is UNKNOWN; a float against a number: compared as
+     * numbers ("?v == 0" holds for a fill value of 0.0) */
+    gboolean ua = a.kind == EV_UNKNOWN, ub = b.kind == EV_UNKNOWN;
+    gboolean ia = ua || a.kind == EV_DIM || (a.kind == EV_VALUE && a.v->kind == SC_VAL_INT);
+    gboolean ib = ub || b.kind == EV_DIM || (b.kind == EV_VALUE && b.v->kind == SC_VAL_INT);
+    if (ua || ub) {
+      if (!ia || !ib)
+        return FALSE;
+      out->truth = SC_UNKNOWN;
+      return TRUE;
+    }
+    double x, y;
+    gboolean fa = a.kind == EV_VALUE && a.v->kind == SC_VAL_FLOAT;
+    gboolean fb = b.kind == EV_VALUE && b.v->kind == SC_VAL_FLOAT;
+    if ((fa || fb) && val_number(&a, &x) && val_number(&b, &y)) {
+      gboolean t = strcmp(op, "==") == 0   ? x == y
+                   : strcmp(op, "!=") == 0 ? x != y
+                   : strcmp(op, "<") == 0  ? x < y
+                   : strcmp(op, "<=") == 0 ? x <= y
+                   : strcmp(op, ">") == 0  ? x > y
+                                           : x >= y;
+      out->truth = t ? SC_YES : SC_NO;
+      return TRUE;
+    }
+  }
   sc_dim da, db;
   gboolean a_dim = a.kind == EV_DIM || (a.kind == EV_VALUE && a.v->kind == SC_VAL_INT);
   gboolean b_dim = b.kind == EV_DIM || (b.kind == EV_VALUE && b.v->kind == SC_VAL_INT);
@@ -274,7 +415,12 @@ static gboolean ev(const ev_env *env, const lx *e, ev_val *out) {
     return call(env, e, out);
   case LX_NEG: {
     sc_dim a;
-    if (!want_dim(env, e->kids[0], &a))
+    int ka = want_dim_or_unknown(env, e->kids[0], &a);
+    if (ka == 2) {
+      out->kind = EV_UNKNOWN;
+      return TRUE;
+    }
+    if (ka == 0)
       return FALSE;
     out->kind = EV_DIM;
     out->d = sc_dim_neg(env->st, a);
@@ -282,8 +428,14 @@ static gboolean ev(const ev_env *env, const lx *e, ev_val *out) {
   }
   case LX_BIN: {
     sc_dim a, b;
-    if (!want_dim(env, e->kids[0], &a) || !want_dim(env, e->kids[1], &b))
+    int ka = want_dim_or_unknown(env, e->kids[0], &a);
+    int kb = ka ? want_dim_or_unknown(env, e->kids[1], &b) : 0;
+    if (ka == 0 || kb == 0)
       return FALSE;
+    if (ka == 2 || kb == 2) {
+      out->kind = EV_UNKNOWN;
+      return TRUE;
+    }
     out->kind = EV_DIM;
     switch (e->op[0]) {
     case '+': out->d = sc_dim_add(env->st, a, b); return TRUE;
@@ -366,6 +518,75 @@ sc_truth ev_condition(const ev_env *env, const lx *cond) {
   if (v.kind == EV_VALUE && v.v->kind == SC_VAL_BOOL)
     return v.v->u.b ? SC_YES : SC_NO;
   return SC_NO;
+}
+
+/* ---- undecided comparisons, as text (reports) ---- */
+
+/* Value of E as text: a dim printed in the symtab's syntax, else the
+ * expression as written. */
+static void append_operand(GString *out, const ev_env *env, const lx *e) {
+  sc_dim d;
+  if (want_dim(env, e, &d)) {
+    g_autofree char *t = sc_dim_to_string(env->st, d);
+    g_string_append(out, t);
+  } else {
+    lx_append(out, e);
+  }
+}
+
+/* Collects the comparisons of COND that are UNKNOWN, instantiated. */
+static void collect_undecided(const ev_env *env, const lx *cond, GString *out) {
+  switch (cond->kind) {
+  case LX_AND:
+  case LX_OR: {
+    /* As ev() evaluates them: the right side is not reached when the
+     * left one decides (and then neither side is the reason). */
+    sc_truth a;
+    if (!want_truth(env, cond->kids[0], &a) || (cond->kind == LX_AND && a == SC_NO) ||
+        (cond->kind == LX_OR && a == SC_YES))
+      return;
+    collect_undecided(env, cond->kids[0], out);
+    collect_undecided(env, cond->kids[1], out);
+    return;
+  }
+  case LX_NOT:
+    collect_undecided(env, cond->kids[0], out);
+    return;
+  case LX_CMP: {
+    ev_val v;
+    if (!ev(env, cond, &v) || v.kind != EV_TRUTH || v.truth != SC_UNKNOWN)
+      return;
+    if (out->len)
+      g_string_append(out, ", ");
+    if (strcmp(cond->op, "d") == 0) {
+      append_operand(out, env, cond->kids[0]);
+      g_string_append(out, " divides ");
+      append_operand(out, env, cond->kids[1]);
+    } else {
+      append_operand(out, env, cond->kids[0]);
+      g_string_append_printf(out, " %s ", cond->op);
+      append_operand(out, env, cond->kids[1]);
+    }
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+char *ev_undecided_text(const ev_env *env, const lx *cond) {
+  if (cond == NULL)
+    return NULL;
+  gboolean was = sc_symtab_overflowed(env->st);
+  GString *out = g_string_new(NULL);
+  collect_undecided(env, cond, out);
+  if (!was)
+    sc_symtab_clear_overflow(env->st);
+  if (out->len == 0) {
+    g_string_free(out, TRUE);
+    return NULL;
+  }
+  return g_string_free(out, FALSE);
 }
 
 gboolean ev_to_value(const ev_val *v, const sc_arg *arg, sc_value *out) {

@@ -63,9 +63,23 @@ typedef struct {
   const char *file;
   const char *text;
   GArray *errors; /* ld_error */
+  gboolean skip_instance_test; /* the text passed it before (cache.c) */
 } ld_diag;
 
 void ld_diag_init(ld_diag *d, const char *file, const char *text);
+
+/* --- the instance-test cache (cache.c) --- */
+
+/* The key of TEXT loaded after the files whose chain digest is CHAIN (NULL:
+ * none), for this executable; NULL when the cache cannot be used
+ * (transfer full). */
+char *ld_cache_key(const char *chain, const char *text);
+/* CHAIN extended by TEXT (transfer full). */
+char *ld_cache_chain(const char *chain, const char *text);
+/* Whether KEY was recorded (a file that passed every check). */
+gboolean ld_cache_has(const char *key);
+/* Record KEY (best effort). */
+void ld_cache_put(const char *key);
 void ld_diag_clear(ld_diag *d);
 void ld_error_at(ld_diag *d, uint32_t pos, sc_lemma_error code, const char *fmt, ...)
     G_GNUC_PRINTF(4, 5);
@@ -191,6 +205,8 @@ typedef enum {
   EV_TRUTH,   /* truth */
   EV_TENSOR,  /* type */
   EV_VALUE,   /* v (borrowed): float, str, bool, None, lists... */
+  EV_UNKNOWN, /* an integer nobody knows: vmin/vmax of a class without that
+                 bound; comparisons with it are UNKNOWN, arithmetic keeps it */
 } ev_kind;
 
 typedef struct {
@@ -201,6 +217,10 @@ typedef struct {
   sc_truth truth;
   const sc_ttype *type;
   const sc_value *v;
+  const sc_vrange *range; /* EV_TENSOR: the class's value range, or NULL */
+  GArray *assumed;        /* EV_TENSOR: when not NULL, vmin/vmax append the
+                             assumption id (uint32_t) of each assumed bound
+                             of RANGE they read (lang.h, value ranges) */
 } ev_val;
 
 /* Resolves a ?var (LX_VAR) or a parameter (LX_NAME) to a value; FALSE
@@ -220,6 +240,11 @@ typedef struct {
 gboolean ev_eval(const ev_env *env, const lx *e, ev_val *out);
 /* A condition: YES, NO, UNKNOWN; an evaluation failure is NO. */
 sc_truth ev_condition(const ev_env *env, const lx *cond);
+/* The comparisons of COND that are UNKNOWN under ENV, each instantiated
+ * ("min(S*T, U) < U", dims printed in the symtab's syntax), joined by
+ * ", "; NULL when none is.  For reports of conditions that did not fire.
+ * Caller g_free()s. */
+char *ev_undecided_text(const ev_env *env, const lx *cond);
 /* Convert an evaluated value to a bound argument of type ARG. */
 gboolean ev_to_value(const ev_val *v, const sc_arg *arg, sc_value *out);
 

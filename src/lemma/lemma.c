@@ -4,7 +4,9 @@
  * Invariants: lemma names are unique in a set; a load either adds all of
  * its lemmas or none (statements are checked into a pending list that is
  * appended only when the whole text is clean); sc_lemma_info entries point
- * into the set's checked lemmas and live as long as the set. */
+ * into the set's checked lemmas and live as long as the set.  A text that
+ * loaded cleanly before, into a set holding the same earlier texts, in the
+ * same executable, skips the instance test (cache.c). */
 #include "lemma/lemma-private.h"
 #include "sc-config.h"
 
@@ -17,6 +19,7 @@ struct sc_lemma_set {
   GArray *infos;       /* sc_lemma_info, parallel */
   GHashTable *by_name; /* name -> index + 1 */
   GPtrArray *ops;      /* const sc_op* */
+  char *chain;         /* digest of the texts loaded so far (cache.c), or NULL */
 };
 
 sc_lemma_set *sc_lemma_set_new(void) {
@@ -35,7 +38,26 @@ void sc_lemma_set_free(sc_lemma_set *s) {
   g_array_free(s->infos, TRUE);
   g_ptr_array_free(s->lemmas, TRUE);
   g_ptr_array_free(s->ops, TRUE);
+  g_free(s->chain);
   g_free(s);
+}
+
+/* The instance-test cache key of TEXT loaded into SET (cache.c), or NULL
+ * when the cache cannot vouch for it: the registry holds operators
+ * declared outside SET (by another set of this process), whose
+ * declarations the key does not cover. */
+static char *cache_key(const sc_lemma_set *set, const char *text) {
+  for (uint32_t i = 0; i < sc_ops_count(); i++) {
+    const sc_op *op = sc_ops_at(i);
+    if (op->rule_data == NULL)
+      continue; /* built in: part of the executable */
+    gboolean ours = FALSE;
+    for (guint j = 0; j < set->ops->len && !ours; j++)
+      ours = g_ptr_array_index(set->ops, j) == op;
+    if (!ours)
+      return NULL;
+  }
+  return ld_cache_key(set->chain, text);
 }
 
 const ld_checked *sc_lemma_set_checked(const sc_lemma_set *set, uint32_t i);
@@ -64,6 +86,8 @@ gboolean sc_lemma_set_load_string(sc_lemma_set *set, const char *filename, const
   sc_ops_init();
   ld_diag d;
   ld_diag_init(&d, filename, text);
+  g_autofree char *key = cache_key(set, text);
+  d.skip_instance_test = key != NULL && ld_cache_has(key);
   GPtrArray *stmts = g_ptr_array_new_with_free_func(ld_stmt_free);
   ld_parse(&d, text, stmts);
   GPtrArray *pending = g_ptr_array_new_with_free_func(ld_checked_free);
@@ -114,6 +138,11 @@ gboolean sc_lemma_set_load_string(sc_lemma_set *set, const char *filename, const
     for (guint i = 0; i < new_ops->len; i++)
       g_ptr_array_add(set->ops, g_ptr_array_index(new_ops, i));
     rebuild_infos(set);
+    if (key != NULL && !d.skip_instance_test)
+      ld_cache_put(key);
+    char *chain = ld_cache_chain(set->chain, text);
+    g_free(set->chain);
+    set->chain = chain;
   } else {
     ld_diag_to_gerror(&d, error);
   }

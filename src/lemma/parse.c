@@ -172,6 +172,7 @@ void ld_diag_init(ld_diag *d, const char *file, const char *text) {
   d->file = file;
   d->text = text;
   d->errors = g_array_new(FALSE, FALSE, sizeof(ld_error));
+  d->skip_instance_test = FALSE;
 }
 
 void ld_diag_clear(ld_diag *d) {

@@ -1402,6 +1402,24 @@ fail:
 /* ------------------------------------------------------------------------ */
 /* Shape inference                                                           */
 
+/* Symbolic result sizes in the symtab's current normal form.  A rule may
+ * copy a size from its arguments, made before an assumption that the
+ * driver learned later (a data-dependent size proved equal to another,
+ * docs/adding-an-operator.md): results are then rewritten with it, so that
+ * equal sizes are identical and the e-graph's attributes built from result
+ * shapes (sc.view's shape) agree.  Multiplying by 1 rewrites a dim into
+ * its current form and changes nothing else (sym.h). */
+static void normalize_result_dims(sc_symtab *st, GArray *out, guint from) {
+  if (st == NULL)
+    return;
+  for (guint i = from; i < out->len; i++) {
+    sc_shape *s = &g_array_index(out, sc_ttype, i).shape;
+    for (uint32_t d = 0; d < s->rank; d++)
+      if (!sc_dim_is_const(s->dims[d]))
+        s->dims[d] = sc_dim_mul(st, s->dims[d], sc_dim_const(1));
+  }
+}
+
 gboolean sc_ops_infer(const sc_op_call *call, GArray *out, GError **error) {
   g_return_val_if_fail(call != NULL && call->op != NULL && out != NULL, FALSE);
   const sc_op *op = call->op;
@@ -1437,5 +1455,6 @@ gboolean sc_ops_infer(const sc_op_call *call, GArray *out, GError **error) {
       return FALSE;
     }
   }
+  normalize_result_dims(call->symtab, out, before);
   return TRUE;
 }

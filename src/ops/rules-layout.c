@@ -36,6 +36,8 @@ static R rctx(const sc_op_call *call, GError **error) {
 
 static gboolean rerr(R *r, int code, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 static gboolean rerr(R *r, int code, const char *fmt, ...) {
+  if (r->error == NULL)
+    return FALSE; /* nobody reads the message: do not format it */
   va_list ap;
   va_start(ap, fmt);
   g_autofree char *msg = g_strdup_vprintf(fmt, ap);
@@ -51,6 +53,8 @@ static gboolean rtruth(R *r, sc_truth t, const char *question, const char *fmt, 
 static gboolean rtruth(R *r, sc_truth t, const char *question, const char *fmt, ...) {
   if (t == SC_YES)
     return TRUE;
+  if (r->error == NULL)
+    return FALSE; /* nobody reads the message: do not format it */
   va_list ap;
   va_start(ap, fmt);
   g_autofree char *msg = g_strdup_vprintf(fmt, ap);
@@ -168,8 +172,12 @@ static sc_truth d_divides(R *r, sc_dim d, sc_dim a) {
 
 static gboolean is_c(sc_dim d, int64_t v) { return sc_dim_is_const(d) && d.value == v; }
 
-/* Printable dims and shapes (caller frees). */
+/* Printable dims and shapes (caller frees), for messages only: NULL when
+ * the caller asked for no error (the lemma instance test and the e-graph
+ * call shape rules millions of times and never read the text). */
 static char *ds(R *r, sc_dim d) {
+  if (r->error == NULL)
+    return NULL;
   if (sc_dim_is_const(d))
     return g_strdup_printf("%" G_GINT64_FORMAT, (gint64)d.value);
   return sc_dim_to_string(r->st, d);
@@ -178,6 +186,8 @@ static char *ds(R *r, sc_dim d) {
 static char *ss(const sc_shape *s) { return sc_shape_to_string(s); }
 
 static char *dims_str(R *r, const sc_dim *v, uint32_t n) {
+  if (r->error == NULL)
+    return NULL;
   GString *s = g_string_new("[");
   for (uint32_t i = 0; i < n; i++) {
     g_autofree char *d = ds(r, v[i]);
@@ -313,7 +323,7 @@ static gboolean wrap_dim_list(R *r, const char *name, const sc_dim *v, uint32_t 
       return rerr(r, SC_OPS_ERROR_SHAPE, "item %u of '%s' must be a concrete integer, found %s", i,
                   name, t);
     }
-    g_autofree char *what = g_strdup_printf("item %u of '%s'", i, name);
+    g_autofree char *what = r->error ? g_strdup_printf("item %u of '%s'", i, name) : NULL;
     if (!wrap_value(r, what, v[i].value, rank, &out[i]))
       return FALSE;
     if (out[i] < SC_MAX_RANK) {
@@ -449,33 +459,40 @@ gboolean sc_rule_view(const sc_op_call *call, GArray *out, GError **error) {
   if (n > SC_MAX_RANK)
     return rerr(&r, SC_OPS_ERROR_SHAPE, "'%s' has %u dims, more than the supported %d", name, n,
                 SC_MAX_RANK);
-  g_autofree char *target = dims_str(&r, v, n);
-  g_autofree char *src = ss(&x->shape);
+  /* The texts of the messages, made only on an error path (view is the
+   * most frequent call in an e-graph: its success must not format). */
+  g_autofree char *target = NULL, *src = NULL, *tot = NULL;
+#define VIEW_TARGET (target ? target : (target = dims_str(&r, v, n)))
+#define VIEW_SRC (src ? src : (src = r.error ? ss(&x->shape) : NULL))
+#define VIEW_TOT (tot ? tot : (tot = ds(&r, total)))
   int32_t infer = -1;
   sc_dim known = d_c(1);
   for (uint32_t i = 0; i < n; i++) {
     if (is_c(v[i], -1)) {
       if (infer >= 0)
         return rerr(&r, SC_OPS_ERROR_SHAPE, "only one dimension can be inferred in '%s' %s", name,
-                    target);
+                    VIEW_TARGET);
       infer = (int32_t)i;
       continue;
     }
     if (d_le(&r, d_c(0), v[i]) == SC_NO)
-      return rerr(&r, SC_OPS_ERROR_SHAPE, "invalid shape dimension in '%s' %s", name, target);
+      return rerr(&r, SC_OPS_ERROR_SHAPE, "invalid shape dimension in '%s' %s", name,
+                  VIEW_TARGET);
     known = d_mul(&r, known, v[i]);
   }
   sc_dim total = numel(&r, &x->shape);
   if (!check_overflow(&r))
     return FALSE;
-  g_autofree char *tot = ds(&r, total);
   sc_shape o;
   o.rank = n;
   for (uint32_t i = 0; i < n; i++)
     o.dims[i] = v[i];
   if (infer < 0) {
-    if (!rtruth(&r, d_eq(&r, total, known), "whether the element counts match",
-                "shape %s is invalid for input of size %s (self has shape %s)", target, tot, src))
+    sc_truth same = d_eq(&r, total, known);
+    if (same != SC_YES &&
+        !rtruth(&r, same, "whether the element counts match",
+                "shape %s is invalid for input of size %s (self has shape %s)", VIEW_TARGET,
+                VIEW_TOT, VIEW_SRC))
       return FALSE;
   } else {
     sc_truth zero = d_eq(&r, known, d_c(0));
@@ -483,18 +500,26 @@ gboolean sc_rule_view(const sc_op_call *call, GArray *out, GError **error) {
       return rerr(&r, SC_OPS_ERROR_SHAPE,
                   "cannot reshape self %s into shape %s: the unspecified dimension -1 is "
                   "ambiguous when the other sizes multiply to 0",
-                  src, target);
+                  VIEW_SRC, VIEW_TARGET);
     if (zero == SC_UNKNOWN)
       return rerr(&r, SC_OPS_ERROR_UNDECIDED,
-                  "cannot decide whether the sizes of %s other than -1 multiply to 0", target);
-    if (!rtruth(&r, d_divides(&r, known, total), "whether the known sizes divide the input size",
-                "shape %s is invalid for input of size %s (self has shape %s)", target, tot, src))
+                  "cannot decide whether the sizes of %s other than -1 multiply to 0",
+                  VIEW_TARGET);
+    sc_truth divides = d_divides(&r, known, total);
+    if (divides != SC_YES &&
+        !rtruth(&r, divides, "whether the known sizes divide the input size",
+                "shape %s is invalid for input of size %s (self has shape %s)", VIEW_TARGET,
+                VIEW_TOT, VIEW_SRC))
       return FALSE;
     sc_dim inferred;
     if (!d_floordiv(&r, total, known, &inferred))
-      return rerr(&r, SC_OPS_ERROR_SHAPE, "shape %s is invalid for input of size %s", target, tot);
+      return rerr(&r, SC_OPS_ERROR_SHAPE, "shape %s is invalid for input of size %s",
+                  VIEW_TARGET, VIEW_TOT);
     o.dims[infer] = inferred;
   }
+#undef VIEW_TARGET
+#undef VIEW_SRC
+#undef VIEW_TOT
   if (!check_overflow(&r))
     return FALSE;
   emit(out, &o, x->dtype);
@@ -889,16 +914,23 @@ gboolean sc_rule_cat(const sc_op_call *call, GArray *out, GError **error) {
   sc_dtype dt = ts[0]->dtype;
   for (uint32_t i = 1; i < n; i++) {
     const sc_shape *si = &ts[i]->shape;
-    g_autofree char *a = ss(si);
-    g_autofree char *b = ss(s0);
-    if (si->rank != s0->rank)
+    /* the shapes are formatted only for a message (cat is on every hot path) */
+    if (si->rank != s0->rank) {
+      g_autofree char *a = r.error ? ss(si) : NULL;
+      g_autofree char *b = r.error ? ss(s0) : NULL;
       return rerr(&r, SC_OPS_ERROR_SHAPE,
                   "tensor %u has shape %s but tensor 0 has %s (must have the same number of dims)",
                   i, a, b);
+    }
     for (uint32_t k = 0; k < s0->rank; k++) {
       if (k == d)
         continue;
-      if (!rtruth(&r, d_eq(&r, si->dims[k], s0->dims[k]), "whether the shapes match",
+      sc_truth same = d_eq(&r, si->dims[k], s0->dims[k]);
+      if (same == SC_YES)
+        continue;
+      g_autofree char *a = r.error ? ss(si) : NULL;
+      g_autofree char *b = r.error ? ss(s0) : NULL;
+      if (!rtruth(&r, same, "whether the shapes match",
                   "tensor %u has shape %s but tensor 0 has %s (must match except in dim %u)", i,
                   a, b, d))
         return FALSE;
@@ -961,6 +993,10 @@ gboolean sc_rule_sc_sum(const sc_op_call *call, GArray *out, GError **error) {
       return rerr(&r, SC_OPS_ERROR_SHAPE, "tensor %u has dtype %s but tensor 0 has %s", i,
                   sc_dtype_name(ts[i]->dtype), sc_dtype_name(ts[0]->dtype));
   }
+  /* Partial sums of bools are not sums (True + True is True): the
+   * distributive and regrouping lemmas would not hold for them. */
+  if (n > 1 && ts[0]->dtype == SC_DTYPE_BOOL)
+    return rerr(&r, SC_OPS_ERROR_SHAPE, "a sum of bool tensors is not defined (an 'or' is not a sum)");
   emit(out, &ts[0]->shape, ts[0]->dtype);
   return TRUE;
 }
@@ -1167,7 +1203,7 @@ gboolean sc_rule_roll(const sc_op_call *call, GArray *out, GError **error) {
     if (!sc_dim_is_const(dv[i]))
       return rerr(&r, SC_OPS_ERROR_SHAPE, "item %u of 'dims' must be a concrete integer", i);
     uint32_t w;
-    g_autofree char *what = g_strdup_printf("item %u of 'dims'", i);
+    g_autofree char *what = r.error ? g_strdup_printf("item %u of 'dims'", i) : NULL;
     if (!wrap_value(&r, what, dv[i].value, x->shape.rank, &w))
       return FALSE;
   }
@@ -1551,6 +1587,45 @@ gboolean sc_rule_sort(const sc_op_call *call, GArray *out, GError **error) {
     return FALSE;
   emit(out, &x->shape, x->dtype);
   emit(out, &x->shape, SC_DTYPE_I64);
+  return TRUE;
+}
+
+/* ---- data-dependent sizes ---------------------------------------------------- */
+
+/* nonzero(self, *, size): the coordinates of the nonzero elements of self in
+ * row-major order, i64 [size, rank(self)] (a 0-dim self gives [size, 0]).
+ * How many there are depends on the values, so the rule cannot compute
+ * `size`: it is the declared size the graph filled in (ops.h,
+ * SC_OP_DATA_DEPENDENT), and None is undecided.  What can be checked is:
+ * 0 <= size <= numel(self).  A bound the symtab cannot decide is accepted
+ * (the count meets it at run time by construction; no proof reads it as
+ * a premise), one it refutes is a shape error. */
+gboolean sc_rule_nonzero(const sc_op_call *call, GArray *out, GError **error) {
+  R r = rctx(call, error);
+  const sc_ttype *x;
+  gboolean present;
+  sc_dim n;
+  if (!get_tensor(&r, "self", &x) || !get_opt_int(&r, "size", &present, &n))
+    return FALSE;
+  if (!present)
+    return rerr(&r, SC_OPS_ERROR_UNDECIDED,
+                "the number of nonzero elements of self depends on its values: declare the "
+                "result's shape with a symbol of its own ([u0, %u]) or give size",
+                x->shape.rank);
+  sc_dim total = numel(&r, &x->shape);
+  g_autofree char *ns = ds(&r, n);
+  g_autofree char *ts = ds(&r, total);
+  if (d_le(&r, d_c(0), n) == SC_NO)
+    return rerr(&r, SC_OPS_ERROR_SHAPE, "size %s is negative", ns);
+  if (d_le(&r, n, total) == SC_NO)
+    return rerr(&r, SC_OPS_ERROR_SHAPE, "size %s exceeds the %s elements of self", ns, ts);
+  if (!check_overflow(&r))
+    return FALSE;
+  sc_shape o = sc_shape_scalar();
+  o.rank = 2;
+  o.dims[0] = n;
+  o.dims[1] = d_c(x->shape.rank);
+  emit(out, &o, SC_DTYPE_I64);
   return TRUE;
 }
 

@@ -48,6 +48,47 @@ static void print_exprs(FILE *out, const char *indent, const char *name, const G
     fprintf(out, "%s%s = %s\n", indent, name, (const char *)g_ptr_array_index(exprs, i));
 }
 
+/* Each relation's chain: the spec call, then "N. = TERM   by REASON". */
+static void print_relation_explanations(FILE *out, const sc_bundle *b, const sc_infer_result *r) {
+  sc_graph *spec = sc_bundle_spec(b);
+  fprintf(out, "why the relations hold (each step rewrites one place of the term, for the "
+               "reason given):\n");
+  for (uint32_t i = 0; i < sc_infer_n_relation_explanations(r); i++) {
+    const sc_relation_explanation *e = sc_infer_relation_explanation(r, i);
+    const sc_node *n = sc_graph_node(spec, e->node);
+    fprintf(out, "  %s = %s   (%sspec node %s%s%s)\n", tensor_name(b, e->tensor), e->relation,
+            e->output ? "" : "intermediate, ", n->name, n->src ? " at " : "",
+            n->src ? n->src : "");
+    fprintf(out, "        %s\n", e->start);
+    for (uint32_t j = 0; j < e->n_steps; j++)
+      fprintf(out, "    %2u. = %s   by %s\n", j + 1, e->steps[j].term, e->steps[j].reason);
+    if (e->total_steps > e->n_steps)
+      fprintf(out, "        ... %" G_GUINT64_FORMAT " more step%s\n",
+              (guint64)(e->total_steps - e->n_steps),
+              e->total_steps - e->n_steps == 1 ? "" : "s");
+  }
+}
+
+/* Value-range assumptions the proof used (infer.h, sc_infer_assumption):
+ * "assumed: primals_18 >= 0, ids of aten.index at layers.py:260; negative
+ * ids would wrap (used by vp_entry_index at index)". */
+static void print_assumed_ranges(FILE *out, const sc_infer_result *r) {
+  for (uint32_t i = 0; i < sc_infer_n_assumptions(r); i++) {
+    const sc_infer_assumption *a = sc_infer_assumption_at(r, i);
+    fprintf(out, "assumed: %s (used by %s)\n", a->text, a->used_by);
+  }
+}
+
+static json_t *assumed_ranges_json(const sc_infer_result *r) {
+  json_t *arr = json_array();
+  for (uint32_t i = 0; i < sc_infer_n_assumptions(r); i++) {
+    const sc_infer_assumption *a = sc_infer_assumption_at(r, i);
+    json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s}", "text", a->text, "tensor",
+                                         a->tensor, "node", a->node, "used_by", a->used_by));
+  }
+  return arr;
+}
+
 void sc_report_text(FILE *out, const sc_bundle *b, const sc_infer_result *r,
                     const sc_report_options *opts) {
   sc_graph *spec = sc_bundle_spec(b);
@@ -131,12 +172,19 @@ void sc_report_text(FILE *out, const sc_bundle *b, const sc_infer_result *r,
               e->text);
     }
   }
+  print_assumed_ranges(out, r);
+  /* data-dependent sizes proved equal (infer.h, sc_infer_learned_sizes) */
+  const GPtrArray *learned = sc_infer_learned_sizes(r);
+  for (guint i = 0; i < learned->len; i++)
+    fprintf(out, "size learned: %s\n", (const char *)g_ptr_array_index(learned, i));
   const GPtrArray *ex = sc_infer_explanations(r);
   if (opts && opts->explain && ex->len) {
     fprintf(out, "explanation (per spec node: lemmas applied, impl nodes asserted):\n");
     for (guint i = 0; i < ex->len; i++)
       fprintf(out, "  %s\n", (const char *)g_ptr_array_index(ex, i));
   }
+  if (opts && opts->explain && sc_infer_n_relation_explanations(r))
+    print_relation_explanations(out, b, r);
   fprintf(out, "checked %u of %u spec nodes, explored %u impl nodes, %u lemma applications, "
                "largest e-graph %u e-nodes, %.3f s\n",
           st->visited, st->spec_nodes, st->explored, (unsigned)st->applied, st->max_enodes,
@@ -233,9 +281,29 @@ char *sc_report_json(const sc_bundle *b, const sc_infer_result *r, const sc_repo
   const sc_relation *assumed = sc_bundle_assume_relation(b);
   if (assumed && assumed->n_entries)
     json_object_set_new(o, "assumptions", relation_json(b, assumed));
+  if (sc_infer_n_assumptions(r))
+    json_object_set_new(o, "assumed_ranges", assumed_ranges_json(r));
+  if (sc_infer_learned_sizes(r)->len)
+    json_object_set_new(o, "learned_sizes", str_array(sc_infer_learned_sizes(r)));
 
-  if (opts && opts->explain)
+  if (opts && opts->explain) {
     json_object_set_new(o, "explanation", str_array(sc_infer_explanations(r)));
+    json_t *chains = json_array();
+    for (uint32_t i = 0; i < sc_infer_n_relation_explanations(r); i++) {
+      const sc_relation_explanation *e = sc_infer_relation_explanation(r, i);
+      json_t *steps = json_array();
+      for (uint32_t j = 0; j < e->n_steps; j++)
+        json_array_append_new(steps, json_pack("{s:s, s:s}", "term", e->steps[j].term, "reason",
+                                               e->steps[j].reason));
+      json_array_append_new(
+          chains, json_pack("{s:s, s:s, s:b, s:s, s:s, s:o, s:I}", "tensor",
+                            tensor_name(b, e->tensor), "node",
+                            sc_graph_node(spec, e->node)->name, "output", e->output, "relation",
+                            e->relation, "start", e->start, "steps", steps, "total_steps",
+                            (json_int_t)MIN(e->total_steps, (uint64_t)G_MAXINT64)));
+    }
+    json_object_set_new(o, "explanations", chains);
+  }
 
   const sc_infer_stats *st = sc_infer_get_stats(r);
   json_t *stats = json_object();

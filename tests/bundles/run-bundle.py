@@ -9,6 +9,11 @@ that stderr must contain.  Without a sidecar the bundle must be accepted
 (exit 0) with "verdict:" in the output.  --json also runs with
 `--format json` and checks that stdout parses and carries the expected
 verdict ("error" with file and path for rejected bundles).
+A bundle under tests/bundles/ (the loader's corpus) is shown with
+--no-lemmas: the corpus uses registry operators only.  Any other bundle
+(models/) is shown with the built-in lemma files, plus --lemmas FOLDER when
+its folder holds *.lemma files (the operators a model's custom kernels
+declare).
 Exit status: 0 pass, 1 fail (TAP-free: meson's exitcode protocol)."""
 import json
 import os
@@ -34,8 +39,15 @@ def main():
         code = int(lines[0])
         phrases = [l for l in lines[1:] if l.strip()]
     env = dict(os.environ)
-    r = subprocess.run([exe, "show", bundle], capture_output=True, text=True, env=env,
-                       timeout=120)
+    folder = os.path.dirname(os.path.abspath(bundle))
+    if os.sep + os.path.join("tests", "bundles") in folder:
+        lemma_args = ["--no-lemmas"]
+    elif any(n.endswith(".lemma") for n in os.listdir(folder)):
+        lemma_args = ["--lemmas", folder]
+    else:
+        lemma_args = []
+    r = subprocess.run([exe, "show"] + lemma_args + [bundle], capture_output=True, text=True,
+                       env=env, timeout=120)
     print("exit:", r.returncode)
     print("stdout:", r.stdout)
     print("stderr:", r.stderr)
@@ -51,7 +63,8 @@ def main():
             if p not in r.stderr:
                 fail(f"stderr lacks the phrase: {p}")
     if want_json:
-        r = subprocess.run([exe, "show", "--format", "json", bundle], capture_output=True,
+        r = subprocess.run([exe, "show", "--format", "json"] + lemma_args + [bundle],
+                           capture_output=True,
                            text=True, env=env, timeout=120)
         if r.returncode != code:
             fail(f"--format json: exit code {r.returncode}, expected {code}")

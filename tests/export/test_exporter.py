@@ -27,7 +27,7 @@ except ImportError:
     sys.exit(77)
 
 from shardcheck_export import (Export, ExportError, Input, Param, Partial,  # noqa: E402
-                               Replicate, Shard, build_bundle, comm)
+                               Replicate, Shard, Slice, build_bundle, comm)
 from shardcheck_export import capture as cap  # noqa: E402
 from shardcheck_export import expr as rexpr  # noqa: E402
 from shardcheck_export import interp, writer  # noqa: E402
@@ -323,6 +323,58 @@ def test_export_user_errors():
     exp = Export(name="t", spec=lambda x: {"y": x * 2}, impl=lambda x: {"y": x}, degree=2,
                  inputs={"x": Input((2,))}, outputs={"y": Replicate()})
     expect_raises(ExportError, lambda: build_bundle(exp, backward=True), "no Param")
+
+
+def test_slice_placement():
+    # an output every rank holds in rows 0:2 of its tensor (all-gathered
+    # partial sums, read where the author expected the sum: wrong on purpose)
+    sl = Slice(0, 0, 2)
+    assert sl.exprs(["y_0", "y_1"], [2, 6]) == ["slice(y_0, dim=0, start=0, end=2)",
+                                               "slice(y_1, dim=0, start=0, end=2)"]
+    expect_raises(ValueError, lambda: sl.shards(torch.zeros(2, 6), 2), "outputs only")
+    expect_raises(ValueError, lambda: sl.grad_placement(), "forward outputs only")
+
+    def gathered(x, w1, w2):
+        n = len(x)
+        return {"y": comm.all_gather([F.gelu(x[r] @ w1[r]) @ w2[r] for r in range(n)], 0)}
+    exp = _mlp_export(gathered, expect_mismatch=True)
+    exp.outputs["y"] = Slice(0, 0, 4)
+    b, lines = build_bundle(exp)
+    assert b["expect_output_relation"] == {"y": ["slice(y_0, dim=0, start=0, end=4)",
+                                                 "slice(y_1, dim=0, start=0, end=4)"]}
+    assert any(line.startswith("FAIL output y = slice(y_0") for line in lines), lines
+
+
+def test_bundle_and_file_names():
+    exp = _mlp_export(_mlp_tp)
+    exp.bundle_name, exp.filename = "mlp-tp2", "bundle.json"
+    b, _ = build_bundle(exp)
+    assert b["name"] == "mlp-tp2"
+    expect_raises(ExportError, lambda: Export(
+        name="t", spec=lambda x: {"y": x}, impl=lambda x: {"y": x}, degree=2,
+        inputs={"x": Input((2,))}, outputs={"y": Replicate()}, filename="a/b.json"),
+        "expected a NAME.json")
+    with tempfile.TemporaryDirectory() as tmp:
+        model = os.path.join(tmp, "m.py")
+        with open(model, "w") as f:
+            f.write("from shardcheck_export import Export, Input, Replicate\n"
+                    "BUNDLES = [(2, False)]\n"
+                    "def export(degree):\n"
+                    "    return Export(name='m', bundle_name='my-model', filename='bundle.json',\n"
+                    "        spec=lambda x: {'y': x * 2},\n"
+                    "        impl=lambda x: {'y': [t * 2 for t in x]}, degree=degree,\n"
+                    "        inputs={'x': Input((2, 4))}, outputs={'y': Replicate()})\n")
+        out = io.StringIO()
+        old = sys.stdout
+        sys.stdout = out
+        try:
+            rc = cli_main([model, "-q"])
+        finally:
+            sys.stdout = old
+        assert rc == 0, out.getvalue()
+        assert sorted(os.listdir(tmp)) == ["bundle.json", "m.py"], os.listdir(tmp)
+        with open(os.path.join(tmp, "bundle.json")) as f:
+            assert json.load(f)["name"] == "my-model"
 
 
 def test_cli():

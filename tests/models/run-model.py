@@ -7,13 +7,32 @@ Runs `check --format json` (the spec's result object) and `check` (text):
 both must agree with VERDICT (refines / fails), exit with its code (0 / 1),
 and for a failure name NODE as the failing spec node (kind unmapped) or,
 for kind unexpected_relation, report the missing expectation.  The text
-report must start with "NAME: VERDICT".  Exit 0 pass, 1 fail."""
+report must start with "NAME: VERDICT".  Exit 0 pass, 1 fail.
+
+Optional keys of the bundle's entry in tests/models/verdicts.json:
+  "undecided": [TEXT, ...]   each TEXT must occur in one entry of the JSON
+                             failure's "undecided" list and in the text report
+                             (lemma names, conditions: an undecided side
+                             condition must be named);
+  "load_needs_oracle": true  `shardcheck show` (no oracle) must refuse the
+                             bundle ("cannot prove them equal") and the check's
+                             stats.symbolic.loading must count a cvc5 call;
+  "twin": BUNDLE             the concrete twin of a symbolic bundle: its check
+                             must give the same output relation and, for a
+                             failure, the same kind and node."""
 import json
 import os
 import subprocess
 import sys
 
 CODES = {"refines": 0, "fails": 1, "limit": 3}
+
+
+def lemma_args(path):
+    """--lemmas FOLDER when the bundle's folder holds *.lemma files (the
+    custom kernels a model declares, models/custom-kernel)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    return ["--lemmas", folder] if any(n.endswith(".lemma") for n in os.listdir(folder)) else []
 
 
 def fail(msg):
@@ -25,7 +44,7 @@ def main():
     exe, root, bundle, verdict = sys.argv[1:5]
     node = sys.argv[5] if len(sys.argv) > 5 else None
     path = os.path.join(root, bundle)
-    r = subprocess.run([exe, "check", "--quiet", "--format", "json", path],
+    r = subprocess.run([exe, "check", "--quiet", "--format", "json", *lemma_args(path), path],
                        capture_output=True, text=True, timeout=600)
     print("exit:", r.returncode)
     print("stdout:", r.stdout[:4000])
@@ -53,13 +72,44 @@ def main():
             for key in ("op", "unmapped", "input_relation", "nearest"):
                 if key not in f:
                     fail(f"failure lacks '{key}'")
-    t = subprocess.run([exe, "check", "--quiet", path], capture_output=True, text=True,
+    t = subprocess.run([exe, "check", "--quiet", *lemma_args(path), path], capture_output=True, text=True,
                        timeout=600)
     if t.returncode != r.returncode:
         fail(f"text run exit {t.returncode} differs from json run {r.returncode}")
     first = t.stdout.splitlines()[0] if t.stdout else ""
     if not first.endswith(": " + verdict):
         fail(f"text report starts with {first!r}")
+    extra = json.load(open(os.path.join(root, "tests", "models", "verdicts.json"))).get(bundle, {})
+    for want in extra.get("undecided", []):
+        und = (obj.get("failure") or {}).get("undecided") or []
+        if not any(want in u for u in und):
+            fail(f"no undecided entry names {want!r}: {und}")
+        if want not in t.stdout:
+            fail(f"the text report does not name the undecided {want!r}")
+    if extra.get("load_needs_oracle"):
+        sh = subprocess.run([exe, "show", path], capture_output=True, text=True, timeout=600)
+        if sh.returncode != 2 or "cannot prove them equal" not in sh.stderr:
+            fail(f"show (no oracle) should refuse the bundle: exit {sh.returncode}, "
+                 f"{sh.stderr[:400]!r}")
+        loading = obj["stats"].get("symbolic", {}).get("loading", {})
+        if loading.get("oracle_calls", 0) < 1:
+            fail(f"stats.symbolic.loading counts no cvc5 call: {loading}")
+    twin = extra.get("twin")
+    if twin:
+        tw = subprocess.run([exe, "check", "--quiet", "--format", "json",
+                             os.path.join(root, twin)], capture_output=True, text=True,
+                            timeout=600)
+        tobj = json.loads(tw.stdout)
+        if tobj.get("verdict") != obj.get("verdict"):
+            fail(f"twin {twin}: verdict {tobj.get('verdict')}, this one {obj.get('verdict')}")
+        if tobj["output_relation"] != obj["output_relation"]:
+            fail(f"twin {twin}: output relation {tobj['output_relation']}, "
+                 f"this one {obj['output_relation']}")
+        tf, f = tobj.get("failure") or {}, obj.get("failure") or {}
+        for key in ("kind", "node", "tensor"):
+            if tf.get(key) != f.get(key):
+                fail(f"twin {twin}: failure {key} {tf.get(key)}, this one {f.get(key)}")
+        print(f"twin {twin}: same verdict, output relation and failure")
     print("PASS")
 
 

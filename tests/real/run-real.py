@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """run-real.py: check one reference case of shared/real-graphs end to end.
 
-    run-real.py SHARDCHECK SOURCE_ROOT CASE
+    run-real.py SHARDCHECK SOURCE_ROOT CASE [--assume SPEC=EXPR[;EXPR]]...
+                [--input-relation SPEC=TEXT]... [--expose SPEC=EXPR]...
 
 Converts relations/CASE.json with tools/fx2bundle.py into a temporary
 directory (deleted afterwards: neither the data nor bundles made from it
@@ -13,19 +14,35 @@ bundle and compares the result with what the sheet expects:
   "fails", kind "unmapped"    exit 1, failure kind "unmapped" at the sheet's
                               bug_caught_at.node;
   "fails", kind "unexpected_relation"
-                              exit 1, failure kind "unexpected_relation", and
-                              the spec node of bug_caught_at among the
-                              tensors whose expectations were not found.
+                              exit 1, failure kind "unexpected_relation", the
+                              spec node of bug_caught_at among the tensors
+                              whose expectations were not found, and each
+                              expression of expected_output_relation_found
+                              for it among its relations found.
 
 The layernorm case needs --assume-intermediates (docs/real-captures.md,
 "Pruning"): a sheet whose conversion refuses unmapped inputs inside the
 cone and lists entangle_assumed_intermediates is converted again with it,
 and the test says so.
 
+--assume SPEC=EXPR[;EXPR] adds a trusted relation to the converted bundle's
+assume_relation (in the temporary directory only), for a variant of a case
+that gets past a node another lemma set has yet to prove; the report lists
+it among the assumptions, and so does this test's output.
+--input-relation SPEC=TEXT (with kind "unmapped"): the failure's input
+relations must give spec tensor SPEC the expression TEXT (the failure must
+be for the right reason, e.g. an un-reduced partial sum).
+--expose SPEC=EXPR checks an intermediate tensor too (as Entangle's
+filter_output does): SPEC joins the spec's outputs and check_outputs
+(first, so that the walk maps it before the sheet's node), the rank
+tensors EXPR names join their ranks' outputs, and the report's output
+relation of SPEC must contain EXPR, whatever the verdict.
+
 Exit 0 pass, 1 fail (with the reason on stdout), 77 skipped (no data).
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -44,11 +61,33 @@ def convert(root, rg, sheet, out, assume):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
 
+def options(rest):
+    """--assume / --input-relation pairs: ({spec: [expr]}, [(spec, text)]) or None."""
+    assume, inrel, expose = {}, [], []
+    if len(rest) % 2:
+        return None
+    for flag, val in zip(rest[0::2], rest[1::2]):
+        name, eq, text = val.partition("=")
+        if not eq or not name or not text:
+            return None
+        if flag == "--assume":
+            assume[name] = text.split(";")
+        elif flag == "--input-relation":
+            inrel.append((name, text))
+        elif flag == "--expose":
+            expose.append((name, text))
+        else:
+            return None
+    return assume, inrel, expose
+
+
 def main(argv):
-    if len(argv) != 4:
+    opts = options(argv[4:]) if len(argv) >= 4 else None
+    if opts is None:
         print(__doc__)
         return 2
     exe, root, case = argv[1], argv[2], argv[3]
+    assume, inrel, expose = opts
     rg = real_graphs(root)
     if rg is None:
         print("SKIP: real graphs not found (set SC_REAL_GRAPHS)")
@@ -68,6 +107,26 @@ def main(argv):
         if r.returncode != 0:
             print(f"FAIL: fx2bundle exited {r.returncode}: {r.stderr.strip()}")
             return 1
+        if assume or expose:
+            with open(bundle) as f:
+                b = json.load(f)
+            if assume:
+                b.setdefault("assume_relation", {}).update(assume)
+            for name, text in reversed(expose):
+                if name not in b["spec"]["outputs"]:
+                    b["spec"]["outputs"].append(name)
+                for k, rank in enumerate(b["impl"]["ranks"]):
+                    for t in re.findall(r"\br%d\.(\w+)" % k, text):
+                        if t not in rank["outputs"]:
+                            rank["outputs"].append(t)
+                b["check_outputs"] = [name] + [c for c in b.get("check_outputs", []) if c != name]
+                b.setdefault("expect_output_relation", {})[name] = [text]
+            with open(bundle, "w") as f:
+                json.dump(b, f)
+            for k, v in assume.items():
+                print(f"# ASSUMED (trusted, not proved): {k} = {' = '.join(v)}")
+            for k, v in expose:
+                print(f"# also checked: {k} = {v}")
         c = subprocess.run([exe, "check", "--quiet", "--format", "json", bundle],
                            capture_output=True, text=True, timeout=550)
     print(f"# shardcheck exit {c.returncode}")
@@ -78,6 +137,11 @@ def main(argv):
         return 1
     print("# report: " + json.dumps(rep)[:4000])
     fail = rep.get("failure") or {}
+    for name, text in expose:
+        got = (rep.get("output_relation") or {}).get(name) or []
+        if text not in got:
+            print(f"FAIL: the exposed tensor {name} should map to {text}; got {got[:6]}")
+            return 1
     want = sheet.get("expected_verdict")
     if want == "refines":
         if c.returncode != 0 or rep.get("verdict") != "refines":
@@ -102,12 +166,26 @@ def main(argv):
         print(f"FAIL: expected the first unmapped node {at}, got {fail.get('node')} "
               f"({fail.get('op')}); nearest: {fail.get('nearest', [])[:3]}")
         return 1
+    for name, text in inrel:
+        got = (fail.get("input_relation") or {}).get(name, [])
+        if text not in got:
+            print(f"FAIL: expected {name} = {text} among the input relations of {at}; "
+                  f"got {got[:6]}")
+            return 1
     if kind == "unexpected_relation":
         missing = {e.get("tensor") for e in rep.get("expectations", []) if not e.get("found")}
         if at not in missing:
             print(f"FAIL: expected the relation of {at} to differ from the expected one; "
                   f"unmet expectations: {sorted(missing)}")
             return 1
+        # the relation the sheet says is found instead (the bug's signature:
+        # an un-reduced sum of the ranks' gradients), spaces aside
+        found = [e.replace(" ", "") for e in (rep.get("output_relation") or {}).get(at, [])]
+        for want_expr in (sheet.get("expected_output_relation_found") or {}).get(at, []):
+            if want_expr.replace(" ", "") not in found:
+                print(f"FAIL: expected {at} = {want_expr} among the relations found; got "
+                      f"{(rep.get('output_relation') or {}).get(at, [])[:6]}")
+                return 1
     return 0
 
 

@@ -2,8 +2,12 @@
  * rebuild and congruence, the analysis seam (make/merge/modify, conflicts,
  * upward propagation), the merge listener, the proof forest, and a seeded
  * random differential test against a naive congruence closure, with
- * sc_egraph_check() after every rebuild. */
+ * sc_egraph_check() after every rebuild; proof terms (add_exact, aliases)
+ * and flat explanations of equalities made by rules, facts and
+ * congruence, with exact steps. */
 #include "shardcheck/egraph.h"
+#include "shardcheck/extract.h"
+#include "shardcheck/runner.h"
 
 #include <string.h>
 
@@ -424,7 +428,9 @@ static void random_run(uint32_t seed, uint32_t n_ops, gboolean with_an,
         r.kid[i] = (uint32_t)g_rand_int_range(rng, 0, (gint32)adds->len);
         kids[i] = g_array_index(handles, sc_id, r.kid[i]);
       }
-      sc_id h = sc_egraph_add(eg, r.op, r.attr, kids, r.n);
+      sc_id h = with_an && g_rand_boolean(rng)
+                    ? sc_egraph_add_exact(eg, r.op, r.attr, kids, r.n)
+                    : sc_egraph_add(eg, r.op, r.attr, kids, r.n);
       uf[adds->len] = adds->len;
       g_array_append_val(adds, r);
       g_array_append_val(handles, h);
@@ -467,6 +473,22 @@ static void random_run(uint32_t seed, uint32_t n_ops, gboolean with_an,
       }
       if (same)
         g_assert_cmpuint(at, ==, y);
+      /* the flat explanation ends at y's proof term, and its count is
+       * the number of steps built when nothing is capped */
+      g_autoptr(sc_explanation) ex = sc_egraph_explain(eg, x, y, 100000);
+      g_assert_true((ex != NULL) == same);
+      if (!ex)
+        continue;
+      uint32_t ns = sc_explanation_n_steps(ex);
+      g_assert_cmpuint(sc_explanation_total(ex), ==, ns);
+      g_autoptr(sc_term) ty = sc_egraph_proof_term(eg, y);
+      g_autofree char *want = sc_term_to_string(ty, NULL, NULL);
+      g_autofree char *got = sc_term_to_string(
+          ns ? sc_explanation_step(ex, ns - 1)->term : sc_explanation_start(ex), NULL, NULL);
+      g_assert_cmpstr(got, ==, want);
+      g_autoptr(sc_explanation) capped = sc_egraph_explain(eg, x, y, 1);
+      g_assert_cmpuint(sc_explanation_total(capped), ==, ns);
+      g_assert_cmpuint(sc_explanation_n_steps(capped), ==, MIN(ns, 1u));
     }
     g_array_unref(steps);
   }
@@ -493,6 +515,160 @@ static void test_random_analysis(void) {
     random_run(seed, 3000, TRUE, 12, 2, 2);
 }
 
+/* ---- explanations ------------------------------------------------------- */
+
+enum { OP_H = 20, OP_Y };
+
+static void name_op(GString *out, uint32_t op, uint32_t attr, void *user) {
+  (void)user, (void)attr;
+  const char *n = op == OP_A ? "a" : op == OP_B ? "b" : op == OP_C ? "c" : op == OP_F ? "f"
+                  : op == OP_G ? "g" : op == OP_H ? "h" : op == OP_Y ? "y" : "?";
+  g_string_append(out, n);
+}
+
+static char *term_text(const sc_term *t) {
+  return sc_term_to_string(t, name_op, NULL);
+}
+
+/* "TERM by JUST" for each step, joined by "; " */
+static char *steps_text(const sc_explanation *ex) {
+  GString *s = g_string_new(NULL);
+  g_autofree char *start = term_text(sc_explanation_start(ex));
+  g_string_append(s, start);
+  for (uint32_t i = 0; i < sc_explanation_n_steps(ex); i++) {
+    const sc_explain_step *st = sc_explanation_step(ex, i);
+    g_autofree char *t = term_text(st->term);
+    if (SC_JUST_IS_FACT(st->just))
+      g_string_append_printf(s, "; %s by fact %u", t, st->just - SC_JUST_FACT_BASE);
+    else
+      g_string_append_printf(s, "; %s by r%u%s", t, st->just, st->forward ? "" : " backwards");
+  }
+  return g_string_free(s, FALSE);
+}
+
+static sc_rewrite *rule(const char *name, sc_pattern *lhs, sc_pattern *rhs) {
+  g_autoptr(GError) err = NULL;
+  sc_rewrite *rw = sc_rewrite_new(name, lhs, NULL, 0, rhs, &err);
+  g_assert_no_error(err);
+  sc_pattern_free(lhs);
+  sc_pattern_free(rhs);
+  return rw;
+}
+
+/* f(?x) => g(?x) */
+static sc_rewrite *rule_fg(void) {
+  sc_pattern *l = sc_pattern_new(), *r = sc_pattern_new();
+  sc_pat_id lx = sc_pattern_var(l, "x");
+  sc_pattern_set_root(l, sc_pattern_node(l, OP_F, sc_attr_exact(0), &lx, 1));
+  sc_pat_id rx = sc_pattern_var(r, "x");
+  sc_pattern_set_root(r, sc_pattern_node(r, OP_G, sc_attr_exact(0), &rx, 1));
+  return rule("fg", l, r);
+}
+
+/* a => b */
+static sc_rewrite *rule_ab(void) {
+  sc_pattern *l = sc_pattern_new(), *r = sc_pattern_new();
+  sc_pattern_set_root(l, sc_pattern_node(l, OP_A, sc_attr_exact(0), NULL, 0));
+  sc_pattern_set_root(r, sc_pattern_node(r, OP_B, sc_attr_exact(0), NULL, 0));
+  return rule("ab", l, r);
+}
+
+/* f(g(?x)) => ?x (a nested left side: its instance is rebuilt from the
+ * e-nodes matched) */
+static sc_rewrite *rule_fg_cancel(void) {
+  sc_pattern *l = sc_pattern_new(), *r = sc_pattern_new();
+  sc_pat_id lx = sc_pattern_var(l, "x");
+  sc_pat_id lg = sc_pattern_node(l, OP_G, sc_attr_any(), &lx, 1);
+  sc_pattern_set_root(l, sc_pattern_node(l, OP_F, sc_attr_any(), &lg, 1));
+  sc_pattern_set_root(r, sc_pattern_var(r, "x"));
+  return rule("cancel", l, r);
+}
+
+static sc_id ex_add(sc_egraph *eg, uint32_t op, const sc_id *k, uint32_t n) {
+  return sc_egraph_add_exact(eg, op, 0, k, n);
+}
+
+/* h(f(a)) = h(g(b)) through two rules and a congruence: fg rewrites f(a)
+ * to g(a), ab rewrites a to b, and congruence lifts both under h.  The
+ * flat explanation rewrites positions of the whole term in place. */
+static void test_explain_two_rules(void) {
+  g_autoptr(sc_egraph) eg = sc_egraph_new(NULL, NULL);
+  sc_egraph_enable_proofs(eg);
+  sc_id a = ex_add(eg, OP_A, NULL, 0), b = ex_add(eg, OP_B, NULL, 0);
+  sc_id fa = ex_add(eg, OP_F, &a, 1), gb = ex_add(eg, OP_G, &b, 1);
+  sc_id t1 = ex_add(eg, OP_H, &fa, 1), t2 = ex_add(eg, OP_H, &gb, 1);
+  sc_rewrite *rules[2] = {rule_fg(), rule_ab()};
+  sc_runner_limits lim;
+  sc_runner_limits_init(&lim);
+  lim.scheduler = SC_SCHED_SIMPLE;
+  g_autoptr(sc_runner) run = sc_runner_new(eg, &lim);
+  g_assert_cmpint(sc_runner_run(run, rules, 2), ==, SC_STOP_SATURATED);
+  assert_check(eg);
+  g_assert_cmpuint(sc_egraph_find(eg, t1), ==, sc_egraph_find(eg, t2));
+
+  g_autoptr(sc_explanation) ex = sc_egraph_explain(eg, t1, t2, 40);
+  g_assert_nonnull(ex);
+  g_autofree char *fwd = steps_text(ex);
+  g_assert_cmpstr(fwd, ==, "(h (f a)); (h (g a)) by r0; (h (g b)) by r1");
+  g_assert_cmpuint(sc_explanation_total(ex), ==, 2);
+  g_assert_cmpuint(sc_explanation_step(ex, 0)->depth, ==, 1);
+  g_assert_cmpuint(sc_explanation_step(ex, 1)->depth, ==, 2);
+
+  /* the other way round: the same rules, used right to left */
+  g_autoptr(sc_explanation) back = sc_egraph_explain(eg, t2, t1, 40);
+  g_autofree char *bwd = steps_text(back);
+  g_assert_cmpstr(bwd, ==, "(h (g b)); (h (g a)) by r1 backwards; (h (f a)) by r0 backwards");
+
+  /* capped at one step: the second is counted, not built */
+  g_autoptr(sc_explanation) cap = sc_egraph_explain(eg, t1, t2, 1);
+  g_assert_cmpuint(sc_explanation_n_steps(cap), ==, 1);
+  g_assert_cmpuint(sc_explanation_total(cap), ==, 2);
+
+  /* an id explained against itself: no step; other classes: none */
+  g_autoptr(sc_explanation) same = sc_egraph_explain(eg, t1, t1, 40);
+  g_assert_cmpuint(sc_explanation_n_steps(same), ==, 0);
+  sc_id c = ex_add(eg, OP_C, NULL, 0);
+  g_assert_null(sc_egraph_explain(eg, t1, c, 40));
+  for (int i = 0; i < 2; i++)
+    sc_rewrite_free(rules[i]);
+}
+
+/* A nested left side matched through an asserted fact: y = g(a) (fact 7),
+ * so f(g(?x)) => ?x matches f(y).  The rule's edge links the exact
+ * instance f(g(a)), an alias of f(y) in its class, to a; the alias's
+ * congruence edge is explained by the fact. */
+static void test_explain_alias(void) {
+  g_autoptr(sc_egraph) eg = sc_egraph_new(NULL, NULL);
+  sc_egraph_enable_proofs(eg);
+  sc_id a = ex_add(eg, OP_A, NULL, 0), y = ex_add(eg, OP_Y, NULL, 0);
+  sc_id fy = ex_add(eg, OP_F, &y, 1), ga = ex_add(eg, OP_G, &a, 1);
+  g_assert_true(sc_egraph_union(eg, y, ga, SC_JUST_FACT(7)));
+  sc_egraph_rebuild(eg);
+  uint32_t ids_before = sc_egraph_n_ids(eg), nodes_before = sc_egraph_n_nodes(eg);
+  sc_rewrite *rw = rule_fg_cancel();
+  g_autoptr(sc_runner) run = sc_runner_new(eg, NULL);
+  g_assert_cmpint(sc_runner_run(run, &rw, 1), ==, SC_STOP_SATURATED);
+  assert_check(eg);
+  /* one alias id, no new e-node */
+  g_assert_cmpuint(sc_egraph_n_ids(eg), ==, ids_before + 1);
+  g_assert_cmpuint(sc_egraph_n_nodes(eg), ==, nodes_before);
+  sc_id alias = ids_before;
+  g_assert_false(sc_egraph_node_is_live(eg, alias));
+  g_assert_cmpuint(sc_egraph_find(eg, alias), ==, sc_egraph_find(eg, fy));
+  g_autoptr(sc_term) at = sc_egraph_proof_term(eg, alias);
+  g_autofree char *atext = term_text(at);
+  g_assert_cmpstr(atext, ==, "(f (g a))");
+  /* adding the same exact term again finds the alias */
+  g_assert_cmpuint(ex_add(eg, OP_F, &ga, 1), ==, alias);
+  /* and sc_egraph_add still answers the class */
+  g_assert_cmpuint(sc_egraph_add(eg, OP_F, 0, &ga, 1), ==, sc_egraph_find(eg, fy));
+
+  g_autoptr(sc_explanation) ex = sc_egraph_explain(eg, fy, a, 40);
+  g_autofree char *text = steps_text(ex);
+  g_assert_cmpstr(text, ==, "(f y); (f (g a)) by fact 7; a by r0");
+  sc_rewrite_free(rw);
+}
+
 static void test_check_detects(void) {
   g_autoptr(sc_egraph) eg = sc_egraph_new(NULL, NULL);
   sc_id a = leaf(eg, OP_A, 0), b = leaf(eg, OP_B, 0);
@@ -514,6 +690,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/egraph/analysis/propagate", test_analysis_propagate);
   g_test_add_func("/egraph/analysis/conflict", test_analysis_conflict);
   g_test_add_func("/egraph/proof/forest", test_proof_forest);
+  g_test_add_func("/egraph/explain/two-rules", test_explain_two_rules);
+  g_test_add_func("/egraph/explain/alias", test_explain_alias);
   g_test_add_func("/egraph/check/dirty", test_check_detects);
   g_test_add_func("/egraph/random/differential", test_random);
   g_test_add_func("/egraph/random/analysis", test_random_analysis);

@@ -646,7 +646,7 @@ static void test_dropout(void) {
   double xs[64];
   for (int i = 0; i < 64; i++)
     xs[i] = i * 0.25 - 3;
-  sc_interp_config cfg = {7, 0};
+  sc_interp_config cfg = {7, 0, NULL, NULL};
   sc_tvalue *a[1] = {T(F32, 1, DIMS(64), xs)};
   GError *err = NULL;
   GPtrArray *r = run_full("aten.native_dropout.default", "t0, 0.5, True", a, 1, &cfg, &err);
@@ -1290,6 +1290,259 @@ static void test_graph_error_names_node(void) {
   sc_tvalue_free(ins[1]);
 }
 
+/* ---- data-dependent sizes (nonzero) ------------------------------------------ */
+
+/* nonzero: coordinates of the nonzero elements in row-major order (NaN is
+ * nonzero, as in ATen); without `size` the count is computed, a given size
+ * must equal it. */
+static void test_nonzero(void) {
+  sc_tvalue *in[1] = {T(BOOL, 2, DIMS(2, 3), DATA(1, 0, 1, 0, 0, 1))};
+  CHECK1("aten.nonzero.default", "t0", in, 1, I64, 2, DIMS(3, 2), DATA(0, 0, 0, 2, 1, 2));
+  in[0] = T(BOOL, 2, DIMS(2, 3), DATA(1, 0, 1, 0, 0, 1));
+  CHECK1("aten.nonzero.default", "t0, size=3", in, 1, I64, 2, DIMS(3, 2),
+         DATA(0, 0, 0, 2, 1, 2));
+  in[0] = T(F32, 1, DIMS(5), DATA(0.0, -2.5, NAN, 0.0, 1e-300));
+  CHECK1("aten.nonzero.default", "t0", in, 1, I64, 2, DIMS(3, 1), DATA(1, 2, 4));
+  in[0] = T(I64, 1, DIMS(4), DATA(0, 0, 0, 0));
+  CHECK1("aten.nonzero.default", "t0", in, 1, I64, 2, DIMS(0, 1), DATA(0));
+  in[0] = T(F32, 0, DIMS(0), DATA(7));
+  CHECK1("aten.nonzero.default", "t0", in, 1, I64, 2, DIMS(1, 0), DATA(0));
+  in[0] = T(BOOL, 2, DIMS(2, 3), DATA(1, 0, 1, 0, 0, 1));
+  run_fails("aten.nonzero.default", "t0, size=2", in, 1, SC_INTERP_ERROR_INVALID,
+            "aten.nonzero.default: the data-dependent size is 2 but the input gives 3");
+}
+
+/* A random f32 value of the given shape (values in [-1, 1)). */
+static sc_tvalue *rnd(sc_rng *rng, uint32_t rank, const int64_t *dims) {
+  sc_tvalue *v = sc_tvalue_new(SC_DTYPE_F32, rank, dims, 0, NULL);
+  g_assert_nonnull(v);
+  sc_tvalue_fill_uniform(v, rng, -1.0, 1.0);
+  return v;
+}
+
+static void expect_same(const sc_tvalue *a, const sc_tvalue *b) {
+  sc_tolerance tol = sc_tolerance_default();
+  sc_tcompare cmp;
+  if (!sc_tvalue_compare(a, b, &tol, &cmp)) {
+    g_autofree char *why = sc_tcompare_to_string(&cmp, a, b);
+    g_error("the two sides differ: %s", why);
+  }
+}
+
+/* The identities of lemmas/real-moe.lemma that `lemmas check` instantiates
+ * rarely (their conditions tie several shapes and attributes together),
+ * evaluated here on random values for several sizes: both sides computed
+ * by the interpreter.
+ *  index_rows_unit_column:  x[arange(n), c] = view(x, [n]) for x [n, 1], c in {0, -1};
+ *  index_put_rows_unit_column(_acc): index_put(x, [arange(n), c], v[, True])
+ *    = unsqueeze(v, 1) (x + unsqueeze(v, 1));
+ *  index_put_nonzero_sum(_base): index_put(p + q, [nonzero(m)], a + b)
+ *    = index_put(p, [nonzero(m)], a) + index_put(q, [nonzero(m)], b), for a
+ *    1-D mask (p = q = 0 is the zero-base lemma). */
+static void test_moe_identities(void) {
+  sc_rng rng;
+  sc_rng_seed(&rng, 7);
+  for (int64_t n = 1; n <= 6; n++) {
+    for (int c = 0; c >= -1; c--) {
+      double *ar = g_new(double, n), *col = g_new(double, n);
+      for (int64_t i = 0; i < n; i++) {
+        ar[i] = (double)i;
+        col[i] = c;
+      }
+      sc_tvalue *x = rnd(&rng, 2, DIMS(n, 1)), *v = rnd(&rng, 1, DIMS(n));
+      sc_tvalue *ins[4];
+      /* x[arange(n), c] */
+      ins[0] = sc_tvalue_copy(x);
+      ins[1] = T(I64, 1, DIMS(n), ar);
+      ins[2] = T(I64, 1, DIMS(n), col);
+      g_autoptr(sc_tvalue) picked = run1("aten.index.Tensor", "t0, [t1, t2]", ins, 3);
+      ins[0] = sc_tvalue_copy(x);
+      g_autoptr(sc_tvalue) flat = run1("aten.view.default", "t0, [-1]", ins, 1);
+      expect_same(picked, flat);
+      /* index_put with and without accumulate */
+      ins[0] = sc_tvalue_copy(v);
+      g_autoptr(sc_tvalue) column = run1("aten.unsqueeze.default", "t0, 1", ins, 1);
+      ins[0] = sc_tvalue_copy(x);
+      ins[1] = sc_tvalue_copy(column);
+      g_autoptr(sc_tvalue) added = run1("aten.add.Tensor", "t0, t1", ins, 2);
+      for (int acc = 0; acc <= 1; acc++) {
+        ins[0] = sc_tvalue_copy(x);
+        ins[1] = T(I64, 1, DIMS(n), ar);
+        ins[2] = T(I64, 1, DIMS(n), col);
+        ins[3] = sc_tvalue_copy(v);
+        g_autoptr(sc_tvalue) put = run1("aten.index_put.default",
+                                        acc ? "t0, [t1, t2], t3, True" : "t0, [t1, t2], t3", ins, 4);
+        expect_same(put, acc ? added : column);
+      }
+      sc_tvalue_free(x);
+      sc_tvalue_free(v);
+      g_free(ar);
+      g_free(col);
+    }
+  }
+  /* the scatter through nonzero of random 1-D masks, with and without a base */
+  for (int trial = 0; trial < 8; trial++) {
+    int64_t rows = 1 + trial % 5;
+    double *mask = g_new(double, rows);
+    int64_t u = 0;
+    for (int64_t i = 0; i < rows; i++) {
+      mask[i] = (double)sc_rng_int(&rng, 0, 1);
+      u += mask[i] != 0.0;
+    }
+    sc_tvalue *m = T(BOOL, 1, DIMS(rows), mask);
+    sc_tvalue *ins[3] = {sc_tvalue_copy(m)};
+    g_autoptr(sc_tvalue) nz = run1("aten.nonzero.default", "t0", ins, 1);
+    g_assert_cmpint(nz->dims[0], ==, u);
+    for (int base = 0; base <= 1; base++) {
+      sc_tvalue *p = rnd(&rng, 2, DIMS(rows, 3)), *q = rnd(&rng, 2, DIMS(rows, 3));
+      if (!base) {
+        memset(p->data, 0, sizeof(double) * (size_t)p->numel);
+        memset(q->data, 0, sizeof(double) * (size_t)q->numel);
+      }
+      sc_tvalue *a = rnd(&rng, 3, DIMS(u, 1, 3)), *b = rnd(&rng, 3, DIMS(u, 1, 3));
+      ins[0] = sc_tvalue_copy(p);
+      ins[1] = sc_tvalue_copy(q);
+      g_autoptr(sc_tvalue) pq = run1("aten.add.Tensor", "t0, t1", ins, 2);
+      ins[0] = sc_tvalue_copy(a);
+      ins[1] = sc_tvalue_copy(b);
+      g_autoptr(sc_tvalue) ab = run1("aten.add.Tensor", "t0, t1", ins, 2);
+      ins[0] = sc_tvalue_copy(pq);
+      ins[1] = sc_tvalue_copy(nz);
+      ins[2] = sc_tvalue_copy(ab);
+      g_autoptr(sc_tvalue) lhs = run1("aten.index_put.default", "t0, [t1], t2", ins, 3);
+      ins[0] = sc_tvalue_copy(p);
+      ins[1] = sc_tvalue_copy(nz);
+      ins[2] = sc_tvalue_copy(a);
+      g_autoptr(sc_tvalue) pa = run1("aten.index_put.default", "t0, [t1], t2", ins, 3);
+      ins[0] = sc_tvalue_copy(q);
+      ins[1] = sc_tvalue_copy(nz);
+      ins[2] = sc_tvalue_copy(b);
+      g_autoptr(sc_tvalue) qb = run1("aten.index_put.default", "t0, [t1], t2", ins, 3);
+      ins[0] = sc_tvalue_copy(pa);
+      ins[1] = sc_tvalue_copy(qb);
+      g_autoptr(sc_tvalue) rhs = run1("aten.add.Tensor", "t0, t1", ins, 2);
+      expect_same(lhs, rhs);
+      sc_tvalue_free(p);
+      sc_tvalue_free(q);
+      sc_tvalue_free(a);
+      sc_tvalue_free(b);
+    }
+    sc_tvalue_free(m);
+    g_free(mask);
+  }
+}
+
+/* NAME : nonzero(MASK) with declared result shape [SIZE, 1] (SIZE parsed). */
+static gboolean add_nonzero(sc_graph *g, const char *name, const char *mask, const char *size,
+                            GError **error) {
+  const sc_op *op = sc_ops_lookup("aten.nonzero.default", NULL);
+  sc_value *bound = bind_graph(g, op, mask);
+  sc_ttype decl = {sc_shape_of(2, DIMS(1, 1)), SC_DTYPE_I64};
+  const sc_ttype *declared[1] = {&decl};
+  if (size != NULL)
+    g_assert_true(sc_dim_parse(sc_graph_symtab(g), size, &decl.shape.dims[0], NULL));
+  const char *names[1] = {name};
+  return sc_graph_add_node(g, name, op, bound, names, 1, size ? declared : NULL, "moe.py:298",
+                           NULL, error);
+}
+
+/* A graph that dispatches rows by nonzero(mask): the graph takes the size
+ * u0 from the declared shape, the run binds u0 to the count (writing it
+ * into the caller's symbol values), later nodes and the type checks use
+ * it; a count outside u0's declared bounds is an error. */
+static void test_graph_data_dependent(void) {
+  g_autoptr(sc_symtab) st = sc_symtab_new();
+  GError *err = NULL;
+  g_assert_true(sc_symtab_declare(st, "u0", TRUE, 0, TRUE, 3, &err));
+  g_autoptr(sc_graph) g = sc_graph_new(st);
+  add_input(g, "m", SC_DTYPE_BOOL, 1, DIMS(5));
+  add_input(g, "x", SC_DTYPE_F32, 2, DIMS(5, 2));
+  g_assert_true(add_nonzero(g, "nz", "m", "u0", &err));
+  g_assert_no_error(err);
+  add_node(g, "pick", "aten.index.Tensor", "x, [nz]", "xi");
+  add_node(g, "flat", "aten.view.default", "xi, [\"u0\", 2]", "xv");
+  add_node(g, "put", "aten.index_put.default", "x, [nz], xi", "back");
+  g_assert_true(sc_graph_finish(g, &err));
+  g_assert_no_error(err);
+  const sc_node *nz = sc_graph_node(g, sc_graph_find_node(g, "nz"));
+  g_assert_cmpint(nz->args[1].kind, ==, SC_VAL_INT);
+  g_autofree char *size = sc_dim_to_string(st, nz->args[1].u.i);
+  g_assert_cmpstr(size, ==, "u0");
+  g_autofree char *shape = sc_shape_to_string(&sc_graph_tensor(g, sc_graph_find_tensor(g, "xv"))->type.shape);
+  g_assert_cmpstr(shape, ==, "[u0, 2]");
+
+  sc_tvalue *ins[2] = {T(BOOL, 1, DIMS(5), DATA(0, 1, 0, 1, 0)),
+                       T(F32, 2, DIMS(5, 2), DATA(0, 1, 2, 3, 4, 5, 6, 7, 8, 9))};
+  int64_t sv[1] = {-7};
+  sc_tvalue **vals = NULL;
+  g_assert_true(sc_interp_run_graph(g, sv, ins, NULL, &vals, NULL, &err));
+  g_assert_no_error(err);
+  g_assert_cmpint(sv[0], ==, 2);
+  EXPECT(vals[sc_graph_find_tensor(g, "nz")], I64, 2, DIMS(2, 1), DATA(1, 3));
+  EXPECT(vals[sc_graph_find_tensor(g, "xv")], F32, 2, DIMS(2, 2), DATA(2, 3, 6, 7));
+  EXPECT(vals[sc_graph_find_tensor(g, "back")], F32, 2, DIMS(5, 2),
+         DATA(0, 1, 2, 3, 4, 5, 6, 7, 8, 9));
+  sc_interp_values_free(vals, sc_graph_n_tensors(g));
+  /* no symbol values given: bound privately */
+  g_assert_true(sc_interp_run_graph(g, NULL, ins, NULL, &vals, NULL, &err));
+  g_assert_no_error(err);
+  EXPECT(vals[sc_graph_find_tensor(g, "xv")], F32, 2, DIMS(2, 2), DATA(2, 3, 6, 7));
+  sc_interp_values_free(vals, sc_graph_n_tensors(g));
+  /* four rows selected, u0 <= 3 declared */
+  sc_tvalue_free(ins[0]);
+  ins[0] = T(BOOL, 1, DIMS(5), DATA(1, 1, 0, 1, 1));
+  sc_id failed = SC_ID_NONE;
+  g_assert_false(sc_interp_run_graph(g, sv, ins, NULL, &vals, &failed, &err));
+  g_assert_error(err, SC_INTERP_ERROR, SC_INTERP_ERROR_SYMBOL);
+  g_assert_cmpstr(err->message, ==,
+                  "node 'nz' (aten.nonzero.default, moe.py:298): the data-dependent size u0 is 4, "
+                  "outside its declared bounds");
+  g_assert_cmpuint(failed, ==, sc_graph_find_node(g, "nz"));
+  g_clear_error(&err);
+  sc_tvalue_free(ins[0]);
+  sc_tvalue_free(ins[1]);
+}
+
+/* The size a graph takes for a data-dependent operator must be a symbol of
+ * its own (graph.c, take_data_dependent_size); without a declaration the
+ * rule refuses the node as undecided. */
+static void test_graph_data_dependent_refused(void) {
+  g_autoptr(sc_symtab) st = sc_symtab_new();
+  GError *err = NULL;
+  g_assert_true(sc_symtab_declare(st, "u0", TRUE, 0, FALSE, 0, &err));
+  g_assert_true(sc_symtab_declare(st, "N", TRUE, 1, FALSE, 0, &err));
+  g_autoptr(sc_graph) g = sc_graph_new(st);
+  sc_ttype mt = {sc_shape_of(1, DIMS(1)), SC_DTYPE_BOOL};
+  g_assert_true(sc_dim_parse(st, "N", &mt.shape.dims[0], &err));
+  g_assert_true(sc_graph_add_input(g, "m", &mt, NULL, &err));
+  g_assert_false(add_nonzero(g, "a", "m", "3", &err));
+  g_assert_error(err, SC_GRAPH_ERROR, SC_GRAPH_ERROR_SHAPE);
+  g_assert_cmpstr(err->message, ==,
+                  "node 'a': the first size of result 'a' depends on the values of "
+                  "aten.nonzero.default's input, so it must be declared as a symbol of its own "
+                  "(\"u0\"), not 3");
+  g_clear_error(&err);
+  g_assert_false(add_nonzero(g, "a", "m", "N", &err));
+  g_assert_error(err, SC_GRAPH_ERROR, SC_GRAPH_ERROR_SHAPE);
+  g_assert_nonnull(strstr(err->message, "the data-dependent size N, a symbol that the graph "
+                                        "already uses"));
+  g_clear_error(&err);
+  g_assert_false(add_nonzero(g, "a", "m", "2*u0", &err));
+  g_assert_error(err, SC_GRAPH_ERROR, SC_GRAPH_ERROR_SHAPE);
+  g_assert_nonnull(strstr(err->message, "not 2*u0"));
+  g_clear_error(&err);
+  g_assert_false(add_nonzero(g, "a", "m", NULL, &err));
+  g_assert_error(err, SC_OPS_ERROR, SC_OPS_ERROR_UNDECIDED);
+  g_assert_nonnull(strstr(err->message, "depends on its values"));
+  g_clear_error(&err);
+  g_assert_true(add_nonzero(g, "a", "m", "u0", &err));
+  g_assert_no_error(err);
+  g_assert_false(add_nonzero(g, "b", "m", "u0", &err));
+  g_assert_error(err, SC_GRAPH_ERROR, SC_GRAPH_ERROR_SHAPE);
+  g_assert_nonnull(strstr(err->message, "node 'b': result 'b' has the data-dependent size u0"));
+  g_clear_error(&err);
+}
+
 static void test_symbolic_graph(void) {
   g_autoptr(sc_symtab) st = sc_symtab_new();
   GError *err = NULL;
@@ -1457,6 +1710,10 @@ int main(int argc, char **argv) {
   g_test_add_func("/interp/graph/run", test_graph_run);
   g_test_add_func("/interp/graph/error-names-node", test_graph_error_names_node);
   g_test_add_func("/interp/graph/symbolic", test_symbolic_graph);
+  g_test_add_func("/interp/nonzero/values", test_nonzero);
+  g_test_add_func("/interp/nonzero/moe-identities", test_moe_identities);
+  g_test_add_func("/interp/graph/data-dependent", test_graph_data_dependent);
+  g_test_add_func("/interp/graph/data-dependent-refused", test_graph_data_dependent_refused);
   g_test_add_func("/interp/texpr/eval", test_texpr);
   return g_test_run();
 }

@@ -3,7 +3,8 @@
  * to binary and back, the shape analysis (types after unions and rebuild,
  * refused unions of differently typed classes, ill-typed rewrite nodes),
  * multi-result operators, printing of clean and non-clean terms, the
- * relation-expression round trip, and symbolic shapes. */
+ * relation-expression round trip, symbolic shapes, and value-range facts
+ * (meet, merge by union and congruence, declared leaf values). */
 #include "shardcheck/lang.h"
 
 #include <math.h>
@@ -1136,6 +1137,139 @@ static void test_sym_cat_halves(void) {
   g_assert_no_error(err);
 }
 
+/* ---- value ranges (range.c) ------------------------------------------------------- */
+
+static sc_vrange vr(int64_t lo, uint32_t lo_src, int64_t hi, uint32_t hi_src) {
+  sc_vrange r;
+  sc_vrange_init(&r);
+  r.lo = sc_dim_const(lo);
+  r.lo_src = lo_src;
+  r.hi = sc_dim_const(hi);
+  r.hi_src = hi_src;
+  return r;
+}
+
+/* Meeting bounds: the tighter one wins; a tie goes to the bound that
+ * needs no assumption; a missing bound takes the other; an undecided
+ * symbolic comparison keeps the fact rather than the assumption. */
+static void test_range_meet(void) {
+  g_autoptr(sc_symtab) st = sc_symtab_new();
+  sc_vrange a = vr(-16, SC_VRANGE_FACT, 15, SC_VRANGE_FACT);
+  sc_vrange b = vr(0, 7, 0, SC_VRANGE_NONE); /* assumption 7: >= 0 */
+  g_assert_true(sc_vrange_meet(st, &a, &b));
+  g_assert_cmpint(a.lo.value, ==, 0);
+  g_assert_cmpuint(a.lo_src, ==, 7);
+  g_assert_cmpint(a.hi.value, ==, 15);
+  g_assert_cmpuint(a.hi_src, ==, SC_VRANGE_FACT);
+  /* the same lower bound declared: the fact replaces the assumption */
+  sc_vrange c = vr(0, SC_VRANGE_FACT, 20, SC_VRANGE_FACT);
+  g_assert_true(sc_vrange_meet(st, &a, &c));
+  g_assert_cmpuint(a.lo_src, ==, SC_VRANGE_FACT);
+  g_assert_cmpint(a.hi.value, ==, 15); /* 20 is looser */
+  /* a looser assumption changes nothing */
+  sc_vrange d = vr(-3, 9, 30, 9);
+  g_assert_false(sc_vrange_meet(st, &a, &d));
+  g_assert_cmpuint(a.lo_src, ==, SC_VRANGE_FACT);
+  /* an unbounded range changes nothing */
+  sc_vrange none;
+  sc_vrange_init(&none);
+  g_assert_true(sc_vrange_is_unbounded(&none));
+  g_assert_false(sc_vrange_meet(st, &a, &none));
+  /* undecided: V - 1 against 15 for an unknown V keeps the fact */
+  GError *err = NULL;
+  g_assert_true(sc_symtab_declare(st, "V", TRUE, 1, FALSE, 0, &err));
+  sc_dim v;
+  g_assert_true(sc_dim_parse(st, "V - 1", &v, &err));
+  g_assert_no_error(err);
+  sc_vrange e = vr(0, 3, 0, 3);
+  e.hi = v;
+  g_assert_false(sc_vrange_meet(st, &a, &e));
+  g_assert_cmpint(a.hi.value, ==, 15);
+  g_assert_cmpuint(a.hi_src, ==, SC_VRANGE_FACT);
+  /* ... but an undecided fact replaces an assumption */
+  sc_vrange f = vr(0, SC_VRANGE_NONE, 15, 3);
+  sc_vrange g = vr(0, SC_VRANGE_NONE, 0, SC_VRANGE_FACT);
+  g.hi = v;
+  g_assert_true(sc_vrange_meet(st, &f, &g));
+  g_assert_true(sc_dim_identical(f.hi, v));
+  g_assert_cmpuint(f.hi_src, ==, SC_VRANGE_FACT);
+}
+
+/* Facts on classes: read through any id, met when classes merge (by a
+ * union or by congruence in rebuild), never a conflict. */
+static void test_range_classes(void) {
+  fx f;
+  fx_init(&f);
+  sc_egraph *eg = EG(&f);
+  sc_id v = leaf(&f, "v");
+  g_assert_null(sc_lang_class_range(f.lang, v));
+  sc_vrange r1 = vr(0, SC_VRANGE_FACT, 99, SC_VRANGE_FACT);
+  sc_lang_add_range(f.lang, v, &r1);
+  const sc_vrange *got = sc_lang_class_range(f.lang, v);
+  g_assert_nonnull(got);
+  g_assert_cmpint(got->hi.value, ==, 99);
+  /* an unbounded fact stores nothing */
+  sc_id x = leaf(&f, "x");
+  sc_vrange none;
+  sc_vrange_init(&none);
+  sc_lang_add_range(f.lang, x, &none);
+  g_assert_null(sc_lang_class_range(f.lang, x));
+  /* another class with facts of its own, then a union: the intersection */
+  sc_id nv = add(&f, "neg(v)");
+  sc_vrange r2 = vr(-5, 4, 10, SC_VRANGE_FACT);
+  sc_lang_add_range(f.lang, nv, &r2);
+  g_assert_true(sc_egraph_union(eg, v, nv, SC_JUST_ASSERTED));
+  got = sc_lang_class_range(f.lang, nv); /* dirty e-graph: still exact here */
+  g_assert_nonnull(got);
+  g_assert_cmpint(got->lo.value, ==, 0);
+  g_assert_cmpuint(got->lo_src, ==, SC_VRANGE_FACT);
+  g_assert_cmpint(got->hi.value, ==, 10);
+  g_assert_cmpuint(sc_lang_n_conflicts(f.lang), ==, 0);
+  sc_egraph_rebuild(eg);
+  g_assert_true(sc_lang_class_range(f.lang, v) == sc_lang_class_range(f.lang, nv));
+  /* congruence: abs(a) and abs(b) merge when a and b do, and so do their facts */
+  sc_id a1 = add(&f, "abs(x)"), a2 = add(&f, "abs(y)");
+  sc_vrange r3 = vr(0, SC_VRANGE_FACT, 0, SC_VRANGE_NONE);
+  sc_vrange r4 = vr(0, SC_VRANGE_NONE, 3, 5);
+  sc_lang_add_range(f.lang, a1, &r3);
+  sc_lang_add_range(f.lang, a2, &r4);
+  g_assert_true(sc_egraph_union(eg, leaf(&f, "x"), leaf(&f, "y"), SC_JUST_ASSERTED));
+  sc_egraph_rebuild(eg);
+  g_assert_cmpuint(sc_egraph_find(eg, a1), ==, sc_egraph_find(eg, a2));
+  got = sc_lang_class_range(f.lang, a1);
+  g_assert_nonnull(got);
+  g_assert_cmpuint(got->lo_src, ==, SC_VRANGE_FACT);
+  g_assert_cmpint(got->hi.value, ==, 3);
+  g_assert_cmpuint(got->hi_src, ==, 5);
+  GError *err = NULL;
+  g_assert_true(sc_egraph_check(eg, &err));
+  g_assert_no_error(err);
+  fx_clear(&f);
+}
+
+/* A leaf tensor's declared "values" are a fact on its class. */
+static void test_range_leaf_values(void) {
+  g_autoptr(sc_symtab) st = sc_symtab_new();
+  g_autoptr(sc_graph) g = sc_graph_new(st);
+  int64_t s3[1] = {3};
+  add_input(g, "ids", SC_DTYPE_I64, 1, s3);
+  GError *err = NULL;
+  g_assert_true(sc_graph_finish(g, &err));
+  sc_id t = sc_graph_find_tensor(g, "ids");
+  sc_tensor *ten = sc_graph_tensor(g, t);
+  ten->has_values = TRUE;
+  ten->values_min = sc_dim_const(0);
+  ten->values_max = sc_dim_const(63);
+  g_autoptr(sc_lang) lang = sc_lang_new(st, g);
+  sc_id c = sc_lang_add_tensor(lang, t);
+  const sc_vrange *r = sc_lang_class_range(lang, c);
+  g_assert_nonnull(r);
+  g_assert_cmpint(r->lo.value, ==, 0);
+  g_assert_cmpint(r->hi.value, ==, 63);
+  g_assert_cmpuint(r->lo_src, ==, SC_VRANGE_FACT);
+  g_assert_cmpuint(r->hi_src, ==, SC_VRANGE_FACT);
+}
+
 /* ---- main ----------------------------------------------------------------------- */
 
 int main(int argc, char **argv) {
@@ -1175,5 +1309,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/lang/print/quoted-names", test_print_quoted_names);
   g_test_add_func("/lang/print/class-to-string", test_class_to_string);
   g_test_add_func("/lang/sym/cat-halves", test_sym_cat_halves);
+  g_test_add_func("/lang/range/meet", test_range_meet);
+  g_test_add_func("/lang/range/classes", test_range_classes);
+  g_test_add_func("/lang/range/leaf-values", test_range_leaf_values);
   return g_test_run();
 }

@@ -164,7 +164,7 @@ static void test_declared_ops(void) {
   g_assert_cmpint(x.status, ==, SC_LEMCHECK_PASS);
   g_assert_cmpuint(x.instances, ==, 12);
   sc_lemcheck_result_clear(&x);
-  check_one(set, "dbl_unfold", &x);
+  check_one(set, "lemchk_dbl_unfold", &x);
   g_assert_cmpint(x.status, ==, SC_LEMCHECK_PASS);
   sc_lemcheck_result_clear(&x);
   check_one(set, "dbl_wrong", &x);
@@ -174,6 +174,46 @@ static void test_declared_ops(void) {
   g_assert_cmpint(x.status, ==, SC_LEMCHECK_NOT_CHECKABLE);
   g_assert_nonnull(strstr(x.note, "lemchk.opaque.default has no definition"));
   sc_lemcheck_result_clear(&x);
+}
+
+/* The interpreter runs a declared operator through its definition when
+ * given sc_lemcheck_eval_declared as its fallback (check --validate). */
+static void test_eval_declared_fallback(void) {
+  g_autoptr(sc_lemma_set) set = load(
+      "op lemchk.triple(Tensor x) -> Tensor: shape(x) = add.Tensor(add.Tensor(x, x), x)\n"
+      "op lemchk.blackbox(Tensor x) -> Tensor: shape(x)\n");
+  GError *err = NULL;
+  const sc_op *triple = sc_ops_lookup("lemchk.triple", &err);
+  g_assert_no_error(err);
+  int64_t dims[2] = {2, 3};
+  g_autoptr(sc_tvalue) x = sc_tvalue_new(SC_DTYPE_F32, 2, dims, 0, &err);
+  g_assert_no_error(err);
+  for (int64_t i = 0; i < x->numel; i++)
+    x->data[i] = (double)i - 2.5;
+  sc_tvalue *tensors[1] = {x};
+  sc_value args[1] = {sc_value_tensor(0)};
+  g_autoptr(GPtrArray) res = g_ptr_array_new_with_free_func((GDestroyNotify)sc_tvalue_free);
+  /* without a fallback: no evaluator */
+  sc_interp_config plain = {1, 0, NULL, NULL};
+  g_assert_false(sc_interp_eval(triple, args, NULL, NULL, tensors, 1, &plain, res, &err));
+  g_assert_error(err, SC_INTERP_ERROR, SC_INTERP_ERROR_NO_EVALUATOR);
+  g_clear_error(&err);
+  /* with it: 3x, typed by the declaration */
+  sc_interp_config cfg = {1, 0, sc_lemcheck_eval_declared, set};
+  g_assert_true(sc_interp_eval(triple, args, NULL, NULL, tensors, 1, &cfg, res, &err));
+  g_assert_no_error(err);
+  g_assert_cmpuint(res->len, ==, 1);
+  const sc_tvalue *y = res->pdata[0];
+  g_assert_cmpint(y->numel, ==, 6);
+  for (int64_t i = 0; i < y->numel; i++)
+    g_assert_cmpfloat(y->data[i], ==, 3.0 * x->data[i]);
+  /* an operator without a definition stays without an evaluator */
+  const sc_op *blackbox = sc_ops_lookup("lemchk.blackbox", &err);
+  g_assert_no_error(err);
+  g_assert_false(sc_interp_eval(blackbox, args, NULL, NULL, tensors, 1, &cfg, res, &err));
+  g_assert_error(err, SC_INTERP_ERROR, SC_INTERP_ERROR_NO_EVALUATOR);
+  g_assert_nonnull(strstr(err->message, "lemchk.blackbox.default has no definition"));
+  g_clear_error(&err);
 }
 
 static void test_no_instance(void) {
@@ -228,6 +268,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/lemcheck/planted/swapped-sub", test_planted_caught);
   g_test_add_func("/lemcheck/planted/slice-offset", test_planted_offset);
   g_test_add_func("/lemcheck/declared/unfold", test_declared_ops);
+  g_test_add_func("/lemcheck/declared/fallback", test_eval_declared_fallback);
   g_test_add_func("/lemcheck/no-instance", test_no_instance);
   g_test_add_func("/lemcheck/report/deterministic", test_report_and_determinism);
   return g_test_run();

@@ -15,6 +15,9 @@
  *   expect TERM == TERM          equal after the run
  *   expect TERM != TERM          not equal after the run
  *   fires LEMMA N                lemma LEMMA applied exactly N times
+ *   range NAME LO HI [ID]        value-range fact [LO, HI] on leaf NAME:
+ *                                declared, or assumption number ID
+ *   assumes LEMMA [ID...]        the assumptions LEMMA's applications read
  *   stop REASON                  the runner stopped for REASON */
 #include "shardcheck/lemma.h"
 #include "shardcheck/texpr.h"
@@ -213,6 +216,40 @@ static void run_program(const char *path) {
       if (got != (uint64_t)g_ascii_strtoull(f[1], NULL, 10))
         g_error("%s: lemma %s applied %" G_GUINT64_FORMAT " times, expected %s", where, f[0],
                 got, f[1]);
+    } else if (strcmp(cmd, "range") == 0) {
+      /* range NAME LO HI [ASSUMPTION]: a value-range fact on a leaf tensor,
+       * declared (FACT) or assumption number ASSUMPTION */
+      g_auto(GStrv) f = g_strsplit(rest, " ", -1);
+      g_assert_true(f[0] && f[1] && f[2]);
+      sc_id t = sc_graph_find_tensor(w.g, f[0]);
+      if (t == SC_ID_NONE)
+        g_error("%s: no tensor %s", where, f[0]);
+      sc_vrange r;
+      sc_vrange_init(&r);
+      r.lo = sc_dim_const(g_ascii_strtoll(f[1], NULL, 10));
+      r.hi = sc_dim_const(g_ascii_strtoll(f[2], NULL, 10));
+      r.lo_src = r.hi_src =
+          f[3] ? (uint32_t)g_ascii_strtoull(f[3], NULL, 10) : SC_VRANGE_FACT;
+      sc_lang_add_range(world_lang(&w), sc_lang_add_tensor(world_lang(&w), t), &r);
+    } else if (strcmp(cmd, "assumes") == 0) {
+      /* assumes LEMMA [ID...]: the assumptions its applications read */
+      if (!w.ran)
+        world_run(&w);
+      g_auto(GStrv) f = g_strsplit(rest, " ", -1);
+      int32_t li = sc_lemma_set_find(w.set, f[0]);
+      g_assert_cmpint(li, >=, 0);
+      uint32_t n = 0;
+      const uint32_t *ids = sc_lemma_rules_assumptions(w.rules, (uint32_t)li, &n);
+      GString *got = g_string_new(NULL), *want = g_string_new(NULL);
+      for (uint32_t k = 0; k < n; k++)
+        g_string_append_printf(got, "%s%u", k ? " " : "", ids[k]);
+      for (guint k = 1; f[k]; k++)
+        g_string_append_printf(want, "%s%s", k > 1 ? " " : "", f[k]);
+      if (strcmp(got->str, want->str) != 0)
+        g_error("%s: lemma %s read assumptions [%s], expected [%s]", where, f[0], got->str,
+                want->str);
+      g_string_free(got, TRUE);
+      g_string_free(want, TRUE);
     } else if (strcmp(cmd, "stop") == 0) {
       if (strcmp(sc_stop_reason_name(w.stop), rest) != 0)
         g_error("%s: stopped for %s", where, sc_stop_reason_name(w.stop));
@@ -356,7 +393,7 @@ static const struct {
      SC_LEMMA_ERROR_VAR},
     {"lemma a: neg(?x) => relu(?x) where frob(?x) > 1\n",
      "t.lemma:1:36: error: unknown function 'frob' in a condition (known: size, rank, dtype, "
-     "shape, numel, with_size, min, max, indexof)",
+     "shape, numel, with_size, min, max, indexof, at, vmin, vmax, append, remove)",
      SC_LEMMA_ERROR_ARGS},
     {"lemma a: neg(?x) => gelu(?x, approximate=?_)\n",
      "t.lemma:1:42: error: '?_' matches any value: it cannot be used on the right side",
@@ -407,6 +444,18 @@ static const struct {
     {"op mylib.bad3(Tensor x) -> Tensor: shape(x) = neg(neg(neg(relu(y))))\n",
      "t.lemma:1:64: error: 'y' is not a parameter of mylib.bad3.default", SC_LEMMA_ERROR_DECL},
     {"op mylib.bad4(Tensor x) -> Tensor: [size(x, 0)] = relu(x)\n", "", SC_LEMMA_ERROR_TYPE},
+    {"lemma a: neg(?x) => ?x where vmin(?x, 1) >= 0\n",
+     "t.lemma:1:30: error: vmin takes 1 argument", SC_LEMMA_ERROR_ARGS},
+    {"lemma a: add.Scalar(?x, ?k) => ?x where vmax(?k) < 3\n",
+     "t.lemma:1:46: error: vmax needs a tensor, but ?k is an attribute", SC_LEMMA_ERROR_VAR},
+    {"lemma a: index(?w, [None, ?i]) => ?w\n",
+     "t.lemma:1:21: error: argument 'indices' of aten.index.Tensor: a None item of a Tensor?[] "
+     "cannot be matched (write tensors only)",
+     SC_LEMMA_ERROR_ARGS},
+    {"op mylib.bad5(Tensor x) -> Tensor: frob(shape(x))\n",
+     "t.lemma:1:36: error: unknown function 'frob' in a shape rule (known: size, rank, dtype, "
+     "shape, numel, with_size, min, max, append, remove)",
+     SC_LEMMA_ERROR_DECL},
     {"op badname(Tensor x) -> Tensor: shape(x)\n",
      "t.lemma:1:4: error: expected a qualified operator name (namespace.name), found 'badname'",
      SC_LEMMA_ERROR_SYNTAX},
@@ -599,8 +648,8 @@ static void test_decl_shape(void) {
   g_assert_no_error(err);
   g_assert_true(op == sc_lemma_set_op(s, 1));
   g_assert_true(op == sc_ops_lookup_func("gated_silu", &err));
-  g_assert_cmpint(sc_lemma_set_find(s, "gated_silu_unfold"), >=, 0);
-  g_assert_true(sc_lemma_set_lemma(s, (uint32_t)sc_lemma_set_find(s, "rms_norm_unfold"))->unfolds ==
+  g_assert_cmpint(sc_lemma_set_find(s, "testlib_gated_silu_unfold"), >=, 0);
+  g_assert_true(sc_lemma_set_lemma(s, (uint32_t)sc_lemma_set_find(s, "testlib_rms_norm_unfold"))->unfolds ==
                 sc_lemma_set_op(s, 0));
   /* the shape rule through the registry */
   g_autoptr(sc_symtab) st = sc_symtab_new();
@@ -665,7 +714,7 @@ static void test_decl_unfold(void) {
   world_add(&w, "gated_silu(x)");
   world_add(&w, "testlib.rms_norm(x, w)");
   world_run(&w);
-  g_assert_cmpuint(applications(&w, "gated_silu_unfold"), ==, 1);
+  g_assert_cmpuint(applications(&w, "testlib_gated_silu_unfold"), ==, 1);
   g_assert_true(world_equal(&w, "gated_silu(x)",
                             "mul.Tensor(silu(slice(x, dim=1, start=0, end=8)), "
                             "slice(x, dim=1, start=8, end=16))"));
@@ -674,6 +723,178 @@ static void test_decl_unfold(void) {
       "mul.Tensor(mul.Tensor(x, rsqrt(add.Scalar(mean.dim(pow.Tensor_Scalar(x, 2), [-1], True), "
       "1e-06))), w)"));
   g_assert_false(world_equal(&w, "testlib.rms_norm(x, w, eps=1e-05)", "testlib.rms_norm(x, w)"));
+  world_clear(&w);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Value ranges in conditions (vmin / vmax), shape atoms, Tensor?[] patterns */
+
+static const char *const range_lemmas =
+    "lemma nonneg_abs: abs(?x) => ?x where 0 <= vmin(?x)\n"
+    "lemma small_neg: neg(?x) => neg(neg(neg(?x))) where not (vmax(?x) >= 10)\n";
+
+/* A world with i64 leaves p, q, r, s ([4]) and the two lemmas above. */
+static void range_world(world *w) {
+  world_init(w);
+  g_autoptr(GError) err = NULL;
+  g_assert_true(sc_lemma_set_load_string(w->set, "r.lemma", range_lemmas, &err));
+  g_assert_no_error(err);
+  sc_ttype t = {sc_shape_of(1, (int64_t[]){4}), SC_DTYPE_I64};
+  const char *names[] = {"p", "q", "r", "s"};
+  for (int i = 0; i < 4; i++) {
+    sc_id id;
+    g_assert_true(sc_graph_add_input(w->g, names[i], &t, &id, &err));
+  }
+}
+
+static void add_fact(world *w, const char *name, int64_t lo, uint32_t lo_src, int64_t hi,
+                     uint32_t hi_src) {
+  sc_vrange r;
+  sc_vrange_init(&r);
+  r.lo = sc_dim_const(lo);
+  r.lo_src = lo_src;
+  r.hi = sc_dim_const(hi);
+  r.hi_src = hi_src;
+  sc_lang *lang = world_lang(w);
+  sc_lang_add_range(lang, sc_lang_add_tensor(lang, sc_graph_find_tensor(w->g, name)), &r);
+}
+
+/* A lemma whose condition reads a value range fires with the fact, not
+ * without it (UNKNOWN, and Kleene's not keeps it UNKNOWN); a missing fact
+ * is not counted as an undecided comparison; the assumption ids the
+ * condition read are recorded for the lemma. */
+static void test_range_conditions(void) {
+  world w;
+  range_world(&w);
+  add_fact(&w, "p", 0, SC_VRANGE_FACT, 9, SC_VRANGE_FACT); /* declared [0, 9] */
+  add_fact(&w, "q", 0, 4, 9, SC_VRANGE_NONE);              /* assumed >= 0 (assumption 4) */
+  add_fact(&w, "r", -1, SC_VRANGE_FACT, 20, SC_VRANGE_FACT);
+  /* s: no fact */
+  world_add(&w, "abs(p)");
+  world_add(&w, "abs(q)");
+  world_add(&w, "abs(r)");
+  world_add(&w, "abs(s)");
+  world_add(&w, "neg(p)");
+  world_add(&w, "neg(s)");
+  world_run(&w);
+  g_assert_true(world_equal(&w, "abs(p)", "p"));
+  g_assert_true(world_equal(&w, "abs(q)", "q"));
+  g_assert_false(world_equal(&w, "abs(r)", "r"));
+  g_assert_false(world_equal(&w, "abs(s)", "s"));
+  g_assert_cmpuint(applications(&w, "nonneg_abs"), ==, 2);
+  g_assert_cmpuint(applications(&w, "small_neg"), ==, 1); /* neg(p), not neg(s) */
+  sc_lemma_counters c;
+  sc_lemma_rules_counters(w.rules, (uint32_t)sc_lemma_set_find(w.set, "nonneg_abs"), &c);
+  g_assert_cmpuint(c.undecided, ==, 0); /* abs(s): no fact, not a decision */
+  uint32_t n = 0;
+  const uint32_t *ids =
+      sc_lemma_rules_assumptions(w.rules, (uint32_t)sc_lemma_set_find(w.set, "nonneg_abs"), &n);
+  g_assert_cmpuint(n, ==, 1);
+  g_assert_cmpuint(ids[0], ==, 4);
+  g_assert_null(
+      sc_lemma_rules_assumptions(w.rules, (uint32_t)sc_lemma_set_find(w.set, "small_neg"), &n));
+  g_assert_cmpuint(n, ==, 0);
+  world_clear(&w);
+}
+
+/* vmin/vmax read through sc_lemma_condition_ranges; without ranges they
+ * are UNKNOWN; append/remove in conditions; a float fill compares as a
+ * number. */
+static void test_range_instances(void) {
+  g_autoptr(GError) err = NULL;
+  g_autoptr(sc_lemma_set) s = load_text(
+      "lemma inr: embedding(?w, ?i) => embedding(?w, ?i)\n"
+      "  where 0 <= vmin(?i) and vmax(?i) < size(?w, 0)"
+      " and append(shape(?i), size(?w, 1)) == [2, 3, 5] and remove(shape(?w), 0) == [5]\n"
+      "lemma zero: masked_fill.Scalar(?x, ?m, ?v) => ?x where ?v == 0\n",
+      &err);
+  g_assert_no_error(err);
+  g_autoptr(sc_symtab) st = sc_symtab_new();
+  sc_ttype types[2] = {{sc_shape_of(2, (int64_t[]){7, 5}), SC_DTYPE_F32},
+                       {sc_shape_of(2, (int64_t[]){2, 3}), SC_DTYPE_I64}};
+  sc_value values[2] = {sc_value_none(), sc_value_none()};
+  sc_lemma_instance inst = {st, types, values};
+  g_assert_cmpint(sc_lemma_condition(s, 0, &inst), ==, SC_UNKNOWN);
+  sc_vrange ranges[2];
+  sc_vrange_init(&ranges[0]);
+  sc_vrange_init(&ranges[1]);
+  ranges[1].lo = sc_dim_const(0);
+  ranges[1].hi = sc_dim_const(6);
+  ranges[1].lo_src = ranges[1].hi_src = SC_VRANGE_FACT;
+  g_assert_cmpint(sc_lemma_condition_ranges(s, 0, &inst, ranges), ==, SC_YES);
+  ranges[1].hi = sc_dim_const(7);
+  g_assert_cmpint(sc_lemma_condition_ranges(s, 0, &inst, ranges), ==, SC_NO);
+  ranges[1].hi_src = SC_VRANGE_NONE;
+  g_assert_cmpint(sc_lemma_condition_ranges(s, 0, &inst, ranges), ==, SC_UNKNOWN);
+  g_assert_true(sc_lemma_var_reads_range(s, 0, 1));
+  g_assert_false(sc_lemma_var_reads_range(s, 0, 0));
+  /* ?v == 0 with ?v = 0.0, 0, -0.0; not 0.5 */
+  sc_ttype t3[3] = {{sc_shape_of(1, (int64_t[]){4}), SC_DTYPE_F32},
+                    {sc_shape_of(1, (int64_t[]){4}), SC_DTYPE_BOOL},
+                    {sc_shape_of(0, NULL), SC_DTYPE_F32}};
+  sc_value v3[3] = {sc_value_none(), sc_value_none(), sc_value_float(0.0)};
+  sc_lemma_instance i3 = {st, t3, v3};
+  g_assert_cmpint(sc_lemma_condition(s, 1, &i3), ==, SC_YES);
+  v3[2] = sc_value_int(0);
+  g_assert_cmpint(sc_lemma_condition(s, 1, &i3), ==, SC_YES);
+  v3[2] = sc_value_float(-0.0);
+  g_assert_cmpint(sc_lemma_condition(s, 1, &i3), ==, SC_YES);
+  v3[2] = sc_value_float(0.5);
+  g_assert_cmpint(sc_lemma_condition(s, 1, &i3), ==, SC_NO);
+}
+
+/* Steering the checker's draws by the condition's equations. */
+static void test_steer(void) {
+  g_autoptr(GError) err = NULL;
+  g_autoptr(sc_lemma_set) s = load_text(
+      "lemma st: slice(?x, dim=?d, start=?a, end=?b) => slice(?x, dim=?d, start=?a, end=?b)\n"
+      "  where ?d == rank(?x) - 1 and ?b == ?a + 2 and (dtype(?x) == i64 or dtype(?x) == i32)\n"
+      "lemma sh: add.Tensor(?x, ?y) => add.Tensor(?y, ?x)\n"
+      "  where shape(?y) == remove(shape(?x), 0) and dtype(?y) == dtype(?x)\n",
+      &err);
+  g_assert_no_error(err);
+  g_autoptr(sc_symtab) st = sc_symtab_new();
+  g_assert_true(sc_lemma_steer(s, 0, st, NULL, NULL, 0));
+  /* variables of st: ?x, ?d, ?a, ?b */
+  sc_ttype types[4] = {{sc_shape_of(3, (int64_t[]){2, 3, 4}), SC_DTYPE_F32}};
+  sc_value values[4] = {sc_value_none(), sc_value_int(0), sc_value_int(1), sc_value_int(0)};
+  g_assert_true(sc_lemma_steer(s, 0, st, types, values, 1));
+  g_assert_cmpint(values[1].u.i.value, ==, 2);
+  g_assert_cmpint(values[3].u.i.value, ==, 3);
+  g_assert_cmpint(types[0].dtype, ==, SC_DTYPE_I32); /* choice 1 of (i64, i32) */
+  sc_lemma_instance inst = {st, types, values};
+  g_assert_cmpint(sc_lemma_condition(s, 0, &inst), ==, SC_YES);
+  /* shapes and dtypes of tensor variables */
+  sc_ttype t2[2] = {{sc_shape_of(2, (int64_t[]){5, 6}), SC_DTYPE_F16},
+                    {sc_shape_of(1, (int64_t[]){9}), SC_DTYPE_F32}};
+  sc_value v2[2] = {sc_value_none(), sc_value_none()};
+  g_assert_true(sc_lemma_steer(s, 1, st, t2, v2, 0));
+  g_assert_cmpuint(t2[1].shape.rank, ==, 1);
+  g_assert_cmpint(t2[1].shape.dims[0].value, ==, 6);
+  g_assert_cmpint(t2[1].dtype, ==, SC_DTYPE_F16);
+  /* a lemma without such conjuncts is not steerable */
+  g_autoptr(sc_lemma_set) n = load_text("lemma ns: neg(?x) => ?x where rank(?x) > 1\n", &err);
+  g_assert_no_error(err);
+  g_assert_false(sc_lemma_steer(n, 0, st, NULL, NULL, 0));
+}
+
+/* A Tensor?[] of tensors matches like a Tensor[]: index(?w, [?i]). */
+static void test_opt_list_pattern(void) {
+  world w;
+  world_init(&w);
+  g_autoptr(GError) err = NULL;
+  g_assert_true(sc_lemma_set_load_string(
+      w.set, "o.lemma", "lemma rows: index(?w, [?i]) => index_select(?w, 0, ?i)\n", &err));
+  g_assert_no_error(err);
+  sc_ttype tw = {sc_shape_of(2, (int64_t[]){6, 3}), SC_DTYPE_F32};
+  sc_ttype ti = {sc_shape_of(1, (int64_t[]){4}), SC_DTYPE_I64};
+  sc_id id;
+  g_assert_true(sc_graph_add_input(w.g, "w", &tw, &id, &err));
+  g_assert_true(sc_graph_add_input(w.g, "i", &ti, &id, &err));
+  world_add(&w, "index(w, indices=[i])");
+  world_run(&w);
+  g_assert_cmpuint(applications(&w, "rows"), ==, 1);
+  g_assert_true(world_equal(&w, "index(w, indices=[i])", "index_select(w, 0, i)"));
   world_clear(&w);
 }
 
@@ -688,6 +909,10 @@ int main(int argc, char **argv) {
   g_test_add_func("/lemma/run/undecided", test_undecided);
   g_test_add_func("/lemma/decl/shape-rule", test_decl_shape);
   g_test_add_func("/lemma/decl/unfold", test_decl_unfold);
+  g_test_add_func("/lemma/range/conditions", test_range_conditions);
+  g_test_add_func("/lemma/range/instances", test_range_instances);
+  g_test_add_func("/lemma/steer", test_steer);
+  g_test_add_func("/lemma/pattern/opt-list", test_opt_list_pattern);
   g_test_add_func("/lemma/programs", test_programs);
   return g_test_run();
 }

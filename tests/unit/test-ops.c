@@ -965,6 +965,49 @@ static void test_rule_topk_sort_misc(void) {
   check_err(f, "aten.tril.default", "v", SC_OPS_ERROR_SHAPE, "at least 2 dimensions", NULL);
 }
 
+/* nonzero: a data-dependent size (ops.h, SC_OP_DATA_DEPENDENT).  The rule
+ * takes `size` as given (a graph fills it from the declared shape),
+ * checks 0 <= size <= numel(self), accepts a bound it cannot decide, and
+ * refuses a call without size as undecided. */
+static void test_rule_nonzero(void) {
+  g_autoptr(fx) f = std_fx();
+  const sc_op *op = sc_ops_lookup("aten.nonzero", NULL);
+  g_assert_nonnull(op);
+  g_assert_cmpstr(op->qualname, ==, "aten.nonzero.default");
+  g_assert_true(op->flags & SC_OP_DATA_DEPENDENT);
+  g_assert_false(op->flags & (SC_OP_MULTI | SC_OP_VIEW | SC_OP_ELEMENTWISE));
+  g_assert_cmpint(sc_ops_arg_index(op, "size"), ==, 1);
+  g_assert_true(op->args[1].kwarg_only && op->args[1].optional);
+  check(f, "aten.nonzero.default", "bmask, size=4", "[4, 1] i64");
+  check(f, "aten.nonzero.default", "mask, size=24", "[24, 2] i64");
+  check(f, "aten.nonzero.default", "m, size=0", "[0, 2] i64");
+  check(f, "aten.nonzero.default", "x, size=5", "[5, 3] i64");
+  check(f, "aten.nonzero.default", "s, size=1", "[1, 0] i64"); /* 0-dim self */
+  check(f, "aten.nonzero.default", "y, size='S'", "[S, 2] i64");
+  check(f, "aten.nonzero.default", "y, size='T'", "[T, 2] i64"); /* T <= 8*S undecided */
+  check_err(f, "aten.nonzero.default", "bmask", SC_OPS_ERROR_UNDECIDED, "aten.nonzero: ",
+            "depends on its values", "[u0, 1]", NULL);
+  check_err(f, "aten.nonzero.default", "bmask, size=7", SC_OPS_ERROR_SHAPE,
+            "size 7 exceeds the 6 elements of self", NULL);
+  check_err(f, "aten.nonzero.default", "bmask, size=-1", SC_OPS_ERROR_SHAPE, "size -1 is negative",
+            NULL);
+  check_err(f, "aten.nonzero.default", "y, size='9*S'", SC_OPS_ERROR_SHAPE, "exceeds", NULL);
+}
+
+/* Result sizes come back in the symtab's current normal form: a shape
+ * made before an assumption (U == V, learned later) is rewritten, so
+ * equal sizes are identical (registry.c, normalize_result_dims). */
+static void test_infer_normalizes_sizes(void) {
+  g_autoptr(fx) f = fx_new();
+  g_assert_true(sc_symtab_declare(f->st, "U", TRUE, 0, FALSE, 0, NULL));
+  g_assert_true(sc_symtab_declare(f->st, "V", TRUE, 0, FALSE, 0, NULL));
+  decl(f, "p", "f32", "[V, 2]");
+  check(f, "aten.clone.default", "p", "[V, 2] f32");
+  g_assert_true(sc_symtab_assume(f->st, "U == V", NULL));
+  check(f, "aten.clone.default", "p", "[U, 2] f32");
+  check(f, "aten.t.default", "p", "[2, U] f32");
+}
+
 static void test_rule_copies(void) {
   g_autoptr(fx) f = std_fx();
   check(f, "aten.clone.default", "x", "[2, 3, 4] f32");
@@ -1489,6 +1532,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/ops/rule/gather-select-scatter", test_rule_gather_select_scatter);
   g_test_add_func("/ops/rule/where-masked", test_rule_where_masked);
   g_test_add_func("/ops/rule/topk-sort-misc", test_rule_topk_sort_misc);
+  g_test_add_func("/ops/rule/nonzero", test_rule_nonzero);
+  g_test_add_func("/ops/infer/normalizes-sizes", test_infer_normalizes_sizes);
   g_test_add_func("/ops/rule/copies", test_rule_copies);
   g_test_add_func("/ops/rule/creation", test_rule_creation);
   g_test_add_func("/ops/rule/arange", test_rule_arange);

@@ -176,7 +176,7 @@ static void test_counterexample(void) {
   g_assert_cmpuint(v->n_counterexamples, ==, 2);
   const sc_counterexample *c = &v->counterexamples[0];
   g_assert_cmpstr(c->tensor, ==, "y");
-  g_assert_cmpstr(c->candidate, ==, "p_0");
+  g_assert_cmpstr(c->candidate, ==, "y_0");
   g_assert_cmpstr(c->source, ==, "expected");
   g_assert_true(c->differs);
   g_assert_nonnull(c->index);
@@ -191,8 +191,8 @@ static void test_counterexample(void) {
   g_autoptr(sc_validation) v2 = sc_validate_run(b2, r2, NULL);
   g_assert_cmpuint(v2->n_counterexamples, >=, 2);
   g_assert_cmpstr(v2->counterexamples[0].source, ==, "nearest term");
-  g_assert_cmpstr(v2->counterexamples[0].tensor, ==, "h");
-  g_assert_cmpstr(v2->counterexamples[0].node, ==, "fc1");
+  g_assert_cmpstr(v2->counterexamples[0].tensor, ==, "mm");
+  g_assert_cmpstr(v2->counterexamples[0].node, ==, "mm");
   const sc_counterexample *last = &v2->counterexamples[v2->n_counterexamples - 1];
   g_assert_cmpstr(last->candidate, ==, "cat(y_0, y_1, dim=0)");
   g_assert_true(last->differs);

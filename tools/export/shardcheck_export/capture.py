@@ -23,12 +23,29 @@ import operator
 import os
 import re
 
+import inspect
+
 import torch
 import torch.fx as fx
-from torch.fx.experimental import proxy_tensor
-from torch.fx.experimental.proxy_tensor import make_fx
 
 from . import comm
+
+# Version guards.  Known to work: torch 1.13 (Debian's python3-torch).
+# torch 2.x is untested here; where the two are known to differ the code
+# asks the installed torch instead of assuming one of them:
+#   * make_fx lives in torch.fx.experimental.proxy_tensor (1.13 and 2.x);
+#     functorch.make_fx is the fallback of older layouts;
+#   * stack traces: a make_fx that takes record_stack_traces (newer 2.x)
+#     gets it as an argument, else PythonKeyTracer's class attribute is set
+#     for the duration of the trace (1.13).
+try:
+    from torch.fx.experimental import proxy_tensor
+    from torch.fx.experimental.proxy_tensor import make_fx
+except ImportError:  # pragma: no cover - layouts before 1.13
+    proxy_tensor = None
+    from functorch import make_fx
+
+_MAKE_FX_PARAMS = set(inspect.signature(make_fx).parameters)
 
 DTYPES = {
     torch.float64: "f64", torch.float32: "f32", torch.float16: "f16",
@@ -51,7 +68,11 @@ class CaptureError(Exception):
 
 def trace(fn, args):
     """make_fx(fn, fake) with stack traces recorded; returns the GraphModule."""
-    tracer = proxy_tensor.PythonKeyTracer
+    if "record_stack_traces" in _MAKE_FX_PARAMS:     # newer torch 2.x (untested)
+        return make_fx(fn, tracing_mode="fake", record_stack_traces=True)(*args)
+    tracer = getattr(proxy_tensor, "PythonKeyTracer", None)
+    if tracer is None:                               # no known way: no src fields
+        return make_fx(fn, tracing_mode="fake")(*args)
     had = "record_stack_traces" in tracer.__dict__
     old = tracer.__dict__.get("record_stack_traces")
     tracer.record_stack_traces = True

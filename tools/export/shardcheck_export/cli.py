@@ -117,7 +117,8 @@ def main(argv=None):
             print(f"shardcheck-export: {args.model} ({what}): {exc}", file=sys.stderr)
             status = max(status, 1 if isinstance(exc, NumericMismatch) else 2)
             continue
-        path = args.output or os.path.join(out_dir, bundle["name"] + ".json")
+        path = args.output or os.path.join(
+            out_dir, getattr(exp, "filename", None) or bundle["name"] + ".json")
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         with open(path, "w") as f:
             f.write(dumps(bundle))

@@ -81,9 +81,19 @@ class Param(Input):
 
 
 class Export:
+    """One bundle to write.  The bundle is named NAME-fwd / NAME-fwdbwd and
+    written to that name + ".json", unless bundle_name (the bundle's "name",
+    as it stands) or filename (the file in the output directory) say
+    otherwise: a model whose bundles are already known by other names."""
+
     def __init__(self, name, spec, impl, degree, inputs, outputs, description="",
-                 rtol=1e-4, atol=1e-5, expect_mismatch=False):
+                 rtol=1e-4, atol=1e-5, expect_mismatch=False, bundle_name=None,
+                 filename=None):
         self.name, self.spec, self.impl, self.degree = name, spec, impl, int(degree)
+        self.bundle_name, self.filename = bundle_name, filename
+        if filename is not None and (os.sep in filename or not filename.endswith(".json")):
+            raise ExportError(f"filename {filename!r}: expected a NAME.json in the output "
+                              f"directory")
         # a model wrong on purpose: some expected relation must fail on numbers
         self.expect_mismatch = expect_mismatch
         self.inputs, self.outputs = dict(inputs), dict(outputs)
@@ -357,4 +367,6 @@ def spec_graph_shape(graph, name):
 
 
 def bundle_name(exp, backward):
+    if getattr(exp, "bundle_name", None):
+        return exp.bundle_name
     return f"{exp.name}-{'fwdbwd' if backward else 'fwd'}"

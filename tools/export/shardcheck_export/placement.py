@@ -11,6 +11,10 @@ expressions over the pieces gives back the full tensor.
   Shard(dim, blocks=k) dim is k equal blocks (a fused q|k|v weight), each
                        sharded: rank i holds chunk i of every block, in order
   Partial()            (outputs only) the tensor is the sum of the ranks'
+  Slice(dim, start, end) (outputs only) every rank's tensor holds the whole
+                       tensor as its part start:end along dim (a result
+                       gathered where it should have been reduced, and the
+                       rows the author expects it in)
 """
 
 import torch
@@ -92,3 +96,22 @@ class Partial(Placement):
 
     def __repr__(self):
         return "Partial()"
+
+
+class Slice(Placement):
+    def __init__(self, dim, start, end):
+        self.dim, self.start, self.end = int(dim), int(start), int(end)
+
+    def shards(self, full, n):
+        raise ValueError("Slice() describes outputs only; give an input its placement "
+                         "with Replicate() or Shard()")
+
+    def exprs(self, names, shape):
+        return [f"slice({nm}, dim={self.dim}, start={self.start}, end={self.end})"
+                for nm in names]
+
+    def grad_placement(self):
+        raise ValueError("Slice() describes forward outputs only (no tangent placement)")
+
+    def __repr__(self):
+        return f"Slice({self.dim}, {self.start}, {self.end})"

@@ -1,0 +1,136 @@
+/* test-lemma-cache.c — the load cache of the lemma instance test
+ * (src/lemma/cache.c): a text that loaded cleanly is recorded under a key
+ * of the executable, the earlier texts of its set and its own text; a
+ * recorded text skips the instance test, any other text runs it; a text
+ * that fails is never recorded; SC_LEMMA_CACHE=0 turns the cache off.
+ *
+ * Every test points SC_LEMMA_CACHE at a fresh temporary directory. */
+#include "lemma/lemma-private.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+static const char good[] = "lemma cache_neg_neg: neg(neg(?x)) => ?x\n";
+/* the sides differ in type: refused by the instance test, and only by it */
+static const char bad[] = "lemma cache_sum_drops_dim: sum.dim_IntList(?x, [0], False) => ?x\n";
+
+static char *fresh_cache(void) {
+  GError *err = NULL;
+  char *dir = g_dir_make_tmp("sc-lemma-cache-XXXXXX", &err);
+  g_assert_no_error(err);
+  g_setenv("SC_LEMMA_CACHE", dir, TRUE);
+  return dir;
+}
+
+static guint n_entries(const char *dir) {
+  GDir *d = g_dir_open(dir, 0, NULL);
+  if (d == NULL)
+    return 0;
+  guint n = 0;
+  while (g_dir_read_name(d) != NULL)
+    n++;
+  g_dir_close(d);
+  return n;
+}
+
+static void remove_dir(const char *dir) {
+  GDir *d = g_dir_open(dir, 0, NULL);
+  if (d != NULL) {
+    const char *name;
+    while ((name = g_dir_read_name(d)) != NULL) {
+      g_autofree char *p = g_build_filename(dir, name, NULL);
+      g_remove(p);
+    }
+    g_dir_close(d);
+  }
+  g_rmdir(dir);
+}
+
+static gboolean load(const char *name, const char *text, GError **error) {
+  sc_lemma_set *s = sc_lemma_set_new();
+  gboolean ok = sc_lemma_set_load_string(s, name, text, error);
+  sc_lemma_set_free(s);
+  return ok;
+}
+
+static void test_records_clean_loads(void) {
+  g_autofree char *dir = fresh_cache();
+  g_assert_true(load("good.lemma", good, NULL));
+  g_assert_cmpuint(n_entries(dir), ==, 1);
+  /* the same text again: the same key, nothing new */
+  g_assert_true(load("elsewhere.lemma", good, NULL));
+  g_assert_cmpuint(n_entries(dir), ==, 1);
+  remove_dir(dir);
+}
+
+static void test_failure_not_recorded(void) {
+  g_autofree char *dir = fresh_cache();
+  for (int i = 0; i < 2; i++) {
+    GError *err = NULL;
+    g_assert_false(load("bad.lemma", bad, &err));
+    g_assert_error(err, SC_LEMMA_ERROR, SC_LEMMA_ERROR_TYPE);
+    g_assert_nonnull(strstr(err->message, "the two sides of lemma cache_sum_drops_dim differ in type"));
+    g_error_free(err);
+  }
+  g_assert_cmpuint(n_entries(dir), ==, 0);
+  remove_dir(dir);
+}
+
+/* A recorded key is trusted: forging the key of the ill-typed text makes
+ * its load skip the test (which is why only clean loads are recorded),
+ * and a one-byte change of the text is a new key that runs it again. */
+static void test_key_covers_text(void) {
+  g_autofree char *dir = fresh_cache();
+  g_autofree char *key = ld_cache_key(NULL, bad);
+  g_assert_nonnull(key);
+  g_assert_cmpuint(strlen(key), ==, 64);
+  ld_cache_put(key);
+  g_assert_true(ld_cache_has(key));
+  g_assert_true(load("bad.lemma", bad, NULL));
+  g_autofree char *changed = g_strconcat(bad, "# one more line\n", NULL);
+  GError *err = NULL;
+  g_assert_false(load("bad.lemma", changed, &err));
+  g_assert_error(err, SC_LEMMA_ERROR, SC_LEMMA_ERROR_TYPE);
+  g_error_free(err);
+  remove_dir(dir);
+}
+
+/* The key depends on the texts loaded before into the set. */
+static void test_key_covers_chain(void) {
+  g_autofree char *dir = fresh_cache();
+  g_autofree char *chain = ld_cache_chain(NULL, good);
+  g_autofree char *k0 = ld_cache_key(NULL, bad);
+  g_autofree char *k1 = ld_cache_key(chain, bad);
+  g_autofree char *k2 = ld_cache_key(chain, good);
+  g_assert_cmpstr(k0, !=, k1);
+  g_assert_cmpstr(k1, !=, k2);
+  /* a record for BAD alone does not vouch for BAD after GOOD */
+  ld_cache_put(k0);
+  sc_lemma_set *s = sc_lemma_set_new();
+  g_assert_true(sc_lemma_set_load_string(s, "a.lemma", good, NULL));
+  GError *err = NULL;
+  g_assert_false(sc_lemma_set_load_string(s, "b.lemma", bad, &err));
+  g_assert_error(err, SC_LEMMA_ERROR, SC_LEMMA_ERROR_TYPE);
+  g_error_free(err);
+  sc_lemma_set_free(s);
+  remove_dir(dir);
+}
+
+static void test_off(void) {
+  g_autofree char *dir = fresh_cache();
+  g_setenv("SC_LEMMA_CACHE", "0", TRUE);
+  g_assert_true(load("good.lemma", good, NULL));
+  g_assert_false(ld_cache_has("0000"));
+  g_assert_cmpuint(n_entries(dir), ==, 0);
+  remove_dir(dir);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/lemma/cache/records-clean-loads", test_records_clean_loads);
+  g_test_add_func("/lemma/cache/failure-not-recorded", test_failure_not_recorded);
+  g_test_add_func("/lemma/cache/key-covers-text", test_key_covers_text);
+  g_test_add_func("/lemma/cache/key-covers-chain", test_key_covers_chain);
+  g_test_add_func("/lemma/cache/off", test_off);
+  return g_test_run();
+}
