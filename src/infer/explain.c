@@ -223,22 +223,6 @@ static char *reason_text(sc_explain *ex, const sc_lemma_rules *rules, const sc_e
 
 /* --- finding the printed term --- */
 
-typedef struct {
-  const sc_lang *lang;
-  const gboolean *allowed_leaf; /* NULL: any impl tensor */
-} weight_ctx;
-
-/* the driver's clean_weight: clean nodes, leaves among ALLOWED_LEAF */
-static uint32_t clean_weight(const sc_egraph *eg, sc_id node, void *user) {
-  weight_ctx *w = user;
-  if (!sc_lang_node_is_clean(w->lang, node))
-    return 0;
-  if (w->allowed_leaf && sc_egraph_node_op(eg, node) == SC_LANG_OP_TENSOR &&
-      !w->allowed_leaf[sc_egraph_node_attr(eg, node)])
-    return 0;
-  return 1;
-}
-
 /* The text the driver prints for TERM (texts_of over sc_texpr_bind), or
  * NULL when it binds to nothing clean. */
 static char *term_relation_text(sc_explain *ex, const sc_term *term) {
@@ -259,9 +243,9 @@ static char *term_relation_text(sc_explain *ex, const sc_term *term) {
 static sc_id find_relation_term(sc_explain *ex, sc_id cls, const char *text,
                                 const gboolean *allowed_leaf, const sc_infer_options *opts) {
   sc_egraph *eg = sc_lang_egraph(ex->lang);
-  weight_ctx wc = {ex->lang, allowed_leaf};
+  sc_infer_weight wc = {ex->lang, allowed_leaf};
   GPtrArray *terms = sc_egraph_enumerate(eg, sc_egraph_find(eg, cls), 4 * opts->max_terms,
-                                         opts->max_term_size, clean_weight, &wc, NULL);
+                                         opts->max_term_size, sc_infer_clean_weight, &wc, NULL);
   sc_id found = SC_ID_NONE;
   for (guint i = 0; i < terms->len && found == SC_ID_NONE; i++) {
     const sc_term *term = g_ptr_array_index(terms, i);

@@ -24,6 +24,15 @@ G_BEGIN_DECLS
 
 typedef struct sc_explain sc_explain;
 
+/* The driver's extraction weight (infer.c): 1 for a clean e-node whose
+ * tensor leaf, if it is one, is among ALLOWED_LEAF (NULL: any impl
+ * tensor), 0 (excluded) otherwise.  USER is an sc_infer_weight. */
+typedef struct {
+  const sc_lang *lang;
+  const gboolean *allowed_leaf; /* per impl tensor; NULL: any */
+} sc_infer_weight;
+uint32_t sc_infer_clean_weight(const sc_egraph *eg, sc_id node, void *user);
+
 /* What the driver asserts when it unions two classes (the subject is a
  * spec tensor, an impl node, or unused). */
 typedef enum {

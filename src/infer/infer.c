@@ -995,12 +995,9 @@ static gboolean explore_impl_node(ctx_t *c, sc_id w, GError **error) {
 
 /* --- extraction --- */
 
-typedef struct {
-  const sc_lang *lang;
-  const gboolean *allowed_leaf; /* NULL: any tensor leaf */
-} weight_ctx;
+typedef sc_infer_weight weight_ctx;
 
-static uint32_t clean_weight(const sc_egraph *eg, sc_id node, void *user) {
+uint32_t sc_infer_clean_weight(const sc_egraph *eg, sc_id node, void *user) {
   weight_ctx *w = user;
   if (!sc_lang_node_is_clean(w->lang, node))
     return 0;
@@ -1035,7 +1032,7 @@ static void clean_exprs(ctx_t *c, sc_id cls, const gboolean *allowed_leaf, GPtrA
    * enumeration before a larger family's smallest term (the cat of every
    * rank's shard) is reached */
   GPtrArray *terms = sc_egraph_enumerate(eg, sc_egraph_find(eg, cls), 4 * c->opts->max_terms,
-                                         c->term_size, clean_weight, &wc, NULL);
+                                         c->term_size, sc_infer_clean_weight, &wc, NULL);
   /* GraphGuard keeps the simplest expression of each self-provable family
    * (section 4.3.2).  Lemma-only rewrites keep the set of impl tensors a
    * term reads, so the smallest term per set of leaves stands for its
@@ -1172,7 +1169,7 @@ static void alias_exprs(ctx_t *c, const sc_term *first, const gboolean *allowed_
     if (tn->op != SC_LANG_OP_TENSOR || leaf_alts(alts, cls, i) != NULL)
       continue;
     GPtrArray *terms = sc_egraph_enumerate(eg, cls[i], 4 * ALIAS_PER_CLASS, ALIAS_TERM_SIZE,
-                                           clean_weight, &wc, NULL);
+                                           sc_infer_clean_weight, &wc, NULL);
     alts[i] = g_ptr_array_new_with_free_func((GDestroyNotify)sc_term_free);
     for (guint t = 0; t < terms->len && alts[i]->len < ALIAS_PER_CLASS; t++)
       if (reads_uncovered(g_ptr_array_index(terms, t), covered))

@@ -11,6 +11,7 @@
  * The bundle is inline: spec `drop = native_dropout(x, 0.1, train)` over
  * x [4, 3], impl two ranks with x's row halves, each its own dropout
  * (probability P1 on rank 1). */
+#include "check-fixture.h"
 #include "shardcheck/report.h"
 #include "sc-config.h"
 
@@ -44,11 +45,6 @@ static char *dropout_bundle(double p1, gboolean train) {
       t, t, p1, t);
 }
 
-typedef struct {
-  sc_bundle *b;
-  sc_lemma_set *set;
-  sc_infer_result *r;
-} checked;
 
 /* Checks the bundle with real-megatron.lemma (WITH_LEMMAS) or no lemma. */
 static void check(checked *c, double p1, gboolean train, gboolean with_lemmas) {
@@ -71,23 +67,7 @@ static void check(checked *c, double p1, gboolean train, gboolean with_lemmas) {
   g_assert_nonnull(c->r);
 }
 
-static void checked_clear(checked *c) {
-  sc_infer_result_free(c->r);
-  sc_lemma_set_free(c->set);
-  sc_bundle_free(c->b);
-}
 
-static char *text_report(const checked *c) {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  g_assert_nonnull(f);
-  sc_report_text(f, c->b, c->r, NULL);
-  fclose(f);
-  char *out = g_strdup(buf);
-  free(buf);
-  return out;
-}
 
 static const char *drop_assumption =
     "drop (aten.native_dropout.default) at model.py:3: its random decision follows the element "

@@ -254,7 +254,9 @@ static void test_query_text(void) {
   g_assert_cmpuint(s.oracle_unknown, ==, 3);
 }
 
-/* A hopeless nonlinear fact: the answer is UNKNOWN, within a second. */
+/* A hopeless nonlinear fact: the answer is UNKNOWN, within the budget
+ * (500 ms of cvc5, plus set-up; the bound is generous so that a loaded
+ * machine running sanitizer builds in parallel does not make it flaky). */
 static void test_hopeless(void) {
   g_autoptr(sc_symtab) st = new_st();
   sc_smt *smt = sc_smt_new();
@@ -265,15 +267,15 @@ static void test_hopeless(void) {
   g_assert_cmpint(ask(st, Q_LE, "S", "1000000"), ==, SC_UNKNOWN);
   gint64 us = g_get_monotonic_time() - t0;
   g_test_message("hopeless query: %.3f s", (double)us / 1e6);
-  g_assert_cmpint(us, <, 1000000);
+  g_assert_cmpint(us, <, 5000000);
   sc_sym_stats s = stats(st);
   g_assert_cmpuint(s.oracle_calls, ==, 1);
   g_assert_cmpuint(s.oracle_unknown, ==, 1);
-  g_assert_cmpuint(s.oracle_us, <, 1000000);
+  g_assert_cmpuint(s.oracle_us, <, 5000000);
   /* and a second time from the cache, at once */
   t0 = g_get_monotonic_time();
   g_assert_cmpint(ask(st, Q_LE, "S", "1000000"), ==, SC_UNKNOWN);
-  g_assert_cmpint(g_get_monotonic_time() - t0, <, 100000);
+  g_assert_cmpint(g_get_monotonic_time() - t0, <, 1000000);
   g_assert_cmpuint(stats(st).cache_hits, ==, 1);
   sc_symtab_free(g_steal_pointer(&st));
   sc_smt_free(smt);

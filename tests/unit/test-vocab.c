@@ -2,11 +2,12 @@
  * through the whole check: value ranges derived by the driver from the
  * spec (an embedding's ids), declared in the bundle, or assumed (aten.index
  * ids non-negative), and the assumption lines of the report (text and
- * JSON).  Bundles: models/vocab-parallel-embedding/ (Megatron's aten.index
+ * JSON).  Bundles: tests/models/captures/vocab-parallel-embedding/ (Megatron's aten.index
  * form over 3 and 4 ranks, and a planted wrong offset) and small inline
  * ones (the exporter's masked_fill form under aten.embedding).  Lemmas:
  * the source tree's embedding.lemma only, so that the test does not depend
  * on the rest of the library. */
+#include "check-fixture.h"
 #include "shardcheck/report.h"
 #include "sc-config.h"
 
@@ -21,11 +22,6 @@ static sc_lemma_set *vocab_lemmas(void) {
   return set;
 }
 
-typedef struct {
-  sc_bundle *b;
-  sc_lemma_set *set;
-  sc_infer_result *r;
-} checked;
 
 static void check_bundle(checked *c, sc_bundle *b) {
   g_autoptr(GError) err = NULL;
@@ -44,29 +40,14 @@ static void check_bundle(checked *c, sc_bundle *b) {
 static void check_model(checked *c, const char *name) {
   g_autoptr(GError) err = NULL;
   g_autofree char *p =
-      g_build_filename(SC_TEST_SRCDIR, "models", "vocab-parallel-embedding", name, NULL);
+      g_build_filename(SC_TEST_SRCDIR, "tests", "models", "captures", "vocab-parallel-embedding",
+                       name, NULL);
   sc_bundle *b = sc_bundle_load(p, &err);
   g_assert_no_error(err);
   check_bundle(c, b);
 }
 
-static void checked_clear(checked *c) {
-  sc_infer_result_free(c->r);
-  sc_lemma_set_free(c->set);
-  sc_bundle_free(c->b);
-}
 
-static char *text_report(const checked *c) {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  g_assert_nonnull(f);
-  sc_report_text(f, c->b, c->r, NULL);
-  fclose(f);
-  char *out = g_strdup(buf);
-  free(buf);
-  return out;
-}
 
 static const char *index_assumption =
     "x >= 0, ids of aten.index at layers.py:260; negative ids would wrap";
