@@ -13,7 +13,6 @@ Needs torch (the exports); tests/export/test_models.py runs it and compares
 the result with the committed bundle.
 """
 
-import argparse
 import os
 import sys
 
@@ -50,17 +49,5 @@ def generate(out_dir, log=print):
     return [path]
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out-dir", default=HERE)
-    args = ap.parse_args()
-    try:
-        generate(args.out_dir)
-    except symbolize.SymbolizeError as e:
-        print(f"gen.py: {e}", file=sys.stderr)
-        return 1
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(symbolize.generator_main(generate, __doc__, HERE))

@@ -345,6 +345,20 @@ def dumps(bundle):
     return json.dumps(bundle, indent=1) + "\n"
 
 
+def generator_main(generate, doc, default_out_dir):
+    """The command line of a model folder's gen.py: `gen.py [--out-dir DIR]`
+    runs GENERATE(DIR); a SymbolizeError is reported on stderr, exit 1."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--out-dir", default=default_out_dir)
+    args = ap.parse_args()
+    try:
+        generate(args.out_dir)
+    except SymbolizeError as e:
+        print(f"gen.py: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _parse_point(text):
     vals, _, path = text.partition(":")
     if not path:
