@@ -107,6 +107,11 @@ sc_verdict sc_infer_verdict(const sc_infer_result *r);
  * when none was found or T was not reached.  For the output relation use
  * sc_infer_output_exprs, which keeps only expressions over impl outputs. */
 const GPtrArray *sc_infer_tensor_exprs(const sc_infer_result *r, sc_id t); /* of char* */
+/* The relation a deferred spec tensor was given instead of a clean one
+ * (its smallest expressions over impl tensors with any operator; see
+ * docs/architecture.md, "Deferral"), as char*; NULL when T was not
+ * deferred. */
+const GPtrArray *sc_infer_tensor_deferred_exprs(const sc_infer_result *r, sc_id t);
 const GPtrArray *sc_infer_output_exprs(const sc_infer_result *r, sc_id t); /* of char* */
 /* The spec outputs asked about (check_outputs, else all), in order,
  * without repeats. */
@@ -121,6 +126,13 @@ const GArray *sc_infer_failure_unmapped(const sc_infer_result *r);
 /* The closest non-clean terms of the first unmapped output (char*). */
 const GPtrArray *sc_infer_failure_nearest(const sc_infer_result *r);
 uint32_t sc_infer_failure_explored(const sc_infer_result *r); /* impl nodes */
+/* When the failing node was deferred (its outputs kept non-clean
+ * relations and the walk went on, see docs/architecture.md), the spec
+ * node where the walk finally stopped, and the nearest terms of its first
+ * unmapped output (char*); SC_ID_NONE and empty when the walk stopped at
+ * the failing node itself or mapped every checked output. */
+sc_id sc_infer_failure_stop_node(const sc_infer_result *r);
+const GPtrArray *sc_infer_failure_stop_nearest(const sc_infer_result *r);
 /* Lemmas whose side conditions could not be decided at the failing node
  * (neither the normal form nor cvc5 could answer; the lemma did not
  * fire): "NAME (FILE:LINE): its condition was undecided N times: where

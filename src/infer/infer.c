@@ -50,6 +50,7 @@ struct sc_infer_result {
   const sc_bundle *bundle;
   sc_verdict verdict;
   GPtrArray **tensor_texts;  /* per spec tensor: char* (owned) or NULL */
+  GPtrArray **deferred_texts; /* per spec tensor: its deferred (non-clean) relation, or NULL */
   GPtrArray **output_texts;  /* per spec tensor: char* (owned) or NULL */
   GArray *checked;           /* sc_id */
   sc_failure_kind fkind;
@@ -57,6 +58,8 @@ struct sc_infer_result {
   GArray *funmapped;         /* sc_id */
   GPtrArray *fnearest;       /* char* */
   uint32_t fexplored;
+  sc_id fstop;               /* spec node the walk stopped at, when not fnode */
+  GPtrArray *fstop_nearest;  /* char*: nearest terms of its first unmapped output */
   char *limit_reason;
   GArray *expectations;      /* sc_infer_expectation */
   GPtrArray *explanations;   /* char*, one per visited node (with explain) */
@@ -1953,6 +1956,18 @@ static GPtrArray *texts_of(GPtrArray *texprs) {
   return texts;
 }
 
+/* The nearest terms of class CLS (the smallest, by nearest_weight), as
+ * strings appended to OUT. */
+static void add_nearest_terms(ctx_t *c, sc_id cls, GPtrArray *out) {
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  weight_ctx wc = {c->lang, NULL};
+  GPtrArray *terms = sc_egraph_enumerate(eg, sc_egraph_find(eg, cls), 3, 48,
+                                         nearest_weight, &wc, NULL);
+  for (guint i = 0; i < terms->len; i++)
+    g_ptr_array_add(out, sc_lang_term_to_string(c->lang, g_ptr_array_index(terms, i)));
+  g_ptr_array_unref(terms);
+}
+
 static void record_failure(ctx_t *c, sc_id v, const sc_id *out_cls, GArray *unmapped,
                            const char *limit_hit) {
   sc_infer_result *res = c->res;
@@ -1982,15 +1997,19 @@ static void record_failure(ctx_t *c, sc_id v, const sc_id *out_cls, GArray *unma
                                     cond ? cond : "?", inst ? "; undecided: " : "",
                                     inst ? inst : ""));
   }
-  /* the nearest terms of the first unmapped output */
-  uint32_t k0 = g_array_index(unmapped, uint32_t, 0);
-  sc_egraph *eg = sc_lang_egraph(c->lang);
-  weight_ctx wc = {c->lang, NULL};
-  GPtrArray *terms = sc_egraph_enumerate(eg, sc_egraph_find(eg, out_cls[k0]), 3, 48,
-                                         nearest_weight, &wc, NULL);
-  for (guint i = 0; i < terms->len; i++)
-    g_ptr_array_add(res->fnearest, sc_lang_term_to_string(c->lang, g_ptr_array_index(terms, i)));
-  g_ptr_array_unref(terms);
+  add_nearest_terms(c, out_cls[g_array_index(unmapped, uint32_t, 0)], res->fnearest);
+}
+
+/* The node where the walk stopped, when the failure is reported at an
+ * earlier, deferred node: a user reads both (the deferred node is where
+ * the impl first differs, the stop node where that difference could not
+ * be absorbed). */
+static void record_stop(ctx_t *c, sc_id v, const sc_id *out_cls, GArray *unmapped) {
+  sc_infer_result *res = c->res;
+  if (res->fnode == v || res->fstop != SC_ID_NONE)
+    return;
+  res->fstop = v;
+  add_nearest_terms(c, out_cls[g_array_index(unmapped, uint32_t, 0)], res->fstop_nearest);
 }
 
 /* Expectations on the outputs of node V, proved in V's e-graph. */
@@ -2092,6 +2111,8 @@ static void clear_failure(sc_infer_result *res) {
   g_ptr_array_set_size(res->fnearest, 0);
   g_clear_pointer(&res->limit_reason, g_free);
   res->fexplored = 0;
+  res->fstop = SC_ID_NONE;
+  g_ptr_array_set_size(res->fstop_nearest, 0);
 }
 
 /* Deferral.  GraphGuard assumes that every spec tensor is materialized in
@@ -2109,6 +2130,15 @@ static void clear_failure(sc_infer_result *res) {
  * the end.  So a bug is still reported at the node where GraphGuard
  * reports it.  Returns FALSE (nothing deferred) when some output cannot
  * be deferred. */
+/* The largest weighted size of a deferred relation's term.  Non-clean
+ * nodes weigh 8 (nearest_weight), and a deferred chain inlines its
+ * producers' terms: Megatron's cross-entropy backward reads the label mask
+ * twice through five deferred nodes (about 70 at degree 2), past the
+ * clean relations' bound. */
+static uint32_t defer_term_size(const ctx_t *c) {
+  return MIN(4 * c->term_size, 4096);
+}
+
 static gboolean defer_outputs(ctx_t *c, const sc_node *n, const sc_id *out_cls,
                               GArray *unmapped, const char *limit_hit) {
   if (limit_hit || unmapped->len == 0)
@@ -2133,7 +2163,7 @@ static gboolean defer_outputs(ctx_t *c, const sc_node *n, const sc_id *out_cls,
      * the kept ones reads (the relation names every rank, so that the
      * consumers explore every rank's nodes) */
     GPtrArray *terms = sc_egraph_enumerate(eg, sc_egraph_find(eg, out_cls[k]),
-                                           4 * MAX_DEFER_TERMS, c->term_size,
+                                           4 * MAX_DEFER_TERMS, defer_term_size(c),
                                            nearest_weight, &wc, NULL);
     GPtrArray *exprs = g_ptr_array_new();
     GHashTable *covered = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -2176,6 +2206,9 @@ static gboolean defer_outputs(ctx_t *c, const sc_node *n, const sc_id *out_cls,
       g_ptr_array_unref(c->rel[t]);
     c->rel[t] = exprs;
     c->defer_depth[t] = depth;
+    if (c->res->deferred_texts[t])
+      g_ptr_array_unref(c->res->deferred_texts[t]);
+    c->res->deferred_texts[t] = texts_of(exprs);
   }
   g_ptr_array_unref(found);
   return TRUE;
@@ -2402,8 +2435,10 @@ static gboolean visit_node(ctx_t *c, sc_id v, gboolean *stop, GError **error) {
     }
     if (deferred)
       c->pending = TRUE;
-    else
+    else {
+      record_stop(c, v, out_cls, unmapped);
       *stop = TRUE;
+    }
   }
   if (!*stop)
     settle_deferred(c, n, deferred);
@@ -2522,11 +2557,14 @@ sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
   res->bundle = b;
   res->verdict = SC_VERDICT_REFINES;
   res->tensor_texts = g_new0(GPtrArray *, n_st ? n_st : 1);
+  res->deferred_texts = g_new0(GPtrArray *, n_st ? n_st : 1);
   res->output_texts = g_new0(GPtrArray *, n_st ? n_st : 1);
   res->checked = g_array_new(FALSE, FALSE, sizeof(sc_id));
   res->fnode = SC_ID_NONE;
   res->funmapped = g_array_new(FALSE, FALSE, sizeof(sc_id));
   res->fnearest = g_ptr_array_new_with_free_func(g_free);
+  res->fstop = SC_ID_NONE;
+  res->fstop_nearest = g_ptr_array_new_with_free_func(g_free);
   res->expectations = g_array_new(FALSE, FALSE, sizeof(sc_infer_expectation));
   res->explanations = g_ptr_array_new_with_free_func(g_free);
   res->relexp = g_ptr_array_new_with_free_func(sc_relation_explanation_free);
@@ -2680,12 +2718,16 @@ void sc_infer_result_free(sc_infer_result *r) {
       g_ptr_array_unref(r->tensor_texts[t]);
     if (r->output_texts[t])
       g_ptr_array_unref(r->output_texts[t]);
+    if (r->deferred_texts[t])
+      g_ptr_array_unref(r->deferred_texts[t]);
   }
   g_free(r->tensor_texts);
+  g_free(r->deferred_texts);
   g_free(r->output_texts);
   g_array_free(r->checked, TRUE);
   g_array_free(r->funmapped, TRUE);
   g_ptr_array_unref(r->fnearest);
+  g_ptr_array_unref(r->fstop_nearest);
   g_free(r->limit_reason);
   g_array_free(r->expectations, TRUE);
   g_ptr_array_unref(r->explanations);
@@ -2705,6 +2747,9 @@ sc_verdict sc_infer_verdict(const sc_infer_result *r) { return r->verdict; }
 const GPtrArray *sc_infer_tensor_exprs(const sc_infer_result *r, sc_id t) {
   return r->tensor_texts[t];
 }
+const GPtrArray *sc_infer_tensor_deferred_exprs(const sc_infer_result *r, sc_id t) {
+  return r->deferred_texts[t];
+}
 const GPtrArray *sc_infer_output_exprs(const sc_infer_result *r, sc_id t) {
   return r->output_texts[t];
 }
@@ -2717,6 +2762,8 @@ sc_id sc_infer_failure_node(const sc_infer_result *r) { return r->fnode; }
 const GArray *sc_infer_failure_unmapped(const sc_infer_result *r) { return r->funmapped; }
 const GPtrArray *sc_infer_failure_nearest(const sc_infer_result *r) { return r->fnearest; }
 uint32_t sc_infer_failure_explored(const sc_infer_result *r) { return r->fexplored; }
+sc_id sc_infer_failure_stop_node(const sc_infer_result *r) { return r->fstop; }
+const GPtrArray *sc_infer_failure_stop_nearest(const sc_infer_result *r) { return r->fstop_nearest; }
 const char *sc_infer_limit_reason(const sc_infer_result *r) { return r->limit_reason; }
 uint32_t sc_infer_n_expectations(const sc_infer_result *r) { return r->expectations->len; }
 const sc_infer_expectation *sc_infer_expectation_at(const sc_infer_result *r, uint32_t i) {

@@ -48,6 +48,36 @@ static void print_exprs(FILE *out, const char *indent, const char *name, const G
     fprintf(out, "%s%s = %s\n", indent, name, (const char *)g_ptr_array_index(exprs, i));
 }
 
+/* How many forms of an input's relation a failure report prints (the JSON
+ * report lists them all): the smallest come first, and the others are
+ * mostly the same term over aliases of the same impl tensors. */
+#define INPUT_FORMS_SHOWN 4
+
+/* The relation of spec tensor T as an input of the failing node: its
+ * clean expressions (at most INPUT_FORMS_SHOWN), else the non-clean
+ * relation it was deferred with, marked as such. */
+static void print_input_relation(FILE *out, const char *indent, const sc_bundle *b,
+                                 const sc_infer_result *r, sc_id t) {
+  const char *name = tensor_name(b, t);
+  const GPtrArray *exprs = sc_infer_tensor_exprs(r, t);
+  const GPtrArray *deferred = sc_infer_tensor_deferred_exprs(r, t);
+  if ((!exprs || exprs->len == 0) && deferred && deferred->len) {
+    for (guint i = 0; i < deferred->len && i < INPUT_FORMS_SHOWN; i++)
+      fprintf(out, "%s%s = %s   (not clean: deferred)\n", indent, name,
+              (const char *)g_ptr_array_index(deferred, i));
+    exprs = deferred;
+  } else if (!exprs || exprs->len <= INPUT_FORMS_SHOWN) {
+    print_exprs(out, indent, name, exprs);
+    return;
+  } else {
+    for (guint i = 0; i < INPUT_FORMS_SHOWN; i++)
+      fprintf(out, "%s%s = %s\n", indent, name, (const char *)g_ptr_array_index(exprs, i));
+  }
+  if (exprs->len > INPUT_FORMS_SHOWN)
+    fprintf(out, "%s  ... %u more form%s (--format json lists them all)\n", indent,
+            exprs->len - INPUT_FORMS_SHOWN, exprs->len - INPUT_FORMS_SHOWN == 1 ? "" : "s");
+}
+
 /* Each relation's chain: the spec call, then "N. = TERM   by REASON". */
 static void print_relation_explanations(FILE *out, const sc_bundle *b, const sc_infer_result *r) {
   sc_graph *spec = sc_bundle_spec(b);
@@ -131,7 +161,7 @@ void sc_report_text(FILE *out, const sc_bundle *b, const sc_infer_result *r,
       }
       fprintf(out, "  its inputs' relations:\n");
       for (uint32_t i = 0; i < n->n_inputs; i++)
-        print_exprs(out, "    ", tensor_name(b, n->inputs[i]), sc_infer_tensor_exprs(r, n->inputs[i]));
+        print_input_relation(out, "    ", b, r, n->inputs[i]);
       fprintf(out, "  impl nodes explored at this node: %u\n", sc_infer_failure_explored(r));
       const GPtrArray *und = sc_infer_failure_undecided(r);
       if (und->len) {
@@ -145,6 +175,17 @@ void sc_report_text(FILE *out, const sc_bundle *b, const sc_infer_result *r,
         fprintf(out, "  nearest terms (non-clean parts show what is off):\n");
         for (guint i = 0; i < near->len; i++)
           fprintf(out, "    %s\n", (const char *)g_ptr_array_index(near, i));
+      }
+      sc_id stop = sc_infer_failure_stop_node(r);
+      if (stop != SC_ID_NONE) {
+        const sc_node *sn = sc_graph_node(spec, stop);
+        fprintf(out, "  the walk went on with non-clean relations for it and stopped at %s (%s)%s%s:\n",
+                sn->name, sn->op->qualname, sn->src ? " at " : "", sn->src ? sn->src : "");
+        for (uint32_t i = 0; i < sn->n_inputs; i++)
+          print_input_relation(out, "    ", b, r, sn->inputs[i]);
+        const GPtrArray *sfar = sc_infer_failure_stop_nearest(r);
+        for (guint i = 0; i < sfar->len; i++)
+          fprintf(out, "    nearest: %s\n", (const char *)g_ptr_array_index(sfar, i));
       }
     } else if (k == SC_FAILURE_UNEXPECTED_RELATION) {
       fprintf(out, "the relation found is not the one expected:\n");
@@ -246,6 +287,11 @@ char *sc_report_json(const sc_bundle *b, const sc_infer_result *r, const sc_repo
     json_object_set_new(failure, "input_relation", inrel);
     json_object_set_new(failure, "nearest", str_array(sc_infer_failure_nearest(r)));
     json_object_set_new(failure, "explored", json_integer(sc_infer_failure_explored(r)));
+    sc_id stop = sc_infer_failure_stop_node(r);
+    if (stop != SC_ID_NONE) {
+      json_object_set_new(failure, "stopped_at", json_string(sc_graph_node(spec, stop)->name));
+      json_object_set_new(failure, "stopped_at_nearest", str_array(sc_infer_failure_stop_nearest(r)));
+    }
     json_object_set_new(failure, "undecided", str_array(sc_infer_failure_undecided(r)));
     if (v == SC_VERDICT_LIMIT && sc_infer_limit_reason(r))
       json_object_set_new(failure, "limit", json_string(sc_infer_limit_reason(r)));
