@@ -3,8 +3,12 @@
 
     run-real.py SHARDCHECK SOURCE_ROOT CASE [--assume SPEC=EXPR[;EXPR]]...
                 [--input-relation SPEC=TEXT]... [--expose SPEC=EXPR]...
+    run-real.py SHARDCHECK SOURCE_ROOT --sheet FILE [options as above]
 
-Converts relations/CASE.json with tools/fx2bundle.py into a temporary
+Converts relations/CASE.json (or, with --sheet, our own sheet FILE, e.g.
+tests/real/sheets/*.json: a path relative to SOURCE_ROOT or absolute, whose
+spec/impl paths are relative to the real-graphs root as in relations/) with
+tools/fx2bundle.py into a temporary
 directory (deleted afterwards: neither the data nor bundles made from it
 enter the tree), runs `SHARDCHECK check --quiet --format json` on the
 bundle and compares the result with what the sheet expects:
@@ -20,10 +24,12 @@ bundle and compares the result with what the sheet expects:
                               expression of expected_output_relation_found
                               for it among its relations found.
 
-The layernorm case needs --assume-intermediates (docs/real-captures.md,
-"Pruning"): a sheet whose conversion refuses unmapped inputs inside the
-cone and lists entangle_assumed_intermediates is converted again with it,
-and the test says so.
+The layernorm case on its bw graph needs --assume-intermediates
+(docs/real-captures.md, "Pruning"): a sheet whose conversion refuses
+unmapped inputs inside the cone and lists entangle_assumed_intermediates is
+converted again with it, and the test says so.  Our joint-graph sheet of
+that case (tests/real/sheets/bug_missing_layernorm_allreduce-joint.json)
+lists none, so it is checked without any assumption.
 
 --assume SPEC=EXPR[;EXPR] adds a trusted relation to the converted bundle's
 assume_relation (in the temporary directory only), for a variant of a case
@@ -82,22 +88,47 @@ def options(rest):
 
 
 def main(argv):
-    opts = options(argv[4:]) if len(argv) >= 4 else None
+    own = len(argv) >= 4 and argv[3] == "--sheet"
+    first = 5 if own else 4
+    opts = options(argv[first:]) if len(argv) >= first else None
     if opts is None:
         print(__doc__)
         return 2
-    exe, root, case = argv[1], argv[2], argv[3]
+    exe, root = argv[1], argv[2]
     assume, inrel, expose = opts
     rg = real_graphs(root)
     if rg is None:
         print("SKIP: real graphs not found (set SC_REAL_GRAPHS)")
         return 77
-    sheet_path = os.path.join(rg, "relations", case + ".json")
-    if not os.path.isfile(sheet_path):
-        print(f"SKIP: no relation sheet {sheet_path}")
-        return 77
-    with open(sheet_path) as f:
-        sheet = json.load(f)
+    if own:
+        # our sheet is part of the tree: a missing or broken one is a failure
+        sheet_path = os.path.join(root, argv[4])
+        try:
+            with open(sheet_path) as f:
+                sheet = json.load(f)
+        except (OSError, ValueError) as e:
+            print(f"FAIL: cannot read the sheet {sheet_path}: {e}")
+            return 1
+        case = os.path.splitext(os.path.basename(sheet_path))[0]
+        files = None
+        if isinstance(sheet, dict) and all(isinstance(sheet.get(k), list) for k in ("spec", "impl")):
+            files = sheet["spec"] + sheet["impl"]
+        if not files or not all(isinstance(x, str) for x in files):
+            print(f"FAIL: the sheet {sheet_path} must list its spec and impl dumps")
+            return 1
+        missing = [x for x in files if not os.path.isfile(os.path.join(rg, x))]
+        if missing:
+            print(f"SKIP: graph dumps not found under {rg}: {missing}")
+            return 77
+        print(f"# sheet {sheet_path} (case {case})")
+    else:
+        case = argv[3]
+        sheet_path = os.path.join(rg, "relations", case + ".json")
+        if not os.path.isfile(sheet_path):
+            print(f"SKIP: no relation sheet {sheet_path}")
+            return 77
+        with open(sheet_path) as f:
+            sheet = json.load(f)
     with tempfile.TemporaryDirectory(prefix="sc-real-") as tmp:
         bundle = os.path.join(tmp, case + ".json")
         r = convert(root, rg, sheet_path, bundle, False)
