@@ -66,8 +66,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(sc_lemma_set, sc_lemma_set_free)
 gboolean sc_lemma_set_load_string(sc_lemma_set *set, const char *filename,
                                   const char *text, GError **error);
 gboolean sc_lemma_set_load_file(sc_lemma_set *set, const char *path, GError **error);
-/* Every *.lemma file of DIR, in name order (all or nothing per file; the
- * first file that fails stops the load with its errors). */
+/* Every *.lemma file of DIR, in name order except that a file using an
+ * operator another file of DIR declares (`op NS.NAME(...)`) loads after
+ * that file (files that need each other keep name order).  All or nothing
+ * per file; the first file that fails stops the load with its errors. */
 gboolean sc_lemma_set_load_dir(sc_lemma_set *set, const char *dir, GError **error);
 /* The built-in lemma directory: $SC_LEMMA_DIR when set, else the source
  * tree's lemmas/ when it exists (running from a build tree), else the

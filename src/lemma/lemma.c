@@ -154,29 +154,131 @@ gboolean sc_lemma_set_load_string(sc_lemma_set *set, const char *filename, const
   return ok;
 }
 
-gboolean sc_lemma_set_load_file(sc_lemma_set *set, const char *path, GError **error) {
-  g_autofree char *text = NULL;
+/* Reads a lemma file whole: *TEXT (owned by the caller) is valid UTF-8
+ * without NUL bytes. */
+static gboolean read_lemma_file(const char *path, char **text, GError **error) {
   gsize len = 0;
   g_autoptr(GError) err = NULL;
-  if (!g_file_get_contents(path, &text, &len, &err)) {
+  *text = NULL;
+  if (!g_file_get_contents(path, text, &len, &err)) {
     g_set_error(error, SC_LEMMA_ERROR, SC_LEMMA_ERROR_IO, "%s: error: %s", path, err->message);
     return FALSE;
   }
-  if (strlen(text) != len) {
-    g_set_error(error, SC_LEMMA_ERROR, SC_LEMMA_ERROR_IO, "%s: error: the file contains a NUL byte",
-                path);
+  const char *why = strlen(*text) != len                 ? "the file contains a NUL byte"
+                    : !g_utf8_validate(*text, (gssize)len, NULL) ? "the file is not UTF-8"
+                                                                 : NULL;
+  if (why != NULL) {
+    g_set_error(error, SC_LEMMA_ERROR, SC_LEMMA_ERROR_IO, "%s: error: %s", path, why);
+    g_clear_pointer(text, g_free);
     return FALSE;
   }
-  if (!g_utf8_validate(text, (gssize)len, NULL)) {
-    g_set_error(error, SC_LEMMA_ERROR, SC_LEMMA_ERROR_IO, "%s: error: the file is not UTF-8",
-                path);
+  return TRUE;
+}
+
+gboolean sc_lemma_set_load_file(sc_lemma_set *set, const char *path, GError **error) {
+  g_autofree char *text = NULL;
+  if (!read_lemma_file(path, &text, error))
     return FALSE;
-  }
   return sc_lemma_set_load_string(set, path, text, error);
 }
 
 static gint cmp_str(gconstpointer a, gconstpointer b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The text of one line of a lemma file without its comment ('#' at the
+ * start or after a blank: a '#' right after a name is a result index,
+ * topk#1). */
+static size_t code_length(const char *line, size_t len) {
+  for (size_t i = 0; i < len; i++)
+    if (line[i] == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t'))
+      return i;
+  return len;
+}
+
+/* The operators a file declares: "NS.NAME" of each line "op NS.NAME(" or
+ * "op NS.NAME.OVERLOAD(" (appended to OUT, owned). */
+static void declared_ops(const char *text, GPtrArray *out) {
+  for (const char *line = text; *line;) {
+    const char *end = strchr(line, '\n');
+    size_t len = end ? (size_t)(end - line) : strlen(line);
+    if (len > 3 && strncmp(line, "op ", 3) == 0) {
+      const char *q = line + 3;
+      while (*q == ' ')
+        q++;
+      size_t n = 0;
+      while (q + n < line + len && (g_ascii_isalnum(q[n]) || q[n] == '_' || q[n] == '.'))
+        n++;
+      if (n > 0 && memchr(q, '.', n) != NULL)
+        g_ptr_array_add(out, g_strndup(q, n));
+    }
+    line = end ? end + 1 : line + len;
+  }
+}
+
+/* Does TEXT use operator NAME outside comments ("NAME(" or "NAME#" or
+ * "NAME." for an overload, not preceded by a name character)? */
+static gboolean uses_op(const char *text, const char *name) {
+  size_t nlen = strlen(name);
+  for (const char *line = text; *line;) {
+    const char *end = strchr(line, '\n');
+    size_t len = code_length(line, end ? (size_t)(end - line) : strlen(line));
+    for (size_t i = 0; i + nlen < len; i++) {
+      if (strncmp(line + i, name, nlen) != 0)
+        continue;
+      char before = i ? line[i - 1] : ' ', after = line[i + nlen];
+      if ((g_ascii_isalnum(before) || before == '_' || before == '.') ||
+          (after != '(' && after != '#' && after != '.'))
+        continue;
+      return TRUE;
+    }
+    if (!end)
+      break;
+    line = end + 1;
+  }
+  return FALSE;
+}
+
+/* The order to load a directory's files in: by name, except that a file
+ * comes after the files declaring operators it uses (a stable topological
+ * order; files in a cycle keep name order, and the loader then reports the
+ * operator it does not know).  ORDER receives indices into PATHS. */
+static void load_order(GPtrArray *texts, GArray *order) {
+  guint n = texts->len;
+  GPtrArray **decls = g_new0(GPtrArray *, n ? n : 1);
+  for (guint i = 0; i < n; i++) {
+    decls[i] = g_ptr_array_new_with_free_func(g_free);
+    declared_ops(g_ptr_array_index(texts, i), decls[i]);
+  }
+  /* needs[i * n + j]: file i uses an operator file j declares */
+  gboolean *needs = g_new0(gboolean, (gsize)n * n + 1);
+  for (guint i = 0; i < n; i++)
+    for (guint j = 0; j < n; j++)
+      for (guint k = 0; i != j && k < decls[j]->len && !needs[i * n + j]; k++)
+        needs[i * n + j] = uses_op(g_ptr_array_index(texts, i), g_ptr_array_index(decls[j], k));
+  gboolean *done = g_new0(gboolean, n ? n : 1);
+  for (guint placed = 0; placed < n; placed++) {
+    guint pick = n;
+    for (guint i = 0; i < n && pick == n; i++) {
+      if (done[i])
+        continue;
+      gboolean ready = TRUE;
+      for (guint j = 0; j < n && ready; j++)
+        ready = done[j] || !needs[i * n + j];
+      if (ready)
+        pick = i;
+    }
+    for (guint i = 0; i < n && pick == n; i++)
+      if (!done[i])
+        pick = i; /* a cycle: name order */
+    done[pick] = TRUE;
+    g_array_append_val(order, pick);
+  }
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_unref(decls[i]);
+  g_free(decls);
+  g_free(needs);
+  g_free(done);
 }
 
 gboolean sc_lemma_set_load_dir(sc_lemma_set *set, const char *dir, GError **error) {
@@ -193,9 +295,25 @@ gboolean sc_lemma_set_load_dir(sc_lemma_set *set, const char *dir, GError **erro
       g_ptr_array_add(files, g_build_filename(dir, name, NULL));
   g_dir_close(dh);
   g_ptr_array_sort(files, cmp_str);
+  GPtrArray *texts = g_ptr_array_new_with_free_func(g_free);
   gboolean ok = TRUE;
-  for (guint i = 0; ok && i < files->len; i++)
-    ok = sc_lemma_set_load_file(set, g_ptr_array_index(files, i), error);
+  for (guint i = 0; ok && i < files->len; i++) {
+    char *text = NULL;
+    ok = read_lemma_file(g_ptr_array_index(files, i), &text, error);
+    if (ok)
+      g_ptr_array_add(texts, text);
+  }
+  if (ok) {
+    GArray *order = g_array_new(FALSE, FALSE, sizeof(guint));
+    load_order(texts, order);
+    for (guint k = 0; ok && k < order->len; k++) {
+      guint i = g_array_index(order, guint, k);
+      ok = sc_lemma_set_load_string(set, g_ptr_array_index(files, i),
+                                    g_ptr_array_index(texts, i), error);
+    }
+    g_array_free(order, TRUE);
+  }
+  g_ptr_array_free(texts, TRUE);
   g_ptr_array_free(files, TRUE);
   return ok;
 }

@@ -23,6 +23,7 @@
 #include "shardcheck/texpr.h"
 #include "sc-config.h"
 
+#include <glib/gstdio.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------------ */
@@ -529,6 +530,64 @@ static void test_errors_atomic(void) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* Directories: a file that uses an operator declared in another file loads
+ * after it, whatever the names; a cycle is reported as an unknown operator. */
+
+static void write_file(const char *dir, const char *name, const char *text) {
+  g_autofree char *path = g_build_filename(dir, name, NULL);
+  g_autoptr(GError) err = NULL;
+  g_assert_true(g_file_set_contents(path, text, -1, &err));
+}
+
+static void remove_dir(const char *dir) {
+  GDir *dh = g_dir_open(dir, 0, NULL);
+  const char *name;
+  while (dh && (name = g_dir_read_name(dh)) != NULL) {
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+    g_remove(path);
+  }
+  if (dh)
+    g_dir_close(dh);
+  g_rmdir(dir);
+}
+
+static void test_dir_declaration_order(void) {
+  g_autoptr(GError) err = NULL;
+  g_autofree char *dir = g_dir_make_tmp("sc-lemma-XXXXXX", &err);
+  g_assert_no_error(err);
+  /* "a" sorts first but uses ordtest.twice, which "b" declares; the
+   * comment's mention of ordtest.thrice( is not a use */
+  write_file(dir, "a-uses.lemma",
+             "# ordtest.thrice(x) is declared nowhere\n"
+             "lemma ordtest_twice_neg: ordtest.twice(neg(?x)) => neg(ordtest.twice(?x))\n");
+  write_file(dir, "b-declares.lemma",
+             "op ordtest.twice(Tensor x) -> Tensor: shape(x) = add.Tensor(x, x)\n");
+  g_autoptr(sc_lemma_set) s = sc_lemma_set_new();
+  g_assert_true(sc_lemma_set_load_dir(s, dir, &err));
+  g_assert_no_error(err);
+  g_assert_cmpint(sc_lemma_set_find(s, "ordtest_twice_neg"), >, sc_lemma_set_find(s, "ordtest_twice_unfold"));
+  g_assert_true(g_str_has_suffix(sc_lemma_set_lemma(s, 0)->file, "b-declares.lemma"));
+  remove_dir(dir);
+
+  /* two files that need each other: name order, and the first one's use
+   * of the other's operator is an unknown operator */
+  g_autofree char *dir2 = g_dir_make_tmp("sc-lemma-XXXXXX", &err);
+  g_assert_no_error(err);
+  write_file(dir2, "c1.lemma",
+             "op ordcyc.one(Tensor x) -> Tensor: shape(x)\n"
+             "lemma ordcyc_one_two: ordcyc.one(?x) => ordcyc.two(?x)\n");
+  write_file(dir2, "c2.lemma",
+             "op ordcyc.two(Tensor x) -> Tensor: shape(x)\n"
+             "lemma ordcyc_two_one: ordcyc.two(?x) => ordcyc.one(?x)\n");
+  g_autoptr(sc_lemma_set) s2 = sc_lemma_set_new();
+  g_assert_false(sc_lemma_set_load_dir(s2, dir2, &err));
+  g_assert_nonnull(err);
+  g_assert_nonnull(strstr(err->message, "c1.lemma"));
+  g_assert_nonnull(strstr(err->message, "ordcyc.two"));
+  remove_dir(dir2);
+}
+
+/* ------------------------------------------------------------------------ */
 /* The library                                                               */
 
 static void test_library(void) {
@@ -914,5 +973,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/lemma/steer", test_steer);
   g_test_add_func("/lemma/pattern/opt-list", test_opt_list_pattern);
   g_test_add_func("/lemma/programs", test_programs);
+  g_test_add_func("/lemma/dir/declaration-order", test_dir_declaration_order);
   return g_test_run();
 }
