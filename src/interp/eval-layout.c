@@ -388,6 +388,32 @@ static gboolean ev_repeat(sc_ev *ev) {
   return TRUE;
 }
 
+/* repeat_interleave.self_int: element q of the result along dim is
+ * element q / repeats of self (dim None: of the flattened self). */
+static gboolean ev_repeat_interleave(sc_ev *ev) {
+  const sc_tvalue *x = ev_tensor(ev, "self");
+  sc_tvalue *out = ev->out[0];
+  int64_t rep = ev_int(ev, "repeats", 1);
+  if (out->numel == 0)
+    return TRUE;
+  if (rep <= 0)
+    return ev_fail(ev, SC_INTERP_ERROR_SHAPE, "repeats must be positive for a non-empty result");
+  if (!ev_has(ev, "dim") || x->rank == 0) {
+    for (int64_t k = 0; k < out->numel; k++)
+      out->data[k] = x->data[k / rep];
+    return TRUE;
+  }
+  uint32_t d = ev_wrap(ev_int(ev, "dim", 0), x->rank);
+  int64_t idx[SC_MAX_RANK] = {0}, src[SC_MAX_RANK];
+  int64_t k = 0;
+  do {
+    for (uint32_t j = 0; j < x->rank; j++)
+      src[j] = j == d ? idx[j] / rep : idx[j];
+    out->data[k++] = x->data[sc_tvalue_offset(x, src)];
+  } while (tv_next(out->rank, out->dims, idx));
+  return TRUE;
+}
+
 static gboolean ev_slice_scatter(sc_ev *ev) {
   const sc_tvalue *x = ev_tensor(ev, "self"), *src = ev_tensor(ev, "src");
   uint32_t d;
@@ -619,6 +645,92 @@ static gboolean ev_scatter_add(sc_ev *ev) {
     out->data[x->rank > 0 ? sc_tvalue_offset(x, dst) : 0] += v;
     k++;
   } while (tv_next(ix->rank, ix->dims, idx));
+  return TRUE;
+}
+
+/* scatter.src / scatter.value: a copy of self with out[.., index[p], ..]
+ * = src[p] (or value) for every position p of index; a position written
+ * twice keeps the last write in row-major order of index (CPU order; the
+ * accelerators leave it unspecified). */
+static gboolean ev_scatter(sc_ev *ev) {
+  const sc_tvalue *x = ev_tensor(ev, "self"), *ix = ev_tensor(ev, "index"),
+                  *src = ev_tensor(ev, "src");
+  double value = ev_num(ev, "value", 0);
+  sc_tvalue *out = ev->out[0];
+  copy_data(out, x);
+  uint32_t xr = x->rank ? x->rank : 1, ir = ix->rank ? ix->rank : 1;
+  if (ir != xr || (src != NULL && (src->rank ? src->rank : 1) != xr))
+    return ev_fail(ev, SC_INTERP_ERROR_SHAPE, "index, src and self must have the same number of dims");
+  if (ix->numel == 0)
+    return TRUE;
+  uint32_t d = ev_wrap(ev_int(ev, "dim", 0), x->rank);
+  int64_t idx[SC_MAX_RANK] = {0}, dst[SC_MAX_RANK] = {0};
+  int64_t k = 0;
+  do {
+    for (uint32_t j = 0; j < ix->rank; j++) {
+      dst[j] = idx[j];
+      if (src != NULL && j < src->rank && idx[j] >= src->dims[j])
+        return ev_fail(ev, SC_INTERP_ERROR_INVALID, "index is larger than src in dim %u", j);
+      if (j != d && j < x->rank && idx[j] >= x->dims[j])
+        return ev_fail(ev, SC_INTERP_ERROR_INVALID, "index is larger than self in dim %u", j);
+    }
+    if (!check_index(ev, ix->data[k], x->rank ? x->dims[d] : 1, FALSE, d, &dst[d]))
+      return FALSE;
+    double v = src == NULL ? value : src->rank > 0 ? src->data[sc_tvalue_offset(src, idx)] : src->data[0];
+    out->data[x->rank > 0 ? sc_tvalue_offset(x, dst) : 0] = v;
+    k++;
+  } while (tv_next(ix->rank, ix->dims, idx));
+  return TRUE;
+}
+
+/* index_add: out = self; out[.., index[i], ..] += alpha * source[.., i, ..]
+ * (indices in [0, size): ATen does not wrap negative ones here). */
+static gboolean ev_index_add(sc_ev *ev) {
+  const sc_tvalue *x = ev_tensor(ev, "self"), *ix = ev_tensor(ev, "index"),
+                  *src = ev_tensor(ev, "source");
+  double alpha = ev_num(ev, "alpha", 1);
+  sc_tvalue *out = ev->out[0];
+  copy_data(out, x);
+  if (src->numel == 0)
+    return TRUE;
+  uint32_t d = ev_wrap(ev_int(ev, "dim", 0), x->rank);
+  if (x->rank == 0) {
+    for (int64_t i = 0; i < ix->numel; i++) {
+      int64_t t;
+      if (!check_index(ev, ix->data[i], 1, FALSE, 0, &t))
+        return FALSE;
+      out->data[0] += alpha * src->data[i < src->numel ? i : 0];
+    }
+    return TRUE;
+  }
+  if (src->rank != x->rank || src->dims[d] != ix->numel)
+    return ev_fail(ev, SC_INTERP_ERROR_SHAPE, "source must have self's shape with the index's length at dim");
+  int64_t idx[SC_MAX_RANK] = {0}, dst[SC_MAX_RANK];
+  int64_t k = 0;
+  do {
+    for (uint32_t j = 0; j < src->rank; j++)
+      dst[j] = idx[j];
+    if (!check_index(ev, ix->data[idx[d]], x->dims[d], FALSE, d, &dst[d]))
+      return FALSE;
+    out->data[sc_tvalue_offset(x, dst)] += alpha * src->data[k++];
+  } while (tv_next(src->rank, src->dims, idx));
+  return TRUE;
+}
+
+/* one_hot: out[p, c] = (self[p] == c); a value outside [0, C) is an error. */
+static gboolean ev_one_hot(sc_ev *ev) {
+  const sc_tvalue *x = ev_tensor(ev, "self");
+  sc_tvalue *out = ev->out[0];
+  int64_t c = out->rank ? out->dims[out->rank - 1] : 0;
+  for (int64_t i = 0; i < x->numel; i++) {
+    int64_t v;
+    if (!(x->data[i] >= 0 && x->data[i] < (double)c))
+      return ev_fail(ev, SC_INTERP_ERROR_INVALID,
+                     "Class values must be smaller than num_classes (%" G_GINT64_FORMAT ") and "
+                     "non-negative, got %g", (gint64)c, x->data[i]);
+    v = (int64_t)x->data[i];
+    out->data[i * c + v] = 1.0;
+  }
   return TRUE;
 }
 
@@ -1265,6 +1377,11 @@ const sc_eval_entry sc_eval_layout_table[] = {
     {"aten.flip.default", ev_flip},
     {"aten.roll.default", ev_roll},
     {"aten.repeat.default", ev_repeat},
+    {"aten.repeat_interleave.self_int", ev_repeat_interleave},
+    {"aten.scatter.src", ev_scatter},
+    {"aten.scatter.value", ev_scatter},
+    {"aten.index_add.default", ev_index_add},
+    {"aten.one_hot.default", ev_one_hot},
     {"aten.slice_scatter.default", ev_slice_scatter},
     {"aten.select_scatter.default", ev_select_scatter},
     {"aten.constant_pad_nd.default", ev_constant_pad_nd},

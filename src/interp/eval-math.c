@@ -2,8 +2,10 @@
  * broadcasting (integer semantics where the operands are integers:
  * floor / trunc division, integer powers, bitwise operators), unary and
  * activation functions with their backward operators, comparisons, matrix
- * products, softmax, normalization, dropout, reductions, embedding and
- * losses.
+ * products, softmax, normalization, dropout, reductions, embedding,
+ * losses, and scaled dot-product attention with its backward (computed as
+ * the kernels do: the backward from the saved output and logsumexp;
+ * dropout inside attention is refused, not drawn).
  *
  * Everything is computed in float64.  Integer results are exact as long as
  * they stay within 2^53 (the caller's rounding reports the rest); integer
@@ -703,8 +705,10 @@ static gboolean ev_layer_norm(sc_ev *ev) {
         y += b->data[j];
       ev->out[0]->data[r * n + j] = y;
     }
-    ev->out[1]->data[r] = mean;
-    ev->out[2]->data[r] = rstd;
+    if (ev->n_out >= 3) { /* native_layer_norm; layer_norm has one result */
+      ev->out[1]->data[r] = mean;
+      ev->out[2]->data[r] = rstd;
+    }
   }
   return TRUE;
 }
@@ -1098,6 +1102,388 @@ static gboolean ev_mse_loss_backward(sc_ev *ev) {
   return ew_run(ev, ev->out[0], 3, ins, f_mse_bw, &c);
 }
 
+/* ---- operators added for unseen captures ------------------------------------ */
+
+UNARY(erf, erf(v))
+
+static gboolean ev_floor_divide(sc_ev *ev) {
+  ew_ctx c = {.mode = DIV_FLOOR};
+  return binary(ev, "self", "other", f_div, &c);
+}
+
+/* Python's modulo (ATen's remainder): the sign of the divisor. */
+static double f_remainder(const double *x, ew_ctx *c) {
+  double a = x[0], b = x[1];
+  if (c->int_math) {
+    if (b == 0) {
+      c->failed = TRUE;
+      c->why = "ZeroDivisionError: integer remainder by zero";
+      return 0;
+    }
+    int64_t ia = (int64_t)a, ib = (int64_t)b;
+    if (ib == -1)
+      return 0.0;
+    int64_t m = ia % ib;
+    if (m != 0 && ((m < 0) != (ib < 0)))
+      m += ib;
+    return (double)m;
+  }
+  double m = fmod(a, b);
+  if (m != 0 && ((b < 0) != (m < 0)))
+    m += b;
+  return m;
+}
+
+static gboolean ev_remainder(sc_ev *ev) {
+  ew_ctx c = {0};
+  return binary(ev, "self", "other", f_remainder, &c);
+}
+
+static double f_addcmul(const double *x, ew_ctx *c) { return x[0] + c->alpha * x[1] * x[2]; }
+static double f_addcdiv(const double *x, ew_ctx *c) { return x[0] + c->alpha * (x[1] / x[2]); }
+
+static gboolean ev_addc(sc_ev *ev) {
+  ew_ctx c = {.alpha = ev_num(ev, "value", 1)};
+  const sc_tvalue *ins[3] = {ev_tensor(ev, "self"), ev_tensor(ev, "tensor1"),
+                             ev_tensor(ev, "tensor2")};
+  c.int_math = is_int_dtype(ins[0]->dtype) && is_int_dtype(ins[1]->dtype) &&
+               is_int_dtype(ins[2]->dtype);
+  return ew_run(ev, ev->out[0], 3, ins,
+                strcmp(ev->op->name, "addcmul") == 0 ? f_addcmul : f_addcdiv, &c);
+}
+
+/* ATen's lerp: the form that is exact at the nearer end. */
+static double f_lerp(const double *x, ew_ctx *c) {
+  double w = c->alpha, a = x[0], b = x[1];
+  return fabs(w) < 0.5 ? a + w * (b - a) : b - (b - a) * (1.0 - w);
+}
+
+static gboolean ev_lerp(sc_ev *ev) {
+  ew_ctx c = {.alpha = ev_num(ev, "weight", 0)};
+  return binary(ev, "self", "end", f_lerp, &c);
+}
+
+/* logsumexp: max-shifted; an infinite max is not subtracted (ATen). */
+static gboolean ev_logsumexp(sc_ev *ev) {
+  const sc_tvalue *x = ev_tensor(ev, "self");
+  sc_tvalue *out = ev->out[0];
+  gboolean mask[SC_MAX_RANK];
+  reduce_mask(ev, x, "dim", mask);
+  int64_t n_out;
+  g_autofree int64_t *map = reduce_map(x, mask, &n_out);
+  if (n_out != out->numel)
+    return ev_fail(ev, SC_INTERP_ERROR_SHAPE, "internal disagreement on the reduction's size");
+  g_autofree double *mx = g_new(double, n_out ? n_out : 1);
+  for (int64_t k = 0; k < n_out; k++)
+    mx[k] = -INFINITY;
+  for (int64_t k = 0; k < x->numel; k++) {
+    double v = x->data[k];
+    if (isnan(v) || v > mx[map[k]] || isnan(mx[map[k]]))
+      mx[map[k]] = isnan(mx[map[k]]) ? mx[map[k]] : v;
+  }
+  for (int64_t k = 0; k < n_out; k++)
+    if (isinf(mx[k]))
+      mx[k] = 0;
+  for (int64_t k = 0; k < x->numel; k++)
+    out->data[map[k]] += exp(x->data[k] - mx[map[k]]);
+  for (int64_t k = 0; k < n_out; k++)
+    out->data[k] = log(out->data[k]) + mx[k];
+  return TRUE;
+}
+
+/* var_mean: (var with the correction, mean). */
+static gboolean ev_var_mean(sc_ev *ev) {
+  const sc_tvalue *x = ev_tensor(ev, "self");
+  sc_tvalue *var = ev->out[0], *mean = ev->out[1];
+  gboolean mask[SC_MAX_RANK];
+  reduce_mask(ev, x, "dim", mask);
+  int64_t n_out;
+  g_autofree int64_t *map = reduce_map(x, mask, &n_out);
+  if (n_out != var->numel || n_out != mean->numel)
+    return ev_fail(ev, SC_INTERP_ERROR_SHAPE, "internal disagreement on the reduction's size");
+  int64_t count = 1;
+  for (uint32_t d = 0; d < x->rank; d++)
+    if (mask[d])
+      count *= x->dims[d];
+  double correction = ev_has(ev, "correction") ? ev_num(ev, "correction", 1) : 1.0;
+  for (int64_t k = 0; k < x->numel; k++)
+    mean->data[map[k]] += x->data[k];
+  for (int64_t k = 0; k < n_out; k++)
+    mean->data[k] /= (double)count;
+  for (int64_t k = 0; k < x->numel; k++) {
+    double dl = x->data[k] - mean->data[map[k]];
+    var->data[map[k]] += dl * dl;
+  }
+  double divisor = (double)count - correction;
+  if (divisor < 0)
+    divisor = 0;
+  for (int64_t k = 0; k < n_out; k++)
+    var->data[k] /= divisor;
+  return TRUE;
+}
+
+/* any / all: an empty reduction is False / True. */
+static gboolean any_all(sc_ev *ev, gboolean is_any) {
+  const sc_tvalue *x = ev_tensor(ev, "self");
+  sc_tvalue *out = ev->out[0];
+  gboolean mask[SC_MAX_RANK];
+  reduce_mask(ev, x, "dim", mask);
+  int64_t n_out;
+  g_autofree int64_t *map = reduce_map(x, mask, &n_out);
+  if (n_out != out->numel)
+    return ev_fail(ev, SC_INTERP_ERROR_SHAPE, "internal disagreement on the reduction's size");
+  for (int64_t k = 0; k < n_out; k++)
+    out->data[k] = is_any ? 0.0 : 1.0;
+  for (int64_t k = 0; k < x->numel; k++) {
+    gboolean nz = x->data[k] != 0; /* NaN is nonzero */
+    if (is_any && nz)
+      out->data[map[k]] = 1.0;
+    if (!is_any && !nz)
+      out->data[map[k]] = 0.0;
+  }
+  return TRUE;
+}
+static gboolean ev_any(sc_ev *ev) { return any_all(ev, TRUE); }
+static gboolean ev_all(sc_ev *ev) { return any_all(ev, FALSE); }
+
+static gboolean ev_dot_mv(sc_ev *ev) {
+  const sc_tvalue *a = ev_tensor(ev, "self");
+  const sc_tvalue *b = ev_tensor(ev, "tensor");
+  if (b == NULL)
+    b = ev_tensor(ev, "vec");
+  return matmul_into(ev, ev->out[0], a, b);
+}
+
+static gboolean ev_outer(sc_ev *ev) {
+  const sc_tvalue *a = ev_tensor(ev, "self"), *b = ev_tensor(ev, "vec2");
+  if (a->rank != 1 || b->rank != 1 || ev->out[0]->numel != a->numel * b->numel)
+    return ev_fail(ev, SC_INTERP_ERROR_SHAPE, "outer needs two 1-D tensors");
+  for (int64_t i = 0; i < a->numel; i++)
+    for (int64_t j = 0; j < b->numel; j++)
+      ev->out[0]->data[i * b->numel + j] = a->data[i] * b->data[j];
+  return TRUE;
+}
+
+/* bernoulli.p: 1 with probability p, drawn as dropout draws its mask (from
+ * the element's value and the seed: the decision follows the element,
+ * docs/interpreter.md), so that a split computes the same draws. */
+static gboolean ev_bernoulli(sc_ev *ev) {
+  const sc_tvalue *x = ev_tensor(ev, "self");
+  double p = ev_num(ev, "p", 0.5);
+  uint64_t seed = (ev->cfg != NULL ? ev->cfg->seed : 0) ^ 0xbe2e011ULL;
+  for (int64_t i = 0; i < x->numel; i++)
+    ev->out[0]->data[i] = dropout_keep(seed, x->data[i], 1.0 - p) ? 1.0 : 0.0;
+  return TRUE;
+}
+
+/* ---- scaled dot-product attention --------------------------------------------- */
+
+/* The blocks of one attention call: query [.., Hq, L, E], key [.., Hk, S,
+ * E], value [.., Hk, S, Ev]; query head h reads key head h / (Hq / Hk). */
+typedef struct {
+  const sc_tvalue *q, *k, *v, *mask;
+  int64_t outer, hq, hk, L, S, E, Ev;
+  int64_t mstr[SC_MAX_RANK]; /* mask strides over [.., Hq, L, S] */
+  int64_t tdims[SC_MAX_RANK];
+  double scale;
+  gboolean causal;
+} attn_ctx;
+
+static gboolean attn_setup(sc_ev *ev, attn_ctx *a) {
+  a->q = ev_tensor(ev, "query");
+  a->k = ev_tensor(ev, "key");
+  a->v = ev_tensor(ev, "value");
+  a->mask = ev_tensor(ev, "attn_mask");
+  if (a->mask == NULL)
+    a->mask = ev_tensor(ev, "attn_bias");
+  uint32_t r = a->q->rank;
+  if (r < 2 || a->k->rank != r || a->v->rank != r)
+    return ev_fail(ev, SC_INTERP_ERROR_SHAPE, "attention needs query, key and value of one rank >= 2");
+  if (ev_num(ev, "dropout_p", 0.0) != 0.0)
+    return ev_fail(ev, SC_INTERP_ERROR_INVALID,
+                   "attention with dropout_p != 0 is random and not evaluated");
+  a->L = a->q->dims[r - 2];
+  a->E = a->q->dims[r - 1];
+  a->S = a->k->dims[r - 2];
+  a->Ev = a->v->dims[r - 1];
+  a->hq = r >= 3 ? a->q->dims[r - 3] : 1;
+  a->hk = r >= 3 ? a->k->dims[r - 3] : 1;
+  if (a->hk <= 0 || a->hq % a->hk != 0 || a->k->dims[r - 1] != a->E || a->v->dims[r - 2] != a->S)
+    return ev_fail(ev, SC_INTERP_ERROR_SHAPE, "query, key and value do not fit together");
+  a->outer = 1;
+  for (uint32_t d = 0; d + 2 < r; d++)
+    a->outer *= a->q->dims[d];
+  for (uint32_t d = 0; d < r; d++)
+    a->tdims[d] = a->q->dims[d];
+  a->tdims[r - 1] = a->S;
+  if (a->mask != NULL)
+    tv_bstrides(a->mask, r, a->tdims, a->mstr);
+  a->scale = ev_has(ev, "scale") ? ev_num(ev, "scale", 1.0) : 1.0 / sqrt((double)a->E);
+  a->causal = ev_bool(ev, "is_causal", FALSE);
+  return TRUE;
+}
+
+/* Offset into the mask of element (o, i, j), o the flat index of the
+ * leading dims [.., Hq]. */
+static int64_t attn_mask_off(const attn_ctx *a, int64_t o, int64_t i, int64_t j) {
+  uint32_t r = a->q->rank;
+  int64_t off = i * a->mstr[r - 2] + j * a->mstr[r - 1];
+  for (int32_t d = (int32_t)r - 3; d >= 0; d--) {
+    off += (o % a->tdims[d]) * a->mstr[d];
+    o /= a->tdims[d];
+  }
+  return off;
+}
+
+/* The score of row i, column j of block o (-inf where masked). */
+static double attn_score(const attn_ctx *a, int64_t o, int64_t i, int64_t j) {
+  if (a->causal && j > i)
+    return -INFINITY;
+  int64_t kb = (o / a->hq) * a->hk + (o % a->hq) / (a->hq / a->hk);
+  const double *qi = a->q->data + (o * a->L + i) * a->E;
+  const double *kj = a->k->data + (kb * a->S + j) * a->E;
+  double s = 0;
+  for (int64_t e = 0; e < a->E; e++)
+    s += qi[e] * kj[e];
+  s *= a->scale;
+  if (a->mask != NULL) {
+    double m = a->mask->data[attn_mask_off(a, o, i, j)];
+    if (a->mask->dtype == SC_DTYPE_BOOL)
+      s = m != 0 ? s : -INFINITY;
+    else
+      s += m;
+  }
+  return s;
+}
+
+static int64_t attn_kv_block(const attn_ctx *a, int64_t o) {
+  return (o / a->hq) * a->hk + (o % a->hq) / (a->hq / a->hk);
+}
+
+/* output = softmax(scores) @ value; LSE (stride LSE_LEN per block, NULL
+ * for none) = log sum exp(scores), padded with +inf up to LSE_LEN. */
+static gboolean attn_forward(sc_ev *ev, const attn_ctx *a, double *out, double *lse,
+                             int64_t lse_len) {
+  g_autofree double *sc = g_new(double, a->S ? a->S : 1);
+  for (int64_t o = 0; o < a->outer; o++) {
+    int64_t kb = attn_kv_block(a, o);
+    for (int64_t i = 0; i < a->L; i++) {
+      double mx = -INFINITY;
+      for (int64_t j = 0; j < a->S; j++) {
+        sc[j] = attn_score(a, o, i, j);
+        if (isnan(sc[j]) || sc[j] > mx)
+          mx = isnan(mx) ? mx : sc[j];
+      }
+      double sum = 0;
+      for (int64_t j = 0; j < a->S; j++)
+        sum += exp(sc[j] - mx);
+      double l = mx + log(sum);
+      double *oi = out + (o * a->L + i) * a->Ev;
+      for (int64_t e = 0; e < a->Ev; e++)
+        oi[e] = 0;
+      for (int64_t j = 0; j < a->S; j++) {
+        double p = exp(sc[j] - l);
+        const double *vj = a->v->data + (kb * a->S + j) * a->Ev;
+        for (int64_t e = 0; e < a->Ev; e++)
+          oi[e] += p * vj[e];
+      }
+      if (isinf(mx) && mx < 0) /* every column masked: NaN, as softmax gives */
+        for (int64_t e = 0; e < a->Ev; e++)
+          oi[e] = NAN;
+      if (lse != NULL && i < lse_len)
+        lse[o * lse_len + i] = l;
+    }
+    if (lse != NULL)
+      for (int64_t i = a->L; i < lse_len; i++)
+        lse[o * lse_len + i] = INFINITY;
+  }
+  (void)ev;
+  return TRUE;
+}
+
+static gboolean ev_sdpa(sc_ev *ev) {
+  attn_ctx a;
+  if (!attn_setup(ev, &a))
+    return FALSE;
+  sc_tvalue *out = ev->out[0];
+  if (out->numel != a.outer * a.L * a.Ev)
+    return ev_fail(ev, SC_INTERP_ERROR_SHAPE, "internal disagreement on the attention's size");
+  double *lse = NULL;
+  int64_t lse_len = 0;
+  if (ev->n_out >= 2) {
+    sc_tvalue *l = ev->out[1];
+    lse_len = l->rank ? l->dims[l->rank - 1] : 0;
+    if (l->numel != a.outer * lse_len || (lse_len != 0 && lse_len < a.L))
+      return ev_fail(ev, SC_INTERP_ERROR_SHAPE, "internal disagreement on logsumexp's size");
+    lse = l->data;
+  }
+  if (!attn_forward(ev, &a, out->data, lse, lse_len))
+    return FALSE;
+  if (ev->n_out == 9) { /* flash: max_q, max_k; RNG state 0 */
+    ev->out[4]->data[0] = (double)a.L;
+    ev->out[5]->data[0] = (double)a.S;
+  }
+  return TRUE;
+}
+
+/* The backward from the saved output and logsumexp, as the kernels do:
+ * P = exp(scores - lse), D_i = grad_out_i . out_i, dS = P * (grad_out @
+ * value^T - D), grad_query = scale dS @ key, grad_key = scale dS^T @ query,
+ * grad_value = P^T @ grad_out; grad_attn_bias = dS summed over the dims the
+ * bias broadcasts along. */
+static gboolean ev_sdpa_backward(sc_ev *ev) {
+  attn_ctx a;
+  if (!attn_setup(ev, &a))
+    return FALSE;
+  const sc_tvalue *g = ev_tensor(ev, "grad_out_");
+  if (g == NULL)
+    g = ev_tensor(ev, "grad_out");
+  const sc_tvalue *o = ev_tensor(ev, "out"), *lse = ev_tensor(ev, "logsumexp");
+  int64_t lse_len = lse->rank ? lse->dims[lse->rank - 1] : 0;
+  if (g->numel != a.outer * a.L * a.Ev || o->numel != g->numel || lse_len < a.L ||
+      lse->numel != a.outer * lse_len)
+    return ev_fail(ev, SC_INTERP_ERROR_SHAPE, "grad_out, out or logsumexp do not fit the query");
+  sc_tvalue *dq = ev->out[0], *dk = ev->out[1], *dv = ev->out[2];
+  sc_tvalue *db = ev->n_out == 4 && a.mask != NULL && a.mask->dtype != SC_DTYPE_BOOL
+                      ? ev->out[3] : NULL;
+  g_autofree double *dp = g_new(double, a.S ? a.S : 1);
+  for (int64_t ob = 0; ob < a.outer; ob++) {
+    int64_t kb = attn_kv_block(&a, ob);
+    for (int64_t i = 0; i < a.L; i++) {
+      const double *gi = g->data + (ob * a.L + i) * a.Ev;
+      const double *oi = o->data + (ob * a.L + i) * a.Ev;
+      double D = 0;
+      for (int64_t e = 0; e < a.Ev; e++)
+        D += gi[e] * oi[e];
+      double l = lse->data[ob * lse_len + i];
+      const double *qi = a.q->data + (ob * a.L + i) * a.E;
+      double *dqi = dq->data + (ob * a.L + i) * a.E;
+      for (int64_t j = 0; j < a.S; j++) {
+        double s = attn_score(&a, ob, i, j);
+        double p = isinf(s) && s < 0 ? 0.0 : exp(s - l);
+        const double *vj = a.v->data + (kb * a.S + j) * a.Ev;
+        double dpij = 0;
+        for (int64_t e = 0; e < a.Ev; e++)
+          dpij += gi[e] * vj[e];
+        double ds = p * (dpij - D);
+        dp[j] = ds;
+        double *dvj = dv->data + (kb * a.S + j) * a.Ev;
+        for (int64_t e = 0; e < a.Ev; e++)
+          dvj[e] += p * gi[e];
+        const double *kj = a.k->data + (kb * a.S + j) * a.E;
+        double *dkj = dk->data + (kb * a.S + j) * a.E;
+        for (int64_t e = 0; e < a.E; e++) {
+          dqi[e] += a.scale * ds * kj[e];
+          dkj[e] += a.scale * ds * qi[e];
+        }
+        if (db != NULL)
+          db->data[attn_mask_off(&a, ob, i, j)] += ds;
+      }
+    }
+  }
+  return TRUE;
+}
+
 const sc_eval_entry sc_eval_math_table[] = {
     {"aten.add.Tensor", ev_add},
     {"aten.add.Scalar", ev_add},
@@ -1194,5 +1580,37 @@ const sc_eval_entry sc_eval_math_table[] = {
     {"aten.nll_loss_backward.default", ev_nll_loss_backward},
     {"aten.mse_loss.default", ev_mse_loss},
     {"aten.mse_loss_backward.default", ev_mse_loss_backward},
+    {"aten.erf.default", ev_erf},
+    {"aten.clamp_min.default", ev_clamp},
+    {"aten.clamp_max.default", ev_clamp},
+    {"aten.floor_divide.default", ev_floor_divide},
+    {"aten.floor_divide.Scalar", ev_floor_divide},
+    {"aten.remainder.Scalar", ev_remainder},
+    {"aten.remainder.Tensor", ev_remainder},
+    {"aten.addcmul.default", ev_addc},
+    {"aten.addcdiv.default", ev_addc},
+    {"aten.lerp.Scalar", ev_lerp},
+    {"aten.logsumexp.default", ev_logsumexp},
+    {"aten.var_mean.correction", ev_var_mean},
+    {"aten.any.default", ev_any},
+    {"aten.any.dim", ev_any},
+    {"aten.any.dims", ev_any},
+    {"aten.all.default", ev_all},
+    {"aten.all.dim", ev_all},
+    {"aten.all.dims", ev_all},
+    {"aten.dot.default", ev_dot_mv},
+    {"aten.mv.default", ev_dot_mv},
+    {"aten.outer.default", ev_outer},
+    {"aten.softmax.int", ev_softmax},
+    {"aten.log_softmax.int", ev_log_softmax},
+    {"aten.layer_norm.default", ev_layer_norm},
+    {"aten.bernoulli.p", ev_bernoulli},
+    {"aten.scaled_dot_product_attention.default", ev_sdpa},
+    {"aten._scaled_dot_product_efficient_attention.default", ev_sdpa},
+    {"aten._scaled_dot_product_efficient_attention_backward.default", ev_sdpa_backward},
+    {"aten._scaled_dot_product_flash_attention.default", ev_sdpa},
+    {"aten._scaled_dot_product_flash_attention_backward.default", ev_sdpa_backward},
+    {"aten._scaled_dot_product_flash_attention_for_cpu.default", ev_sdpa},
+    {"aten._scaled_dot_product_flash_attention_for_cpu_backward.default", ev_sdpa_backward},
     {NULL, NULL},
 };

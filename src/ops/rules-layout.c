@@ -1242,6 +1242,57 @@ gboolean sc_rule_repeat(const sc_op_call *call, GArray *out, GError **error) {
   return TRUE;
 }
 
+/* repeat_interleave.self_int(self, repeats, dim?, output_size?): each
+ * element repeated `repeats` times along dim (dim None: of the flattened
+ * self).  output_size, when given, must be the result's size there. */
+gboolean sc_rule_repeat_interleave(const sc_op_call *call, GArray *out, GError **error) {
+  R r = rctx(call, error);
+  const sc_ttype *x;
+  sc_dim rep, osz = d_c(0);
+  gboolean has_dim, has_osz;
+  sc_dim dimv = d_c(0);
+  if (!get_tensor(&r, "self", &x) || !get_int(&r, "repeats", &rep) ||
+      !get_opt_int(&r, "dim", &has_dim, &dimv) ||
+      !get_opt_int(&r, "output_size", &has_osz, &osz))
+    return FALSE;
+  if (d_le(&r, d_c(0), rep) == SC_NO) {
+    g_autofree char *t = ds(&r, rep);
+    return rerr(&r, SC_OPS_ERROR_SHAPE, "repeats can not be negative, got %s", t);
+  }
+  sc_shape o;
+  uint32_t d = 0;
+  if (!has_dim) {
+    o.rank = 1;
+    o.dims[0] = d_mul(&r, numel(&r, &x->shape), rep);
+  } else {
+    if (!sc_dim_is_const(dimv)) {
+      g_autofree char *t = ds(&r, dimv);
+      return rerr(&r, SC_OPS_ERROR_SHAPE, "argument 'dim' must be a concrete integer, found %s", t);
+    }
+    if (!wrap_value(&r, "dim", dimv.value, x->shape.rank, &d))
+      return FALSE;
+    o = x->shape;
+    if (o.rank == 0) {
+      o.rank = 1;
+      o.dims[0] = rep;
+    } else {
+      o.dims[d] = d_mul(&r, o.dims[d], rep);
+    }
+  }
+  if (!check_overflow(&r))
+    return FALSE;
+  if (has_osz) {
+    g_autofree char *a = ds(&r, osz);
+    g_autofree char *b = ds(&r, o.dims[has_dim ? (x->shape.rank ? d : 0) : 0]);
+    if (!rtruth(&r, d_eq(&r, osz, o.dims[has_dim ? (x->shape.rank ? d : 0) : 0]),
+                "whether output_size matches",
+                "output_size %s does not match the repeated size %s", a, b))
+      return FALSE;
+  }
+  emit(out, &o, x->dtype);
+  return TRUE;
+}
+
 /* ---- padding, triangles, where, masked_fill ------------------------------- */
 
 gboolean sc_rule_constant_pad_nd(const sc_op_call *call, GArray *out, GError **error) {
@@ -1437,6 +1488,113 @@ gboolean sc_rule_scatter_add(const sc_op_call *call, GArray *out, GError **error
       return FALSE;
   }
   emit(out, &x->shape, x->dtype);
+  return TRUE;
+}
+
+/* scatter.src / scatter.value(self, dim, index, src | value): self's type;
+ * index has self's rank, fits self off dim (and src everywhere). */
+gboolean sc_rule_scatter(const sc_op_call *call, GArray *out, GError **error) {
+  R r = rctx(call, error);
+  const sc_ttype *x, *ix, *src = NULL;
+  uint32_t d;
+  if (!get_tensor(&r, "self", &x) || !get_tensor(&r, "index", &ix) ||
+      !get_dim(&r, "dim", x->shape.rank, &d))
+    return FALSE;
+  if (arg_named(&r, "src") != NULL && !get_tensor(&r, "src", &src))
+    return FALSE;
+  if (!check_index_dtype(&r, "index", ix->dtype, FALSE))
+    return FALSE;
+  g_autofree char *a = ss(&ix->shape);
+  g_autofree char *b = ss(&x->shape);
+  uint32_t xr = x->shape.rank ? x->shape.rank : 1, ir = ix->shape.rank ? ix->shape.rank : 1;
+  if (xr != ir || (src != NULL && (src->shape.rank ? src->shape.rank : 1) != xr))
+    return rerr(&r, SC_OPS_ERROR_SHAPE,
+                "index %s%s must have the same number of dimensions as self %s", a,
+                src != NULL ? " and src" : "", b);
+  if (src != NULL && src->dtype != x->dtype)
+    return rerr(&r, SC_OPS_ERROR_SHAPE, "self is %s but src is %s (expected the same dtype)",
+                sc_dtype_name(x->dtype), sc_dtype_name(src->dtype));
+  for (uint32_t k = 0; k < x->shape.rank && k < ix->shape.rank; k++) {
+    if (src != NULL && k < src->shape.rank) {
+      g_autofree char *c = ss(&src->shape);
+      if (!rtruth(&r, d_le(&r, ix->shape.dims[k], src->shape.dims[k]), "whether index fits src",
+                  "size of index %s at dim %u exceeds that of src %s", a, k, c))
+        return FALSE;
+    }
+    if (k != d &&
+        !rtruth(&r, d_le(&r, ix->shape.dims[k], x->shape.dims[k]), "whether index fits self",
+                "size of index %s at dim %u exceeds that of self %s", a, k, b))
+      return FALSE;
+  }
+  emit(out, &x->shape, x->dtype);
+  return TRUE;
+}
+
+/* index_add(self, dim, index [n], source, alpha): source has self's shape
+ * with n at dim, and self's dtype. */
+gboolean sc_rule_index_add(const sc_op_call *call, GArray *out, GError **error) {
+  R r = rctx(call, error);
+  const sc_ttype *x, *ix, *src;
+  uint32_t d;
+  if (!get_tensor(&r, "self", &x) || !get_tensor(&r, "index", &ix) ||
+      !get_tensor(&r, "source", &src) || !get_dim(&r, "dim", x->shape.rank, &d))
+    return FALSE;
+  if (!check_index_dtype(&r, "index", ix->dtype, TRUE))
+    return FALSE;
+  g_autofree char *a = ss(&ix->shape);
+  g_autofree char *b = ss(&x->shape);
+  g_autofree char *c = ss(&src->shape);
+  if (ix->shape.rank > 1)
+    return rerr(&r, SC_OPS_ERROR_SHAPE, "index is supposed to be a vector, found shape %s", a);
+  if (src->dtype != x->dtype)
+    return rerr(&r, SC_OPS_ERROR_SHAPE, "self is %s but source is %s (expected the same dtype)",
+                sc_dtype_name(x->dtype), sc_dtype_name(src->dtype));
+  sc_dim n = ix->shape.rank == 0 ? d_c(1) : ix->shape.dims[0];
+  if (x->shape.rank == 0) {
+    if (src->shape.rank > 1)
+      return rerr(&r, SC_OPS_ERROR_SHAPE, "source %s must be 0-D or 1-D for a 0-D self", c);
+  } else {
+    if (src->shape.rank != x->shape.rank)
+      return rerr(&r, SC_OPS_ERROR_SHAPE,
+                  "source %s must have the same number of dimensions as self %s", c, b);
+    for (uint32_t k = 0; k < x->shape.rank; k++) {
+      sc_dim want = k == d ? n : x->shape.dims[k];
+      if (!rtruth(&r, d_eq(&r, src->shape.dims[k], want), "whether source fits self",
+                  "source %s does not match self %s with %s entries of index %s at dim %u",
+                  c, b, k == d ? "the" : "all", a, k))
+        return FALSE;
+    }
+  }
+  emit(out, &x->shape, x->dtype);
+  return TRUE;
+}
+
+/* one_hot(self i64, num_classes): self's shape + [num_classes], i64.
+ * num_classes -1 (the default) takes max(self) + 1 from the values: not a
+ * shape rule's business, so it is refused with how to fix it. */
+gboolean sc_rule_one_hot(const sc_op_call *call, GArray *out, GError **error) {
+  R r = rctx(call, error);
+  const sc_ttype *x;
+  sc_dim c;
+  if (!get_tensor(&r, "self", &x) || !get_int(&r, "num_classes", &c))
+    return FALSE;
+  if (x->dtype != SC_DTYPE_I64)
+    return rerr(&r, SC_OPS_ERROR_SHAPE, "one_hot is only applicable to index tensors (i64), got %s",
+                sc_dtype_name(x->dtype));
+  if (sc_dim_is_const(c) && c.value == -1)
+    return rerr(&r, SC_OPS_ERROR_UNDECIDED,
+                "num_classes=-1 takes the number of classes from the values of self: "
+                "pass num_classes explicitly");
+  if (d_le(&r, d_c(1), c) != SC_YES) {
+    g_autofree char *t = ds(&r, c);
+    return rerr(&r, d_le(&r, d_c(1), c) == SC_NO ? SC_OPS_ERROR_SHAPE : SC_OPS_ERROR_UNDECIDED,
+                "num_classes should be positive, got %s", t);
+  }
+  if (x->shape.rank + 1 > SC_MAX_RANK)
+    return rerr(&r, SC_OPS_ERROR_SHAPE, "the result would have more than %d dims", SC_MAX_RANK);
+  sc_shape o = x->shape;
+  o.dims[o.rank++] = c;
+  emit(out, &o, SC_DTYPE_I64);
   return TRUE;
 }
 

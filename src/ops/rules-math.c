@@ -2,7 +2,8 @@
  *
  * One rule per family, not per operator: elementwise (broadcast + ATen type
  * promotion, then a family-specific result dtype), matrix products,
- * softmax, normalization, dropout, reductions, embedding and losses.  Rules
+ * softmax, normalization, dropout, reductions, embedding, losses and
+ * scaled dot-product attention (forward and backward kernels).  Rules
  * find their arguments by schema name (arg_find), so one rule serves every
  * overload of a family whatever the argument positions.
  *
@@ -277,7 +278,8 @@ typedef struct {
 /* Scalar arguments that are parameters, not operands. */
 static gboolean is_parameter(const char *name) {
   return strcmp(name, "alpha") == 0 || strcmp(name, "beta") == 0 ||
-         strcmp(name, "threshold") == 0;
+         strcmp(name, "threshold") == 0 || strcmp(name, "value") == 0 ||
+         strcmp(name, "weight") == 0;
 }
 
 /* Broadcast every tensor operand and promote every operand (tensor, or
@@ -1109,5 +1111,371 @@ gboolean sc_rule_mse_loss_backward(const sc_op_call *call, GArray *out, GError *
       !require_expandable(call, "grad_output", &g->shape, &s->shape, error))
     return FALSE;
   emit(out, &s->shape, s->dtype);
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------------------
+ * Operators added for unseen captures (ops-math.def, last section)
+ * ------------------------------------------------------------------------- */
+
+/* floor_divide, remainder: promoted dtype, no bool operands (ATen refuses
+ * floor division and remainder of two bools). */
+gboolean sc_rule_floor_divide(const sc_op_call *call, GArray *out, GError **error) {
+  ew_info e;
+  if (!ew_operands(call, &e, error))
+    return FALSE;
+  if (e.dtype == SC_DTYPE_BOOL)
+    return fail(call, error, SC_OPS_ERROR_SHAPE, "%s of bool operands is not supported",
+                call->op->name);
+  emit(out, &e.shape, e.dtype);
+  return TRUE;
+}
+
+/* addcmul / addcdiv(self, tensor1, tensor2, value): the three tensors
+ * broadcast and promote; value is a parameter.  addcdiv refuses integer
+ * operands (ATen: "Integer division with addcdiv is no longer supported"),
+ * and a float value needs a floating result. */
+gboolean sc_rule_addc(const sc_op_call *call, GArray *out, GError **error) {
+  ew_info e;
+  if (!ew_operands(call, &e, error))
+    return FALSE;
+  const sc_value *v = arg_value(call, "value");
+  if (strcmp(call->op->name, "addcdiv") == 0 && !sc_dtype_is_floating(e.dtype))
+    return fail(call, error, SC_OPS_ERROR_SHAPE,
+                "integer division with addcdiv is not supported (operands are %s)",
+                sc_dtype_name(e.dtype));
+  if (v != NULL && v->kind == SC_VAL_FLOAT && !sc_dtype_is_floating(e.dtype))
+    return fail(call, error, SC_OPS_ERROR_SHAPE,
+                "a floating value needs floating operands (operands are %s)",
+                sc_dtype_name(e.dtype));
+  emit(out, &e.shape, e.dtype);
+  return TRUE;
+}
+
+/* lerp.Scalar(self, end, weight): floating, self and end of one dtype. */
+gboolean sc_rule_lerp(const sc_op_call *call, GArray *out, GError **error) {
+  const sc_ttype *a = arg_tensor(call, "self"), *b = arg_tensor(call, "end");
+  ew_info e;
+  if (!require_same_dtype(call, "self", a, "end", b, error) ||
+      !require_floating(call, "self", a->dtype, error) || !ew_operands(call, &e, error))
+    return FALSE;
+  emit(out, &e.shape, a->dtype);
+  return TRUE;
+}
+
+/* logsumexp(self, dim, keepdim): integral inputs give the default dtype. */
+gboolean sc_rule_logsumexp(const sc_op_call *call, GArray *out, GError **error) {
+  const sc_ttype *t = arg_tensor(call, "self");
+  const sc_value *dims = arg_value(call, "dim");
+  sc_shape r;
+  if (!reduce_shape(call, &t->shape, dims, arg_bool(call, "keepdim", FALSE), &r, error))
+    return FALSE;
+  emit(out, &r, sc_dtype_is_floating(t->dtype) ? t->dtype : SC_DTYPE_F32);
+  return TRUE;
+}
+
+/* var_mean.correction -> (var, mean), both of mean's type. */
+gboolean sc_rule_var_mean(const sc_op_call *call, GArray *out, GError **error) {
+  const sc_ttype *t = arg_tensor(call, "self");
+  if (!sc_dtype_is_floating(t->dtype))
+    return fail(call, error, SC_OPS_ERROR_SHAPE,
+                "var_mean needs a floating-point input, got %s", sc_dtype_name(t->dtype));
+  sc_shape r;
+  if (!reduce_shape(call, &t->shape, arg_value(call, "dim"), arg_bool(call, "keepdim", FALSE),
+                    &r, error))
+    return FALSE;
+  emit(out, &r, t->dtype);
+  emit(out, &r, t->dtype);
+  return TRUE;
+}
+
+/* any / all: bool results (u8 stays u8, as in ATen). */
+gboolean sc_rule_any_all(const sc_op_call *call, GArray *out, GError **error) {
+  const sc_ttype *t = arg_tensor(call, "self");
+  sc_shape r;
+  if (!reduce_shape(call, &t->shape, arg_value(call, "dim"), arg_bool(call, "keepdim", FALSE),
+                    &r, error))
+    return FALSE;
+  emit(out, &r, t->dtype == SC_DTYPE_U8 ? SC_DTYPE_U8 : SC_DTYPE_BOOL);
+  return TRUE;
+}
+
+/* dot (1-D . 1-D -> 0-D), mv (2-D @ 1-D -> 1-D), outer (1-D x 1-D -> 2-D):
+ * operands of one dtype. */
+gboolean sc_rule_vec_product(const sc_op_call *call, GArray *out, GError **error) {
+  const char *bn = arg_find(call->op, "tensor") != UINT32_MAX ? "tensor"
+                   : arg_find(call->op, "vec") != UINT32_MAX  ? "vec"
+                                                               : "vec2";
+  const sc_ttype *a = arg_tensor(call, "self"), *b = arg_tensor(call, bn);
+  gboolean is_mv = strcmp(call->op->name, "mv") == 0;
+  gboolean is_outer = strcmp(call->op->name, "outer") == 0;
+  g_autofree char *sa = shape_str(&a->shape);
+  g_autofree char *sb = shape_str(&b->shape);
+  if (a->shape.rank != (is_mv ? 2u : 1u))
+    return fail(call, error, SC_OPS_ERROR_SHAPE, "self must be a %u-D tensor, got %s",
+                is_mv ? 2u : 1u, sa);
+  if (b->shape.rank != 1)
+    return fail(call, error, SC_OPS_ERROR_SHAPE, "%s must be a 1-D tensor, got %s", bn, sb);
+  if (!require_same_dtype(call, "self", a, bn, b, error))
+    return FALSE;
+  sc_shape r = sc_shape_scalar();
+  if (is_outer) {
+    r.rank = 2;
+    r.dims[0] = a->shape.dims[0];
+    r.dims[1] = b->shape.dims[0];
+  } else {
+    g_autofree char *subject = g_strdup_printf("self %s and %s %s", sa, bn, sb);
+    if (!require_eq(call, a->shape.dims[a->shape.rank - 1], b->shape.dims[0], subject,
+                    "be multiplied", NULL, error))
+      return FALSE;
+    if (is_mv) {
+      r.rank = 1;
+      r.dims[0] = a->shape.dims[0];
+    }
+  }
+  emit(out, &r, a->dtype);
+  return TRUE;
+}
+
+/* softmax.int / log_softmax.int(self, dim, dtype?): the pre-dispatch
+ * forms; dtype converts the input first. */
+gboolean sc_rule_softmax_int(const sc_op_call *call, GArray *out, GError **error) {
+  const sc_ttype *t = arg_tensor(call, "self");
+  sc_dtype dt = dtype_arg(call, t->dtype);
+  uint32_t d;
+  if (!require_floating(call, "the result dtype", dt, error) ||
+      !wrap_dim(call, "dim", arg_value(call, "dim")->u.i, "self", &t->shape, &d, error))
+    return FALSE;
+  emit(out, &t->shape, dt);
+  return TRUE;
+}
+
+/* bernoulli.p(self, p): self's type, p in [0, 1]. */
+gboolean sc_rule_bernoulli(const sc_op_call *call, GArray *out, GError **error) {
+  const sc_ttype *t = arg_tensor(call, "self");
+  const sc_value *p = arg_value(call, "p");
+  double pv = p->kind == SC_VAL_FLOAT ? p->u.f : (double)p->u.i.value;
+  if (!(pv >= 0.0 && pv <= 1.0))
+    return fail(call, error, SC_OPS_ERROR_SHAPE, "p must be in [0, 1], but got %g", pv);
+  if (!require_floating(call, "self", t->dtype, error))
+    return FALSE;
+  emit(out, &t->shape, t->dtype);
+  return TRUE;
+}
+
+/* ---- scaled dot-product attention ---- */
+
+typedef struct {
+  const sc_ttype *q, *k, *v;
+  sc_shape out;  /* [..., L, Ev] */
+  sc_shape rows; /* [..., L]: logsumexp */
+  sc_dim L, S;
+} attn_info;
+
+static double float_arg(const sc_value *v, double dflt) {
+  if (v == NULL)
+    return dflt;
+  if (v->kind == SC_VAL_FLOAT)
+    return v->u.f;
+  if (v->kind == SC_VAL_INT && sc_dim_is_const(v->u.i))
+    return (double)v->u.i.value;
+  return dflt;
+}
+
+/* The checks every attention operator makes on query [.., Hq, L, E], key
+ * [.., Hk, S, E] and value [.., Hk, S, Ev]: one floating dtype, rank 4 for
+ * the fused kernels (>= 2 for scaled_dot_product_attention), equal leading
+ * dims (with enable_gqa, Hk divides Hq), equal head dims where the kernel
+ * needs them (flash: E == Ev), a mask that broadcasts to [.., L, S] of bool
+ * or the query's dtype, dropout_p in [0, 1]. */
+static gboolean attn_check(const sc_op_call *call, const char *mask_name, attn_info *ai,
+                           GError **error) {
+  const sc_ttype *q = arg_tensor(call, "query"), *k = arg_tensor(call, "key"),
+                 *v = arg_tensor(call, "value");
+  gboolean fused = strcmp(call->op->name, "scaled_dot_product_attention") != 0;
+  gboolean gqa = arg_bool(call, "enable_gqa", FALSE);
+  gboolean same_e = strstr(call->op->name, "flash") != NULL;
+  g_autofree char *sq = shape_str(&q->shape);
+  g_autofree char *sk = shape_str(&k->shape);
+  g_autofree char *sv = shape_str(&v->shape);
+  uint32_t rank = q->shape.rank;
+  if (fused ? rank != 4 : rank < 2)
+    return fail(call, error, SC_OPS_ERROR_SHAPE, "query must be %s, got %s",
+                fused ? "4-D [batch, heads, L, E]" : "at least 2-D [..., L, E]", sq);
+  if (k->shape.rank != rank || v->shape.rank != rank)
+    return fail(call, error, SC_OPS_ERROR_SHAPE,
+                "query %s, key %s and value %s must have the same number of dims", sq, sk, sv);
+  if (!require_floating(call, "query", q->dtype, error) ||
+      !require_same_dtype(call, "query", q, "key", k, error) ||
+      !require_same_dtype(call, "query", q, "value", v, error))
+    return FALSE;
+  g_autofree char *subject = g_strdup_printf("query %s, key %s and value %s", sq, sk, sv);
+  for (uint32_t i = 0; i + 2 < rank; i++) {
+    g_autofree char *detail = g_strdup_printf("dim %u:", i);
+    if (!require_eq(call, k->shape.dims[i], v->shape.dims[i], subject, "be attended", detail,
+                    error))
+      return FALSE;
+    if (gqa && i + 3 == rank) {
+      sc_truth t = sc_dim_divides(call->symtab, k->shape.dims[i], q->shape.dims[i]);
+      if (t != SC_YES) {
+        g_autofree char *a = dim_str(call, k->shape.dims[i]);
+        g_autofree char *b = dim_str(call, q->shape.dims[i]);
+        return fail(call, error, t == SC_NO ? SC_OPS_ERROR_SHAPE : SC_OPS_ERROR_UNDECIDED,
+                    "%s: with enable_gqa the key heads %s must divide the query heads %s%s",
+                    subject, a, b, t == SC_NO ? "" : " (cannot decide)");
+      }
+      continue;
+    }
+    if (!require_eq(call, q->shape.dims[i], k->shape.dims[i], subject, "be attended", detail,
+                    error))
+      return FALSE;
+  }
+  if (!require_eq(call, q->shape.dims[rank - 1], k->shape.dims[rank - 1], subject,
+                  "be attended", "head dim E:", error) ||
+      !require_eq(call, k->shape.dims[rank - 2], v->shape.dims[rank - 2], subject,
+                  "be attended", "key length S:", error))
+    return FALSE;
+  if (same_e && !require_eq(call, q->shape.dims[rank - 1], v->shape.dims[rank - 1], subject,
+                            "be attended by the flash kernel", "value head dim:", error))
+    return FALSE;
+  if (!fused && arg_bool(call, "is_causal", FALSE) && arg_tensor(call, "attn_mask") != NULL)
+    return fail(call, error, SC_OPS_ERROR_SHAPE,
+                "explicit attn_mask should not be set when is_causal=True");
+  double p = float_arg(arg_value(call, "dropout_p"), 0.0);
+  if (!(p >= 0.0 && p <= 1.0))
+    return fail(call, error, SC_OPS_ERROR_SHAPE, "dropout_p must be in [0, 1], got %g", p);
+  ai->q = q;
+  ai->k = k;
+  ai->v = v;
+  ai->L = q->shape.dims[rank - 2];
+  ai->S = k->shape.dims[rank - 2];
+  ai->out = q->shape;
+  ai->out.dims[rank - 1] = v->shape.dims[rank - 1];
+  ai->rows = q->shape;
+  ai->rows.rank--;
+  if (mask_name != NULL) {
+    const sc_ttype *m = arg_tensor(call, mask_name);
+    if (m != NULL) {
+      sc_shape target = q->shape;
+      target.dims[rank - 1] = ai->S;
+      if (m->dtype != SC_DTYPE_BOOL && m->dtype != q->dtype)
+        return fail(call, error, SC_OPS_ERROR_SHAPE,
+                    "%s must be bool or of the query's dtype %s, got %s", mask_name,
+                    sc_dtype_name(q->dtype), sc_dtype_name(m->dtype));
+      if (!require_expandable(call, mask_name, &m->shape, &target, error))
+        return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* The forward operators.  Results:
+ *   scaled_dot_product_attention                  output
+ *   _scaled_dot_product_efficient_attention       output, log_sumexp [B, H, ceil(L/32)*32]
+ *                                                 (or [B, H, 0] without
+ *                                                 compute_log_sumexp), philox seed, offset
+ *   _scaled_dot_product_flash_attention           output, logsumexp [B, H, L], cum_seq_q,
+ *                                                 cum_seq_k ([0] i64: dense inputs), max_q,
+ *                                                 max_k, rng_state, unused, debug_attn_mask
+ *                                                 ([0] of the query's dtype)
+ *   _scaled_dot_product_flash_attention_for_cpu   output, logsumexp [B, H, L]
+ * logsumexp is always f32 (the kernels' accumulation type). */
+gboolean sc_rule_sdpa(const sc_op_call *call, GArray *out, GError **error) {
+  attn_info ai;
+  const char *mask = arg_find(call->op, "attn_mask") != UINT32_MAX ? "attn_mask" : "attn_bias";
+  if (!attn_check(call, mask, &ai, error))
+    return FALSE;
+  const char *name = call->op->name;
+  sc_shape scalar = sc_shape_scalar();
+  sc_shape empty = {0};
+  empty.rank = 1;
+  empty.dims[0] = sc_dim_const(0);
+  if (strstr(name, "efficient") != NULL) {
+    if (arg_bool(call, "return_debug_mask", FALSE))
+      return fail(call, error, SC_OPS_ERROR_SHAPE, "return_debug_mask is not supported");
+    sc_shape lse = ai.rows;
+    if (arg_bool(call, "compute_log_sumexp", FALSE)) {
+      sc_dim up;
+      if (!sc_dim_floordiv(call->symtab, sc_dim_add(call->symtab, ai.L, sc_dim_const(31)),
+                           sc_dim_const(32), &up))
+        return fail(call, error, SC_OPS_ERROR_SHAPE, "cannot align the query length to 32");
+      lse.dims[lse.rank - 1] = sc_dim_mul(call->symtab, up, sc_dim_const(32));
+    } else {
+      lse.dims[lse.rank - 1] = sc_dim_const(0);
+    }
+    emit(out, &ai.out, ai.q->dtype);
+    emit(out, &lse, SC_DTYPE_F32);
+    emit(out, &scalar, SC_DTYPE_I64);
+    emit(out, &scalar, SC_DTYPE_I64);
+  } else if (strcmp(name, "_scaled_dot_product_flash_attention") == 0) {
+    if (arg_bool(call, "return_debug_mask", FALSE))
+      return fail(call, error, SC_OPS_ERROR_SHAPE,
+                  "return_debug_mask=True is not supported (its shape is the kernel's block "
+                  "layout)");
+    emit(out, &ai.out, ai.q->dtype);
+    emit(out, &ai.rows, SC_DTYPE_F32);
+    emit(out, &empty, SC_DTYPE_I64);
+    emit(out, &empty, SC_DTYPE_I64);
+    emit(out, &scalar, SC_DTYPE_I64);
+    emit(out, &scalar, SC_DTYPE_I64);
+    emit(out, &scalar, SC_DTYPE_I64);
+    emit(out, &scalar, SC_DTYPE_I64);
+    sc_shape e2 = empty;
+    emit(out, &e2, ai.q->dtype);
+  } else {
+    emit(out, &ai.out, ai.q->dtype);
+    if (call->op->n_results == 2)
+      emit(out, &ai.rows, SC_DTYPE_F32);
+  }
+  return TRUE;
+}
+
+/* The backward operators: grad_out and out of the output's shape,
+ * logsumexp of the forward's; results grad_query, grad_key, grad_value of
+ * the inputs' types, and for the efficient kernel grad_attn_bias of the
+ * bias's type ([0] of the query's dtype without a bias). */
+gboolean sc_rule_sdpa_backward(const sc_op_call *call, GArray *out, GError **error) {
+  attn_info ai;
+  const char *mask = arg_find(call->op, "attn_mask") != UINT32_MAX ? "attn_mask" : "attn_bias";
+  if (!attn_check(call, mask, &ai, error))
+    return FALSE;
+  const char *gn = arg_find(call->op, "grad_out_") != UINT32_MAX ? "grad_out_" : "grad_out";
+  const sc_ttype *g = arg_tensor(call, gn), *o = arg_tensor(call, "out"),
+                 *lse = arg_tensor(call, "logsumexp");
+  if (!require_same_shape(call, gn, &g->shape, &ai.out, "the attention output's shape", error) ||
+      !require_same_shape(call, "out", &o->shape, &ai.out, "the attention output's shape",
+                          error))
+    return FALSE;
+  g_autofree char *sl = shape_str(&lse->shape);
+  if (lse->shape.rank != ai.rows.rank)
+    return fail(call, error, SC_OPS_ERROR_SHAPE, "logsumexp must be %u-D, got %s",
+                ai.rows.rank, sl);
+  if (strstr(call->op->name, "efficient") != NULL) {
+    /* log_sumexp is padded to a multiple of 32: at least L entries */
+    sc_truth t = sc_dim_le(call->symtab, ai.L, lse->shape.dims[lse->shape.rank - 1]);
+    if (t != SC_YES)
+      return fail(call, error, t == SC_NO ? SC_OPS_ERROR_SHAPE : SC_OPS_ERROR_UNDECIDED,
+                  "logsumexp %s must hold a row for each of the query's rows", sl);
+    for (uint32_t i = 0; i + 1 < ai.rows.rank; i++)
+      if (!require_eq(call, lse->shape.dims[i], ai.rows.dims[i], "logsumexp", "match the query",
+                      NULL, error))
+        return FALSE;
+  } else if (!require_same_shape(call, "logsumexp", &lse->shape, &ai.rows,
+                                 "the query's rows", error)) {
+    return FALSE;
+  }
+  emit(out, &ai.q->shape, ai.q->dtype);
+  emit(out, &ai.k->shape, ai.k->dtype);
+  emit(out, &ai.v->shape, ai.v->dtype);
+  if (call->op->n_results == 4) {
+    const sc_ttype *b = arg_tensor(call, "attn_bias");
+    sc_shape empty = {0};
+    empty.rank = 1;
+    empty.dims[0] = sc_dim_const(0);
+    if (b != NULL)
+      emit(out, &b->shape, b->dtype);
+    else
+      emit(out, &empty, ai.q->dtype);
+  }
   return TRUE;
 }

@@ -1655,9 +1655,154 @@ static void test_texpr(void) {
   sc_tvalue_free(vals[1]);
 }
 
+/* ---- operators added for unseen captures ------------------------------------------ */
+
+static void test_added_elementwise(void) {
+  sc_tvalue *a[1] = {T(F32, 1, DIMS(3), DATA(0, 0.5, -1))};
+  CHECK1("aten.erf.default", "t0", a, 1, F32, 1, DIMS(3), DATA(0, erf(0.5), erf(-1)));
+  sc_tvalue *b[1] = {T(F32, 1, DIMS(3), DATA(-2, 0.5, 3))};
+  CHECK1("aten.clamp_min.default", "t0, 0", b, 1, F32, 1, DIMS(3), DATA(0, 0.5, 3));
+  sc_tvalue *c[1] = {T(F32, 1, DIMS(3), DATA(-2, 0.5, 3))};
+  CHECK1("aten.clamp_max.default", "t0, 1", c, 1, F32, 1, DIMS(3), DATA(-2, 0.5, 1));
+  sc_tvalue *d[2] = {T(I64, 1, DIMS(4), DATA(7, -7, 7, -7)), T(I64, 1, DIMS(4), DATA(2, 2, -2, -2))};
+  CHECK1("aten.floor_divide.default", "t0, t1", d, 2, I64, 1, DIMS(4), DATA(3, -4, -4, 3));
+  sc_tvalue *e[2] = {T(I64, 1, DIMS(4), DATA(7, -7, 7, -7)), T(I64, 1, DIMS(4), DATA(2, 2, -2, -2))};
+  CHECK1("aten.remainder.Tensor", "t0, t1", e, 2, I64, 1, DIMS(4), DATA(1, 1, -1, -1));
+  sc_tvalue *g[1] = {T(F32, 1, DIMS(2), DATA(5.5, -5.5))};
+  CHECK1("aten.remainder.Scalar", "t0, 2", g, 1, F32, 1, DIMS(2), DATA(1.5, 0.5));
+  sc_tvalue *z[2] = {T(I64, 1, DIMS(1), DATA(3)), T(I64, 1, DIMS(1), DATA(0))};
+  run_fails("aten.remainder.Tensor", "t0, t1", z, 2, SC_INTERP_ERROR_INVALID, "by zero");
+  sc_tvalue *h[3] = {T(F32, 1, DIMS(2), DATA(1, 2)), T(F32, 1, DIMS(2), DATA(3, 4)),
+                     T(F32, 1, DIMS(2), DATA(2, 8))};
+  CHECK1("aten.addcmul.default", "t0, t1, t2, value=0.5", h, 3, F32, 1, DIMS(2), DATA(4, 18));
+  sc_tvalue *i[3] = {T(F32, 1, DIMS(2), DATA(1, 2)), T(F32, 1, DIMS(2), DATA(3, 4)),
+                     T(F32, 1, DIMS(2), DATA(2, 8))};
+  CHECK1("aten.addcdiv.default", "t0, t1, t2, value=2", i, 3, F32, 1, DIMS(2), DATA(4, 3));
+  sc_tvalue *l[2] = {T(F32, 1, DIMS(2), DATA(0, 10)), T(F32, 1, DIMS(2), DATA(4, 20))};
+  CHECK1("aten.lerp.Scalar", "t0, t1, 0.75", l, 2, F32, 1, DIMS(2), DATA(3, 17.5));
+}
+
+static void test_added_reductions(void) {
+  sc_tvalue *a[1] = {T(F32, 2, DIMS(2, 2), DATA(0, 0, 1, -INFINITY))};
+  CHECK1("aten.logsumexp.default", "t0, [1]", a, 1, F32, 1, DIMS(2), DATA(log(2), 1));
+  sc_tvalue *b[1] = {T(F32, 1, DIMS(2), DATA(-INFINITY, -INFINITY))};
+  CHECK1("aten.logsumexp.default", "t0, [0]", b, 1, F32, 0, DIMS(0), DATA(-INFINITY));
+  sc_tvalue *c[1] = {T(F32, 2, DIMS(2, 3), DATA(1, 2, 3, 4, 4, 4))};
+  GPtrArray *r = run("aten.var_mean.correction", "t0, [1], correction=1", c, 1);
+  g_assert_cmpuint(r->len, ==, 2);
+  EXPECT(r->pdata[0], F32, 1, DIMS(2), DATA(1, 0));
+  EXPECT(r->pdata[1], F32, 1, DIMS(2), DATA(2, 4));
+  g_ptr_array_unref(r);
+  sc_tvalue *d[1] = {T(BOOL, 2, DIMS(2, 2), DATA(1, 0, 0, 0))};
+  CHECK1("aten.any.dim", "t0, 1", d, 1, BOOL, 1, DIMS(2), DATA(1, 0));
+  sc_tvalue *e[1] = {T(F32, 2, DIMS(2, 2), DATA(1, NAN, 0, 2))};
+  CHECK1("aten.all.dim", "t0, 1", e, 1, BOOL, 1, DIMS(2), DATA(1, 0));
+  sc_tvalue *f[1] = {T(I64, 2, DIMS(2, 0), DATA(0))};
+  CHECK1("aten.all.dim", "t0, 1", f, 1, BOOL, 1, DIMS(2), DATA(1, 1));
+}
+
+static void test_added_products_layout(void) {
+  sc_tvalue *a[2] = {T(F32, 1, DIMS(3), DATA(1, 2, 3)), T(F32, 1, DIMS(3), DATA(4, 5, 6))};
+  CHECK1("aten.dot.default", "t0, t1", a, 2, F32, 0, DIMS(0), DATA(32));
+  sc_tvalue *b[2] = {T(F32, 2, DIMS(2, 3), DATA(1, 0, 0, 0, 1, 1)), T(F32, 1, DIMS(3), DATA(4, 5, 6))};
+  CHECK1("aten.mv.default", "t0, t1", b, 2, F32, 1, DIMS(2), DATA(4, 11));
+  sc_tvalue *c[2] = {T(F32, 1, DIMS(2), DATA(1, 2)), T(F32, 1, DIMS(3), DATA(1, 10, 100))};
+  CHECK1("aten.outer.default", "t0, t1", c, 2, F32, 2, DIMS(2, 3), DATA(1, 10, 100, 2, 20, 200));
+  sc_tvalue *d[1] = {T(F32, 2, DIMS(2, 2), DATA(1, 2, 3, 4))};
+  CHECK1("aten.repeat_interleave.self_int", "t0, 2, dim=0", d, 1, F32, 2, DIMS(4, 2),
+         DATA(1, 2, 1, 2, 3, 4, 3, 4));
+  sc_tvalue *e[1] = {T(F32, 2, DIMS(2, 2), DATA(1, 2, 3, 4))};
+  CHECK1("aten.repeat_interleave.self_int", "t0, 2, dim=-1", e, 1, F32, 2, DIMS(2, 4),
+         DATA(1, 1, 2, 2, 3, 3, 4, 4));
+  sc_tvalue *g[1] = {T(F32, 2, DIMS(2, 2), DATA(1, 2, 3, 4))};
+  CHECK1("aten.repeat_interleave.self_int", "t0, 2", g, 1, F32, 1, DIMS(8),
+         DATA(1, 1, 2, 2, 3, 3, 4, 4));
+  sc_tvalue *h[1] = {T(F32, 2, DIMS(1, 3), DATA(1, 2, 3))};
+  CHECK1("aten.softmax.int", "t0, 1", h, 1, F32, 2, DIMS(1, 3),
+         DATA(0.09003057317038046, 0.24472847105479767, 0.6652409557748219));
+  sc_tvalue *l[1] = {T(F32, 2, DIMS(1, 2), DATA(1, 3))};
+  CHECK1("aten.layer_norm.default", "t0, [2], eps=0.0", l, 1, F32, 2, DIMS(1, 2), DATA(-1, 1));
+}
+
+static void test_added_scatter_index_add_one_hot(void) {
+  sc_tvalue *a[2] = {T(F32, 2, DIMS(2, 3), DATA(0, 0, 0, 0, 0, 0)), T(I64, 2, DIMS(2, 2), DATA(2, 0, 1, 1))};
+  CHECK1("aten.scatter.value", "t0, 1, t1, 7", a, 2, F32, 2, DIMS(2, 3), DATA(7, 0, 7, 0, 7, 0));
+  sc_tvalue *b[3] = {T(F32, 2, DIMS(2, 3), DATA(0, 0, 0, 0, 0, 0)), T(I64, 2, DIMS(2, 2), DATA(2, 0, 1, 1)),
+                     T(F32, 2, DIMS(2, 2), DATA(1, 2, 3, 4))};
+  /* row 1 writes position 1 twice: the last write (4) wins */
+  CHECK1("aten.scatter.src", "t0, 1, t1, t2", b, 3, F32, 2, DIMS(2, 3), DATA(2, 0, 1, 0, 4, 0));
+  sc_tvalue *c[2] = {T(F32, 1, DIMS(2), DATA(0, 0)), T(I64, 1, DIMS(1), DATA(2))};
+  run_fails("aten.scatter.value", "t0, 0, t1, 1", c, 2, SC_INTERP_ERROR_INVALID, "out of bounds");
+  sc_tvalue *d[3] = {T(F32, 2, DIMS(3, 2), DATA(1, 1, 1, 1, 1, 1)), T(I64, 1, DIMS(3), DATA(0, 2, 0)),
+                     T(F32, 2, DIMS(3, 2), DATA(1, 2, 3, 4, 5, 6))};
+  CHECK1("aten.index_add.default", "t0, 0, t1, t2, alpha=2", d, 3, F32, 2, DIMS(3, 2),
+         DATA(13, 17, 1, 1, 7, 9));
+  sc_tvalue *e[1] = {T(I64, 1, DIMS(3), DATA(1, 0, 2))};
+  CHECK1("aten.one_hot.default", "t0, 3", e, 1, I64, 2, DIMS(3, 3), DATA(0, 1, 0, 1, 0, 0, 0, 0, 1));
+  sc_tvalue *g[1] = {T(I64, 1, DIMS(1), DATA(3))};
+  run_fails("aten.one_hot.default", "t0, 3", g, 1, SC_INTERP_ERROR_INVALID,
+            "Class values must be smaller than num_classes");
+}
+
+/* Attention of one head: q = [1, 2], k = [1, -1], v = [10, 20] (L = S = 2,
+ * E = 1), scale 1.  Causal: row 0 sees key 0 only (output 10, logsumexp
+ * 1); row 1 has scores [2, -2]: p = (a, b) = softmax, output 10a + 20b,
+ * logsumexp log(e^2 + e^-2).  With grad_out = 1: grad_value = (1 + a, b),
+ * grad_query = (0, -20ab), grad_key = (-20ab, 20ab). */
+static void test_sdpa(void) {
+  double a = exp(2) / (exp(2) + exp(-2)), b = 1 - a, lse1 = log(exp(2) + exp(-2));
+  sc_tvalue *in[3] = {T(F32, 4, DIMS(1, 1, 2, 1), DATA(1, 2)), T(F32, 4, DIMS(1, 1, 2, 1), DATA(1, -1)),
+                      T(F32, 4, DIMS(1, 1, 2, 1), DATA(10, 20))};
+  GPtrArray *r = run("aten._scaled_dot_product_flash_attention.default",
+                     "t0, t1, t2, 0.0, True, scale=1.0", in, 3);
+  g_assert_cmpuint(r->len, ==, 9);
+  EXPECT_NEAR(r->pdata[0], F32, 4, DIMS(1, 1, 2, 1), DATA(10, 10 * a + 20 * b), 1e-12);
+  EXPECT_NEAR(r->pdata[1], F32, 3, DIMS(1, 1, 2), DATA(1, lse1), 1e-12);
+  EXPECT(r->pdata[4], I64, 0, DIMS(0), DATA(2));
+  g_ptr_array_unref(r);
+  /* efficient: logsumexp padded with +inf to 32 rows */
+  sc_tvalue *in2[3] = {T(F32, 4, DIMS(1, 1, 2, 1), DATA(1, 2)), T(F32, 4, DIMS(1, 1, 2, 1), DATA(1, -1)),
+                       T(F32, 4, DIMS(1, 1, 2, 1), DATA(10, 20))};
+  r = run("aten._scaled_dot_product_efficient_attention.default",
+          "t0, t1, t2, None, True, 0.0, True, scale=1.0", in2, 3);
+  sc_tvalue *lse = r->pdata[1];
+  g_assert_cmpint(lse->numel, ==, 32);
+  g_assert_cmpfloat_with_epsilon(lse->data[1], lse1, 1e-12);
+  for (int i = 2; i < 32; i++)
+    g_assert_true(isinf(lse->data[i]) && lse->data[i] > 0);
+  g_ptr_array_unref(r);
+  /* the pre-dispatch form, non-causal with a bool mask hiding key 1 */
+  sc_tvalue *in3[4] = {T(F32, 4, DIMS(1, 1, 2, 1), DATA(1, 2)), T(F32, 4, DIMS(1, 1, 2, 1), DATA(1, -1)),
+                       T(F32, 4, DIMS(1, 1, 2, 1), DATA(10, 20)), T(BOOL, 2, DIMS(2, 2), DATA(1, 0, 1, 0))};
+  CHECK1("aten.scaled_dot_product_attention.default", "t0, t1, t2, t3, scale=1.0", in3, 4, F32, 4,
+         DIMS(1, 1, 2, 1), DATA(10, 10));
+  /* the backward from the saved output and logsumexp */
+  sc_tvalue *bw[6] = {T(F32, 4, DIMS(1, 1, 2, 1), DATA(1, 1)), T(F32, 4, DIMS(1, 1, 2, 1), DATA(1, 2)),
+                      T(F32, 4, DIMS(1, 1, 2, 1), DATA(1, -1)), T(F32, 4, DIMS(1, 1, 2, 1), DATA(10, 20)),
+                      T(F32, 4, DIMS(1, 1, 2, 1), DATA(10, 10 * a + 20 * b)),
+                      T(F32, 3, DIMS(1, 1, 2), DATA(1, lse1))};
+  r = run("aten._scaled_dot_product_flash_attention_for_cpu_backward.default",
+          "t0, t1, t2, t3, t4, t5, 0.0, True, scale=1.0", bw, 6);
+  g_assert_cmpuint(r->len, ==, 3);
+  EXPECT_NEAR(r->pdata[0], F32, 4, DIMS(1, 1, 2, 1), DATA(0, -20 * a * b), 1e-12);
+  EXPECT_NEAR(r->pdata[1], F32, 4, DIMS(1, 1, 2, 1), DATA(-20 * a * b, 20 * a * b), 1e-12);
+  EXPECT_NEAR(r->pdata[2], F32, 4, DIMS(1, 1, 2, 1), DATA(1 + a, b), 1e-12);
+  g_ptr_array_unref(r);
+  /* dropout is random: not evaluated */
+  sc_tvalue *dr[3] = {T(F32, 4, DIMS(1, 1, 2, 1), DATA(1, 2)), T(F32, 4, DIMS(1, 1, 2, 1), DATA(1, -1)),
+                      T(F32, 4, DIMS(1, 1, 2, 1), DATA(10, 20))};
+  run_fails("aten.scaled_dot_product_attention.default", "t0, t1, t2, dropout_p=0.1", dr, 3,
+            SC_INTERP_ERROR_INVALID, "dropout_p != 0 is random");
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   sc_ops_init();
+  g_test_add_func("/interp/added/elementwise", test_added_elementwise);
+  g_test_add_func("/interp/added/reductions", test_added_reductions);
+  g_test_add_func("/interp/added/products-layout", test_added_products_layout);
+  g_test_add_func("/interp/added/sdpa", test_sdpa);
+  g_test_add_func("/interp/added/scatter-index-add-one-hot", test_added_scatter_index_add_one_hot);
   g_test_add_func("/interp/tvalue/new", test_tvalue_new);
   g_test_add_func("/interp/tvalue/round", test_tvalue_round);
   g_test_add_func("/interp/tvalue/print", test_tvalue_print);

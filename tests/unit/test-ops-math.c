@@ -1140,6 +1140,174 @@ static void test_table_lookup_errors(void) {
   g_assert_nonnull(strstr(err->message, "aten.amax"));
 }
 
+/* ======================================================================== */
+/* Operators added for unseen captures                                        */
+
+static void test_added_elementwise(void) {
+  FX();
+  decl(f, "x", "f32", "[4, 8]");
+  decl(f, "i", "i64", "[4, 8]");
+  decl(f, "b", "bool", "[4]");
+  decl(f, "y", "f32", "[8]");
+  decl(f, "z", "f32", "[3]");
+  decl(f, "h", "f16", "[4, 8]");
+  expect_ok(f, "aten.erf", "x", "[4, 8] f32");
+  expect_ok(f, "aten.erf", "i", "[4, 8] f32");
+  expect_ok(f, "aten.clamp_min", "x, 0.5", "[4, 8] f32");
+  expect_ok(f, "aten.clamp_max", "i, 3", "[4, 8] i64");
+  expect_ok(f, "aten.floor_divide.default", "i, i", "[4, 8] i64");
+  expect_ok(f, "aten.floor_divide.Scalar", "x, 2", "[4, 8] f32");
+  expect_ok(f, "aten.remainder.Scalar", "i, 3", "[4, 8] i64");
+  expect_err(f, "aten.remainder.Tensor", "b, b", SC_OPS_ERROR_SHAPE,
+             "aten.remainder.Tensor: remainder of bool operands is not supported", NULL);
+  expect_ok(f, "aten.addcmul", "x, y, x, value=0.5", "[4, 8] f32");
+  expect_ok(f, "aten.addcmul", "i, i, i, value=2", "[4, 8] i64");
+  expect_err(f, "aten.addcdiv", "i, i, i", SC_OPS_ERROR_SHAPE,
+             "integer division with addcdiv is not supported (operands are i64)", NULL);
+  expect_err(f, "aten.addcmul", "i, i, i, value=0.5", SC_OPS_ERROR_SHAPE,
+             "a floating value needs floating operands", NULL);
+  expect_err(f, "aten.addcmul", "x, z, x", SC_OPS_ERROR_SHAPE, "[4, 8]", "[3]", NULL);
+  expect_ok(f, "aten.lerp.Scalar", "x, y, 0.25", "[4, 8] f32");
+  expect_err(f, "aten.lerp.Scalar", "x, h, 0.25", SC_OPS_ERROR_SHAPE,
+             "self is f32 but end is f16", NULL);
+  expect_err(f, "aten.lerp.Scalar", "i, i, 0.25", SC_OPS_ERROR_SHAPE,
+             "self must be floating-point, got i64", NULL);
+  expect_ok(f, "aten.bernoulli.p", "x, 0.25", "[4, 8] f32");
+  expect_err(f, "aten.bernoulli.p", "x, 1.5", SC_OPS_ERROR_SHAPE, "p must be in [0, 1]", NULL);
+}
+
+static void test_added_reductions(void) {
+  FX();
+  decl(f, "x", "f32", "[4, S, 8]");
+  decl(f, "i", "i64", "[4, 8]");
+  decl(f, "b", "bool", "[4, 8]");
+  expect_ok(f, "aten.logsumexp", "x, [-1]", "[4, S] f32");
+  expect_ok(f, "aten.logsumexp", "x, [1], True", "[4, 1, 8] f32");
+  expect_ok(f, "aten.logsumexp", "i, [0]", "[8] f32");
+  expect_err(f, "aten.logsumexp", "x, [3]", SC_OPS_ERROR_SHAPE, "dim 3 is out of range", NULL);
+  expect_ok(f, "aten.var_mean.correction", "x, [1], correction=0, keepdim=True",
+            "[4, 1, 8] f32; [4, 1, 8] f32");
+  expect_ok(f, "aten.var_mean.correction", "x", "[] f32; [] f32");
+  expect_err(f, "aten.var_mean.correction", "i", SC_OPS_ERROR_SHAPE,
+             "var_mean needs a floating-point input, got i64", NULL);
+  expect_ok(f, "aten.any.dim", "b, 1", "[4] bool");
+  expect_ok(f, "aten.all.dim", "x, -1, True", "[4, S, 1] bool");
+  expect_ok(f, "aten.any.default", "i", "[] bool");
+  expect_ok(f, "aten.all.dims", "b, [0, 1]", "[] bool");
+  expect_err(f, "aten.any.dims", "b, [0, 0]", SC_OPS_ERROR_SHAPE, "appears multiple times",
+             NULL);
+}
+
+static void test_added_products(void) {
+  FX();
+  decl(f, "u", "f32", "[8]");
+  decl(f, "w", "f32", "[K]");
+  decl(f, "t", "f32", "[T]");
+  decl(f, "m", "f32", "[4, 8]");
+  decl(f, "h", "f16", "[8]");
+  expect_ok(f, "aten.dot", "u, u", "[] f32");
+  expect_ok(f, "aten.mv", "m, u", "[4] f32");
+  expect_ok(f, "aten.outer", "u, w", "[8, K] f32");
+  expect_err(f, "aten.dot", "u, h", SC_OPS_ERROR_SHAPE, "self is f32 but tensor is f16", NULL);
+  expect_err(f, "aten.mv", "u, u", SC_OPS_ERROR_SHAPE, "self must be a 2-D tensor, got [8]",
+             NULL);
+  expect_err(f, "aten.dot", "w, t", SC_OPS_ERROR_UNDECIDED, "K == T is unknown", NULL);
+}
+
+static void test_added_softmax_norm(void) {
+  FX();
+  decl(f, "x", "bf16", "[2, S, 16]");
+  decl(f, "w", "bf16", "[16]");
+  decl(f, "i", "i64", "[4]");
+  expect_ok(f, "aten.softmax.int", "x, -1", "[2, S, 16] bf16");
+  expect_ok(f, "aten.softmax.int", "x, 1, f32", "[2, S, 16] f32");
+  expect_ok(f, "aten.log_softmax.int", "x, 2, dtype=f32", "[2, S, 16] f32");
+  expect_err(f, "aten.softmax.int", "i, 0", SC_OPS_ERROR_SHAPE,
+             "the result dtype must be floating-point, got i64", NULL);
+  expect_ok(f, "aten.layer_norm", "x, [16], w, w", "[2, S, 16] bf16");
+  expect_ok(f, "aten.layer_norm", "x, [16]", "[2, S, 16] bf16");
+  expect_err(f, "aten.layer_norm", "x, [8], w", SC_OPS_ERROR_SHAPE, "16 != 8", NULL);
+}
+
+static void test_added_attention(void) {
+  FX();
+  decl(f, "q", "f16", "[2, 8, S, 64]");
+  decl(f, "k", "f16", "[2, 8, T, 64]");
+  decl(f, "v", "f16", "[2, 8, T, 32]");
+  decl(f, "kg", "f16", "[2, 2, T, 64]");
+  decl(f, "k3", "f16", "[2, 3, T, 64]");
+  decl(f, "m", "bool", "[S, T]");
+  decl(f, "mb", "f32", "[S, T]");
+  decl(f, "q3", "f16", "[8, S, 64]");
+  decl(f, "k32", "f32", "[2, 8, T, 64]");
+  /* the pre-dispatch form: output [.., L, Ev] */
+  expect_ok(f, "aten.scaled_dot_product_attention", "q, k, v", "[2, 8, S, 32] f16");
+  expect_ok(f, "aten.scaled_dot_product_attention", "q, k, k, m, scale=0.125",
+            "[2, 8, S, 64] f16");
+  expect_ok(f, "aten.scaled_dot_product_attention", "q, k, k, is_causal=True",
+            "[2, 8, S, 64] f16");
+  expect_err(f, "aten.scaled_dot_product_attention", "q, k, k, m, is_causal=True",
+             SC_OPS_ERROR_SHAPE, "explicit attn_mask should not be set when is_causal=True", NULL);
+  expect_ok(f, "aten.scaled_dot_product_attention", "q3, q3, q3", "[8, S, 64] f16");
+  expect_ok(f, "aten.scaled_dot_product_attention", "q, kg, kg, enable_gqa=True",
+            "[2, 8, S, 64] f16");
+  expect_err(f, "aten.scaled_dot_product_attention", "q, kg, kg", SC_OPS_ERROR_SHAPE,
+             "dim 1: 8 != 2", NULL);
+  expect_err(f, "aten.scaled_dot_product_attention", "q, k3, k3, enable_gqa=True",
+             SC_OPS_ERROR_SHAPE, "key heads 3 must divide the query heads 8", NULL);
+  expect_err(f, "aten.scaled_dot_product_attention", "q, k, v, mb", SC_OPS_ERROR_SHAPE,
+             "attn_mask must be bool or of the query's dtype f16, got f32", NULL);
+  expect_err(f, "aten.scaled_dot_product_attention", "q, k32, k32", SC_OPS_ERROR_SHAPE,
+             "query is f16 but key is f32", NULL);
+  expect_err(f, "aten.scaled_dot_product_attention", "q, q3, q3", SC_OPS_ERROR_SHAPE,
+             "must have the same number of dims", NULL);
+  expect_err(f, "aten.scaled_dot_product_attention", "q, k, v, dropout_p=1.5",
+             SC_OPS_ERROR_SHAPE, "dropout_p must be in [0, 1], got 1.5", NULL);
+  /* flash: 9 results; logsumexp f32 [B, H, L] */
+  expect_ok(f, "aten._scaled_dot_product_flash_attention", "q, k, k, 0.0, True",
+            "[2, 8, S, 64] f16; [2, 8, S] f32; [0] i64; [0] i64; [] i64; [] i64; [] i64; "
+            "[] i64; [0] f16");
+  expect_err(f, "aten._scaled_dot_product_flash_attention", "q, k, v", SC_OPS_ERROR_SHAPE,
+             "value head dim: 64 != 32", NULL);
+  expect_err(f, "aten._scaled_dot_product_flash_attention", "q3, q3, q3", SC_OPS_ERROR_SHAPE,
+             "query must be 4-D [batch, heads, L, E], got [8, S, 64]", NULL);
+  /* efficient: log_sumexp padded to a multiple of 32 */
+  expect_ok(f, "aten._scaled_dot_product_efficient_attention", "q, k, v, None, True",
+            "[2, 8, S, 32] f16; [2, 8, 32*((S+31)/32)] f32; [] i64; [] i64");
+  expect_ok(f, "aten._scaled_dot_product_efficient_attention", "q, k, v, None, False",
+            "[2, 8, S, 32] f16; [2, 8, 0] f32; [] i64; [] i64");
+  expect_ok(f, "aten._scaled_dot_product_flash_attention_for_cpu", "q, k, k",
+            "[2, 8, S, 64] f16; [2, 8, S] f32");
+}
+
+static void test_added_attention_backward(void) {
+  FX();
+  decl(f, "q", "f32", "[1, 2, 4, 8]");
+  decl(f, "k", "f32", "[1, 2, 6, 8]");
+  decl(f, "lse", "f32", "[1, 2, 4]");
+  decl(f, "lsep", "f32", "[1, 2, 32]");
+  decl(f, "bad", "f32", "[1, 2, 5]");
+  decl(f, "s", "i64", "[]");
+  decl(f, "bias", "f32", "[4, 6]");
+  expect_ok(f, "aten._scaled_dot_product_flash_attention_backward",
+            "q, q, k, k, q, lse, None, None, 4, 6, 0.0, False, s, s",
+            "[1, 2, 4, 8] f32; [1, 2, 6, 8] f32; [1, 2, 6, 8] f32");
+  expect_err(f, "aten._scaled_dot_product_flash_attention_backward",
+             "q, q, k, k, q, bad, None, None, 4, 6, 0.0, False, s, s", SC_OPS_ERROR_SHAPE,
+             "logsumexp [1, 2, 5]", NULL);
+  expect_ok(f, "aten._scaled_dot_product_efficient_attention_backward",
+            "q, q, k, k, bias, q, lsep, s, s, 0.0, [True, True, True, True]",
+            "[1, 2, 4, 8] f32; [1, 2, 6, 8] f32; [1, 2, 6, 8] f32; [4, 6] f32");
+  expect_ok(f, "aten._scaled_dot_product_efficient_attention_backward",
+            "q, q, k, k, None, q, lsep, s, s, 0.0, [True, True, True, False]",
+            "[1, 2, 4, 8] f32; [1, 2, 6, 8] f32; [1, 2, 6, 8] f32; [0] f32");
+  expect_err(f, "aten._scaled_dot_product_efficient_attention_backward",
+             "k, q, k, k, None, q, lsep, s, s, 0.0, [True, True, True, False]",
+             SC_OPS_ERROR_SHAPE, "grad_out_", NULL);
+  expect_ok(f, "aten._scaled_dot_product_flash_attention_for_cpu_backward",
+            "q, q, k, k, q, lse, 0.0, True", "[1, 2, 4, 8] f32; [1, 2, 6, 8] f32; [1, 2, 6, 8] f32");
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   sc_ops_init();
@@ -1192,6 +1360,12 @@ int main(int argc, char **argv) {
   g_test_add_func("/ops-math/loss/nll-errors", test_nll_loss_errors);
   g_test_add_func("/ops-math/loss/nll-backward", test_nll_loss_backward);
   g_test_add_func("/ops-math/loss/mse", test_mse_loss);
+  g_test_add_func("/ops-math/added/elementwise", test_added_elementwise);
+  g_test_add_func("/ops-math/added/reductions", test_added_reductions);
+  g_test_add_func("/ops-math/added/products", test_added_products);
+  g_test_add_func("/ops-math/added/softmax-norm", test_added_softmax_norm);
+  g_test_add_func("/ops-math/added/attention", test_added_attention);
+  g_test_add_func("/ops-math/added/attention-backward", test_added_attention_backward);
   g_test_add_func("/ops-math/table/flags", test_table_flags);
   g_test_add_func("/ops-math/table/schemas", test_table_schemas);
   g_test_add_func("/ops-math/table/lookup-errors", test_table_lookup_errors);

@@ -930,6 +930,41 @@ static void test_rule_gather_select_scatter(void) {
             NULL);
 }
 
+/* scatter.src / .value, index_add, one_hot (added for unseen captures). */
+static void test_rule_scatter_index_add_one_hot(void) {
+  g_autoptr(fx) f = std_fx();
+  decl(f, "gi", "i64", "[4, 2]");
+  decl(f, "big", "i64", "[5, 2]");
+  decl(f, "src", "f32", "[4, 3]");
+  decl(f, "src16", "f16", "[4, 3]");
+  decl(f, "rows", "f32", "[3, 6]");
+  decl(f, "rows2", "f32", "[2, 6]");
+  decl(f, "ys", "i64", "[S, 2]");
+  check(f, "aten.scatter.src", "m, 1, gi, src", "[4, 6] f32");
+  check(f, "aten.scatter.value", "m, -1, gi, 1.5", "[4, 6] f32");
+  check_err(f, "aten.scatter.value", "m, 1, big, 0", SC_OPS_ERROR_SHAPE,
+            "size of index [5, 2] at dim 0 exceeds that of self [4, 6]", NULL);
+  check_err(f, "aten.scatter.src", "m, 1, gi, src16", SC_OPS_ERROR_SHAPE,
+            "self is f32 but src is f16", NULL);
+  check_err(f, "aten.scatter.value", "m, 1, i, 0", SC_OPS_ERROR_SHAPE,
+            "must have the same number of dimensions as self", NULL);
+  check_err(f, "aten.scatter.value", "m, 1, fi, 0", SC_OPS_ERROR_SHAPE, "expected dtype i64", NULL);
+  check(f, "aten.index_add.default", "m, 0, i, rows", "[4, 6] f32");
+  check(f, "aten.index_add.default", "m, 0, i, rows, alpha=2", "[4, 6] f32");
+  check_err(f, "aten.index_add.default", "m, 0, i, rows2", SC_OPS_ERROR_SHAPE,
+            "source [2, 6] does not match self [4, 6] with the entries of index [3] at dim 0", NULL);
+  check_err(f, "aten.index_add.default", "m, 0, j, rows", SC_OPS_ERROR_SHAPE, "vector", NULL);
+  check_err(f, "aten.index_add.default", "m, 1, i, rows", SC_OPS_ERROR_SHAPE,
+            "does not match self [4, 6] with all entries of index [3] at dim 0", NULL);
+  check(f, "aten.one_hot.default", "i, 5", "[3, 5] i64");
+  check(f, "aten.one_hot.default", "ys, 'S'", "[S, 2, S] i64");
+  check_err(f, "aten.one_hot.default", "i", SC_OPS_ERROR_UNDECIDED,
+            "num_classes=-1 takes the number of classes from the values", NULL);
+  check_err(f, "aten.one_hot.default", "i, 0", SC_OPS_ERROR_SHAPE, "num_classes should be positive",
+            NULL);
+  check_err(f, "aten.one_hot.default", "fi, 3", SC_OPS_ERROR_SHAPE, "index tensors (i64)", NULL);
+}
+
 /* ---- shape rules: masks, where, topk, pad, repeat, copies ------------------------------------ */
 
 static void test_rule_where_masked(void) {
@@ -954,6 +989,15 @@ static void test_rule_topk_sort_misc(void) {
   check_err(f, "aten.topk.default", "m, 7", SC_OPS_ERROR_SHAPE, "out of range", NULL);
   check(f, "aten.repeat.default", "a, [2, 1, 2]", "[2, 2, 6] f32");
   check_err(f, "aten.repeat.default", "a, [2]", SC_OPS_ERROR_SHAPE, "can not be smaller", NULL);
+  check(f, "aten.repeat_interleave.self_int", "a, 3, dim=1", "[2, 9] f32");
+  check(f, "aten.repeat_interleave.self_int", "a, 2", "[12] f32");
+  check(f, "aten.repeat_interleave.self_int", "a, 2, dim=-1, output_size=6", "[2, 6] f32");
+  check_err(f, "aten.repeat_interleave.self_int", "a, 2, dim=0, output_size=5",
+            SC_OPS_ERROR_SHAPE, "output_size 5 does not match the repeated size 4", NULL);
+  check_err(f, "aten.repeat_interleave.self_int", "a, -1, dim=0", SC_OPS_ERROR_SHAPE,
+            "repeats can not be negative", NULL);
+  check_err(f, "aten.repeat_interleave.self_int", "a, 2, dim=3", SC_OPS_ERROR_SHAPE,
+            "out of range", NULL);
   check(f, "aten.flip.default", "x, [0, -1]", "[2, 3, 4] f32");
   check(f, "aten.roll.default", "x, [1, 2], [0, 1]", "[2, 3, 4] f32");
   check_err(f, "aten.roll.default", "x, [1, 2], [0]", SC_OPS_ERROR_SHAPE, "align", NULL);
@@ -1530,6 +1574,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/ops/rule/chunk", test_rule_chunk);
   g_test_add_func("/ops/rule/index", test_rule_index);
   g_test_add_func("/ops/rule/gather-select-scatter", test_rule_gather_select_scatter);
+  g_test_add_func("/ops/rule/scatter-index-add-one-hot", test_rule_scatter_index_add_one_hot);
   g_test_add_func("/ops/rule/where-masked", test_rule_where_masked);
   g_test_add_func("/ops/rule/topk-sort-misc", test_rule_topk_sort_misc);
   g_test_add_func("/ops/rule/nonzero", test_rule_nonzero);
