@@ -19,7 +19,12 @@ Optional keys of the bundle's entry in tests/models/verdicts.json:
                              stats.symbolic.loading must count a cvc5 call;
   "twin": BUNDLE             the concrete twin of a symbolic bundle: its check
                              must give the same output relation and, for a
-                             failure, the same kind and node."""
+                             failure, the same kind and node;
+  "stopped_at": NODE         the failure was reported at a deferred node and
+                             the walk stopped at NODE: the JSON failure's
+                             "stopped_at" and the text report must name it
+                             (a backward bug reported at a forward node that
+                             was deferred is found where the walk ended)."""
 import json
 import os
 import subprocess
@@ -86,6 +91,12 @@ def main():
             fail(f"no undecided entry names {want!r}: {und}")
         if want not in t.stdout:
             fail(f"the text report does not name the undecided {want!r}")
+    if "stopped_at" in extra:
+        got = (obj.get("failure") or {}).get("stopped_at")
+        if got != extra["stopped_at"]:
+            fail(f"the walk stopped at {got}, expected {extra['stopped_at']}")
+        if f"stopped at {extra['stopped_at']} (" not in t.stdout:
+            fail(f"the text report does not say where the walk stopped")
     if extra.get("load_needs_oracle"):
         sh = subprocess.run([exe, "show", path], capture_output=True, text=True, timeout=600)
         if sh.returncode != 2 or "cannot prove them equal" not in sh.stderr:
