@@ -29,11 +29,10 @@ import glob
 import json
 import os
 import re
-import statistics
-import subprocess
 import sys
-import tempfile
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import measure  # noqa: E402  (tools/bench/measure.py: shared with real.py)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -48,23 +47,7 @@ def lemma_args(bundle):
 def run_measured(exe, bundle, env=None):
     """One `check` as a child process, with its own rusage (os.wait4):
     wall and CPU seconds, peak RSS (KiB), the JSON result, the exit code."""
-    with tempfile.TemporaryFile() as errf:
-        t0 = time.perf_counter()
-        p = subprocess.Popen([exe, "check", "--quiet", "--format", "json"] + lemma_args(bundle) +
-                             [bundle], stdout=subprocess.PIPE, stderr=errf, env=env)
-        out = p.stdout.read()  # the whole report, then reap the child ourselves
-        _, status, ru = os.wait4(p.pid, 0)
-        wall = time.perf_counter() - t0
-        p.returncode = os.waitstatus_to_exitcode(status)
-        p.stdout.close()
-        errf.seek(0)
-        err = errf.read()
-    try:
-        obj = json.loads(out.decode())
-    except ValueError:
-        obj = {"verdict": "error", "stats": {}, "error": err.decode()[:300]}
-    return {"wall": wall, "cpu": ru.ru_utime + ru.ru_stime, "rss_kib": ru.ru_maxrss,
-            "obj": obj, "exit": p.returncode}
+    return measure.run_check(exe, bundle, env, lemma_args(bundle))
 
 
 def describe(bundle):
@@ -93,12 +76,7 @@ def describe(bundle):
 
 def startup(exe, bundle, runs):
     """Median wall and CPU of a tiny check with and without the lemma cache."""
-    res = {}
-    for label, env in (("cached", None), ("uncached", dict(os.environ, SC_LEMMA_CACHE="0"))):
-        ms = [run_measured(exe, bundle, env) for _ in range(runs)]
-        res[label] = (statistics.median(m["wall"] for m in ms),
-                      statistics.median(m["cpu"] for m in ms))
-    return res
+    return measure.startup(lambda env: run_measured(exe, bundle, env), runs)
 
 
 def main():
@@ -142,10 +120,7 @@ def main():
             "layers": layers, "pass": kind, "verdict": obj.get("verdict"),
             "spec_nodes": st_.get("visited", 0), "explored": st_.get("explored", 0),
             "max_enodes": st_.get("max_enodes", 0),
-            "wall": statistics.median(m["wall"] for m in ms),
-            "cpu": statistics.median(m["cpu"] for m in ms),
-            "check": statistics.median(m["obj"].get("stats", {}).get("seconds", 0.0) for m in ms),
-            "rss_mib": max(m["rss_kib"] for m in ms) / 1024.0,
+            **measure.summarize(ms),
         }
         rows.append(row)
         print(f"| {os.path.relpath(b, os.path.join(ROOT, 'models'))} | {degree} | {layers} | "
