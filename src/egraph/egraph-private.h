@@ -66,6 +66,9 @@ struct sc_egraph {
   sc_id *uf;
   sc_vec *nodes, *parents;
   uint8_t *touched;
+  uint64_t *opmask; /* by class: bit (op % 64) set for the op of every node
+                       it has had (a superset filter: the matcher skips a
+                       class whose mask lacks the op it binds) */
   uint8_t *data;
   uint32_t n_classes;
 
@@ -127,6 +130,10 @@ static inline sc_id sc_eg_find(sc_egraph *eg, sc_id x) {
     x = uf[x];
   }
   return x;
+}
+
+static inline uint64_t sc_eg_op_bit(uint32_t op) {
+  return (uint64_t)1 << (op & 63);
 }
 
 /* Valid until the next add (the node table may move). */

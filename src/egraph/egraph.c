@@ -176,6 +176,7 @@ static void grow_ids(sc_egraph *eg) {
   eg->nodes = g_renew(sc_vec, eg->nodes, cap);
   eg->parents = g_renew(sc_vec, eg->parents, cap);
   eg->touched = g_renew(uint8_t, eg->touched, cap);
+  eg->opmask = g_renew(uint64_t, eg->opmask, cap);
   if (eg->has_an && eg->an.data_size)
     eg->data = g_realloc_n(eg->data, cap, eg->an.data_size);
   if (eg->proofs) {
@@ -234,6 +235,7 @@ void sc_egraph_free(sc_egraph *eg) {
   g_free(eg->nodes);
   g_free(eg->parents);
   g_free(eg->touched);
+  g_free(eg->opmask);
   g_free(eg->data);
   g_free(eg->memo);
   sc_vec_clear(&eg->pending);
@@ -508,6 +510,7 @@ static sc_id new_id(sc_egraph *eg, uint32_t op, uint32_t attr, uint32_t h,
   eg->cstamp[n] = eg->epoch;
   memset(&eg->nodes[n], 0, sizeof(sc_vec));
   memset(&eg->parents[n], 0, sizeof(sc_vec));
+  eg->opmask[n] = 0;
   return n;
 }
 
@@ -566,6 +569,7 @@ static sc_id add_impl(sc_egraph *eg, uint32_t op, uint32_t attr,
   eg->live[n] = 1;
   eg->uf[n] = n;
   sc_vec_push(&eg->nodes[n], n);
+  eg->opmask[n] = sc_eg_op_bit(op);
   for (uint32_t i = 0; i < n_children; i++)
     if (i == 0 || k[i] != k[i - 1])
       sc_vec_push(&eg->parents[k[i]], n);
@@ -682,6 +686,7 @@ static gboolean do_union(sc_egraph *eg, sc_id a, sc_id b, uint32_t just,
     stamp_node(eg, eg->nodes[child].v[i]);
   eg->cstamp[root] = eg->epoch;
   append_vec(&eg->nodes[root], &eg->nodes[child]);
+  eg->opmask[root] |= eg->opmask[child];
   append_vec(&eg->parents[root], &eg->parents[child]);
   if (dsz)
     memcpy(data_at(eg, root), eg->scratch_a, eg->an.data_size);
@@ -1055,6 +1060,8 @@ gboolean sc_egraph_check(const sc_egraph *eg, GError **error) {
       if (seen[n])
         FAIL("I3: node %u listed twice", n);
       seen[n] = 1;
+      if (!(eg->opmask[c] & sc_eg_op_bit(eg->node[n].op)))
+        FAIL("I3: class %u op mask lacks the op of node %u", c, n);
       if (i > 0) {
         sc_id p = v->v[i - 1];
         if (eg->node[p].op > eg->node[n].op || (eg->node[p].op == eg->node[n].op && p > n))

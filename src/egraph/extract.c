@@ -18,7 +18,11 @@
  * each term by unranking: the j-th term of (c, s) is found by walking the
  * nodes of c in order and the children's size splits in order, with the
  * rank split in mixed radix.  Counts saturate at CAP, above any rank asked
- * for, which keeps every comparison and division exact where it matters. */
+ * for, which keeps every comparison and division exact where it matters.
+ * The reachable classes and their nodes of non-zero weight are listed once
+ * per enumeration (children as local indices, no lookup in the loops), and
+ * each node keeps its table of children's split counts, extended as sizes
+ * grow and read again when terms are built (enode, extend). */
 #include "shardcheck/extract.h"
 #include "egraph-private.h"
 
@@ -166,91 +170,98 @@ static inline uint64_t sat_mul(uint64_t a, uint64_t b) {
   return a * b;
 }
 
+/* One node of a reachable class with a non-zero weight, in the class's
+ * node order.  Its children are local class indices (lkids[kid_off..]).
+ * Its convolution table holds, for every total x < dlen, D_j(x) = the
+ * number of ways children j..arity-1 have sizes (each >= 1) summing to x,
+ * at d[x * (arity + 1) + j] (D_arity(x) = [x == 0]).  Column x only
+ * reads the counts of sizes <= x, all known once sizes up to x are
+ * counted, so a column, once computed, never changes: each is computed
+ * once per enumeration instead of once per use. */
+typedef struct {
+  sc_id n;
+  uint32_t w, arity, kid_off;
+  uint64_t *d;
+  uint32_t dlen, dcap; /* columns computed, allocated */
+} enode;
+
 typedef struct {
   const sc_egraph *eg;
-  sc_weight_fn weight;
-  void *user;
-  GHashTable *local;  /* class + 1 -> local index + 1 */
   GArray *classes;    /* local index -> class */
+  GArray *first;      /* local index -> first enode (uint32_t), one more at the end */
+  GArray *enodes;     /* enode, grouped by class in local order */
+  GArray *lkids;      /* uint32_t: local index of each enode's children */
   GPtrArray *rows;    /* rows[s][local] = N(class, s); row 0 unused */
-  uint64_t *conv;     /* scratch for convolution */
-  uint32_t conv_cap;
 } enumer;
 
-static uint32_t node_weight(const enumer *e, sc_id n) {
-  return e->weight ? e->weight(e->eg, n, e->user) : 1;
-}
-
-static uint32_t local_of(const enumer *e, sc_id c) {
-  gpointer v = g_hash_table_lookup(e->local, GUINT_TO_POINTER(c + 1));
-  return GPOINTER_TO_UINT(v) - 1;
-}
-
-static inline uint64_t N(const enumer *e, sc_id c, uint32_t s) {
+static inline uint64_t N(const enumer *e, uint32_t li, uint32_t s) {
   if (s == 0 || s >= e->rows->len)
     return 0;
   const uint64_t *row = g_ptr_array_index(e->rows, s);
-  return row[local_of(e, c)];
+  return row[li];
 }
 
-/* Number of ways children kids[i..m) have sizes (each >= 1) summing to t. */
-static uint64_t conv_suffix(enumer *e, const sc_id *kids, uint32_t m,
-                            uint32_t i, uint32_t t) {
-  if (i == m)
-    return t == 0;
-  if (t < m - i)
-    return 0;
-  uint32_t need = 2 * (t + 1);
-  if (e->conv_cap < need) {
-    e->conv_cap = need;
-    e->conv = g_renew(uint64_t, e->conv, need);
+/* Computes the columns of X's table up to total T (every count of a size
+ * <= T must be known). */
+static void extend(const enumer *e, enode *x, uint32_t t) {
+  uint32_t h = x->arity + 1;
+  if (x->dlen > t)
+    return;
+  if (x->dcap <= t) {
+    uint32_t cap = x->dcap ? x->dcap : 16;
+    while (cap <= t)
+      cap *= 2;
+    x->d = g_renew(uint64_t, x->d, (gsize)cap * h);
+    x->dcap = cap;
   }
-  uint64_t *cur = e->conv, *nxt = e->conv + t + 1;
-  /* D_m(x) = [x == 0] */
-  for (uint32_t x = 0; x <= t; x++)
-    cur[x] = x == 0;
-  for (uint32_t j = m; j-- > i;) {
-    for (uint32_t x = 0; x <= t; x++) {
+  const uint32_t *kids = &g_array_index(e->lkids, uint32_t, x->kid_off);
+  for (uint32_t c = x->dlen; c <= t; c++) {
+    uint64_t *col = x->d + (gsize)c * h;
+    col[x->arity] = c == 0;
+    for (uint32_t j = x->arity; j-- > 0;) {
       uint64_t s = 0;
-      for (uint32_t y = 1; y <= x; y++)
-        if (cur[x - y])
-          s = sat_add(s, sat_mul(N(e, kids[j], y), cur[x - y]));
-      nxt[x] = s;
+      for (uint32_t y = 1; y <= c; y++) {
+        uint64_t rest = x->d[(gsize)(c - y) * h + j + 1];
+        if (rest)
+          s = sat_add(s, sat_mul(N(e, kids[j], y), rest));
+      }
+      col[j] = s;
     }
-    uint64_t *tmp = cur;
-    cur = nxt;
-    nxt = tmp;
   }
-  uint64_t r = cur[t];
-  return r;
+  x->dlen = t + 1;
+}
+
+/* D_i(t) of X: ways children i.. have sizes summing to t. */
+static inline uint64_t conv(enumer *e, enode *x, uint32_t i, uint32_t t) {
+  extend(e, x, t);
+  return x->d[(gsize)t * (x->arity + 1) + i];
 }
 
 static void count_size(enumer *e, uint32_t s, uint64_t *row) {
-  const sc_egraph *eg = e->eg;
   for (guint li = 0; li < e->classes->len; li++) {
-    sc_id c = g_array_index(e->classes, sc_id, li);
-    const sc_vec *v = &eg->nodes[c];
+    uint32_t a = g_array_index(e->first, uint32_t, li);
+    uint32_t b = g_array_index(e->first, uint32_t, li + 1);
     uint64_t total = 0;
-    for (uint32_t i = 0; i < v->len; i++) {
-      sc_id n = v->v[i];
-      uint32_t w = node_weight(e, n);
-      if (w == 0 || w > s)
+    for (uint32_t i = a; i < b; i++) {
+      enode *x = &g_array_index(e->enodes, enode, i);
+      if (x->w > s)
         continue;
-      uint32_t a = eg->node[n].arity;
-      if (a == 0)
-        total = sat_add(total, s == w);
+      if (x->arity == 0)
+        total = sat_add(total, s == x->w);
       else
-        total = sat_add(total, conv_suffix(e, sc_eg_kids(eg, n), a, 0, s - w));
+        total = sat_add(total, conv(e, x, 0, s - x->w));
     }
     row[li] = total;
   }
 }
 
-static uint32_t unrank(enumer *e, sc_id c, uint32_t s, uint64_t j,
+static uint32_t unrank(enumer *e, uint32_t li, uint32_t s, uint64_t j,
                        sc_term *t);
 
-static void unrank_seq(enumer *e, const sc_id *kids, uint32_t m, uint32_t i,
-                       uint32_t t, uint64_t j, sc_term *term, uint32_t *out) {
+static void unrank_seq(enumer *e, enode *x, uint32_t i, uint32_t t,
+                       uint64_t j, sc_term *term, uint32_t *out) {
+  uint32_t m = x->arity;
+  const uint32_t *kids = &g_array_index(e->lkids, uint32_t, x->kid_off);
   if (i == m - 1) {
     out[i] = unrank(e, kids[i], t, j, term);
     return;
@@ -259,11 +270,11 @@ static void unrank_seq(enumer *e, const sc_id *kids, uint32_t m, uint32_t i,
     uint64_t a = N(e, kids[i], s1);
     if (!a)
       continue;
-    uint64_t b = conv_suffix(e, kids, m, i + 1, t - s1);
+    uint64_t b = conv(e, x, i + 1, t - s1);
     uint64_t block = sat_mul(a, b);
     if (j < block) {
       out[i] = unrank(e, kids[i], s1, j / b, term);
-      unrank_seq(e, kids, m, i + 1, t - s1, j % b, term, out);
+      unrank_seq(e, x, i + 1, t - s1, j % b, term, out);
       return;
     }
     j -= block;
@@ -271,27 +282,26 @@ static void unrank_seq(enumer *e, const sc_id *kids, uint32_t m, uint32_t i,
   g_assert_not_reached();
 }
 
-static uint32_t unrank(enumer *e, sc_id c, uint32_t s, uint64_t j,
+static uint32_t unrank(enumer *e, uint32_t li, uint32_t s, uint64_t j,
                        sc_term *t) {
   const sc_egraph *eg = e->eg;
-  const sc_vec *v = &eg->nodes[c];
-  for (uint32_t i = 0; i < v->len; i++) {
-    sc_id n = v->v[i];
-    uint32_t w = node_weight(e, n);
-    if (w == 0 || w > s)
+  uint32_t a = g_array_index(e->first, uint32_t, li);
+  uint32_t b = g_array_index(e->first, uint32_t, li + 1);
+  for (uint32_t i = a; i < b; i++) {
+    enode *x = &g_array_index(e->enodes, enode, i);
+    if (x->w > s)
       continue;
-    uint32_t a = eg->node[n].arity;
-    uint64_t cnt = a == 0 ? (s == w) : conv_suffix(e, sc_eg_kids(eg, n), a,
-                                                   0, s - w);
+    uint64_t cnt = x->arity == 0 ? (s == x->w) : conv(e, x, 0, s - x->w);
     if (j >= cnt) {
       j -= cnt;
       continue;
     }
-    if (a == 0)
+    sc_id n = x->n;
+    if (x->arity == 0)
       return sc_term_add(t, eg->node[n].op, eg->node[n].attr, NULL, 0);
-    uint32_t *kid_at = g_new(uint32_t, a);
-    unrank_seq(e, sc_eg_kids(eg, n), a, 0, s - w, j, t, kid_at);
-    uint32_t r = sc_term_add(t, eg->node[n].op, eg->node[n].attr, kid_at, a);
+    uint32_t *kid_at = g_new(uint32_t, x->arity);
+    unrank_seq(e, x, 0, s - x->w, j, t, kid_at);
+    uint32_t r = sc_term_add(t, eg->node[n].op, eg->node[n].attr, kid_at, x->arity);
     g_free(kid_at);
     return r;
   }
@@ -312,30 +322,43 @@ GPtrArray *sc_egraph_enumerate(const sc_egraph *eg, sc_id cls, uint32_t k,
     return res;
   max_size = MIN(max_size, 4096u);
   cls = sc_egraph_find_const(eg, cls);
-  enumer e = {eg, weight, user, g_hash_table_new(NULL, NULL),
-              g_array_new(FALSE, FALSE, sizeof(sc_id)),
-              g_ptr_array_new_with_free_func(g_free), NULL, 0};
-  /* reachable classes through nodes of non-zero weight */
-  g_hash_table_insert(e.local, GUINT_TO_POINTER(cls + 1), GUINT_TO_POINTER(1));
+  enumer e = {eg, g_array_new(FALSE, FALSE, sizeof(sc_id)),
+              g_array_new(FALSE, FALSE, sizeof(uint32_t)),
+              g_array_new(FALSE, FALSE, sizeof(enode)),
+              g_array_new(FALSE, FALSE, sizeof(uint32_t)),
+              g_ptr_array_new_with_free_func(g_free)};
+  /* reachable classes through nodes of non-zero weight, breadth first;
+   * each class's nodes of non-zero weight, with local children */
+  GHashTable *local = g_hash_table_new(NULL, NULL); /* class + 1 -> local + 1 */
+  g_hash_table_insert(local, GUINT_TO_POINTER(cls + 1), GUINT_TO_POINTER(1));
   g_array_append_val(e.classes, cls);
   for (guint q = 0; q < e.classes->len; q++) {
     sc_id c = g_array_index(e.classes, sc_id, q);
+    g_array_append_val(e.first, e.enodes->len);
     const sc_vec *v = &eg->nodes[c];
     for (uint32_t i = 0; i < v->len; i++) {
       sc_id n = v->v[i];
-      if (node_weight(&e, n) == 0)
+      uint32_t w = weight ? weight(eg, n, user) : 1;
+      if (w == 0)
         continue;
+      enode x = {n, w, eg->node[n].arity, e.lkids->len, NULL, 0, 0};
       const sc_id *kids = sc_eg_kids(eg, n);
-      for (uint32_t j = 0; j < eg->node[n].arity; j++) {
+      for (uint32_t j = 0; j < x.arity; j++) {
         gpointer key = GUINT_TO_POINTER(kids[j] + 1);
-        if (!g_hash_table_contains(e.local, key)) {
-          g_hash_table_insert(e.local, key,
-                              GUINT_TO_POINTER(e.classes->len + 1));
+        uint32_t lk = GPOINTER_TO_UINT(g_hash_table_lookup(local, key));
+        if (lk == 0) {
           g_array_append_val(e.classes, kids[j]);
+          lk = e.classes->len;
+          g_hash_table_insert(local, key, GUINT_TO_POINTER(lk));
         }
+        lk--;
+        g_array_append_val(e.lkids, lk);
       }
+      g_array_append_val(e.enodes, x);
     }
   }
+  g_array_append_val(e.first, e.enodes->len);
+  g_hash_table_unref(local);
   g_ptr_array_add(e.rows, NULL); /* size 0 */
   uint64_t total = 0;
   uint32_t last = 0;
@@ -351,15 +374,18 @@ GPtrArray *sc_egraph_enumerate(const sc_egraph *eg, sc_id cls, uint32_t k,
     uint64_t n = ((uint64_t *)g_ptr_array_index(e.rows, s))[0];
     for (uint64_t j = 0; j < n && got < k; j++, got++) {
       sc_term *t = sc_term_new();
-      unrank(&e, cls, s, j, t);
+      unrank(&e, 0, s, j, t);
       g_ptr_array_add(res, t);
       if (sizes)
         g_array_append_val(sizes, s);
     }
   }
-  g_hash_table_unref(e.local);
+  for (guint i = 0; i < e.enodes->len; i++)
+    g_free(g_array_index(e.enodes, enode, i).d);
   g_array_unref(e.classes);
+  g_array_unref(e.first);
+  g_array_unref(e.enodes);
+  g_array_unref(e.lkids);
   g_ptr_array_unref(e.rows);
-  g_free(e.conv);
   return res;
 }

@@ -4,7 +4,9 @@
  * Search visits only the classes of the op index for the lhs root operator
  * (all classes when the lhs is a bare variable).  Each BIND walks the
  * sub-range of a class's sorted node list that has its operator, so the
- * cost of a failing BIND is a binary search.  A requires stage whose root
+ * cost of a failing BIND is a binary search, or one test of the class's
+ * operator mask (egraph-private.h: op mod 64 of every node it has had)
+ * when that lacks the operator.  A requires stage whose root
  * has a child variable bound by an earlier stage starts from the parents of
  * that class instead of scanning the op index.  Backtracking is recursion
  * over the program counter (depth = program length).  Invariant: registers
@@ -75,6 +77,8 @@ static gboolean run(vm *m, uint32_t stage, const sc_program *p, uint32_t pc,
       if (!fresh && in->last_bind && stage == m->q->n_req &&
           m->cstamp[regs[in->reg]] < m->since)
         return TRUE;
+      if (!(m->eg->opmask[regs[in->reg]] & sc_eg_op_bit(in->op)))
+        return TRUE; /* no node of the op in the class */
       const sc_vec *v = &m->eg->nodes[regs[in->reg]];
       const sc_id *ids = v->v;
       const sc_node *nd = m->eg->node;

@@ -295,9 +295,12 @@ gboolean sc_lang_infer(sc_lang *lang, const sc_op *op, const sc_value *args, con
   infer_env env = {lang, kids, n_kids};
   sc_op_call call = {op, args, infer_type_of, &env, lang->st};
   GError *err = NULL;
-  if (!sc_ops_infer(&call, out, &err)) {
-    g_set_error(error, SC_LANG_ERROR, SC_LANG_ERROR_SHAPE, "%s", err->message);
-    g_error_free(err);
+  /* no error wanted: none is built (the shape rules skip formatting) */
+  if (!sc_ops_infer(&call, out, error != NULL ? &err : NULL)) {
+    if (err != NULL) {
+      g_set_error(error, SC_LANG_ERROR, SC_LANG_ERROR_SHAPE, "%s", err->message);
+      g_error_free(err);
+    }
     return FALSE;
   }
   return TRUE;

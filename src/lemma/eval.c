@@ -9,12 +9,94 @@
  * ev_eval return FALSE, and a condition that cannot be evaluated is NO.
  * vmin/vmax read a class's value range (lang.h); a missing bound is
  * EV_UNKNOWN, which arithmetic keeps and comparisons turn into UNKNOWN, so
- * a lemma whose range condition lacks a fact is counted as undecided. */
+ * a lemma whose range condition lacks a fact is counted as undecided.
+ * Names are compared once, not per evaluation: calls dispatch on lx.fn
+ * (ev_resolve, or resolved on first use), comparisons on the operator's
+ * characters; lookups may use lx.slot (compile.c). */
 #include "lemma/lemma-private.h"
 
 #include <string.h>
 
 static gboolean ev(const ev_env *env, const lx *e, ev_val *out);
+
+/* Function codes of calls (lx.fn): 0 is "not resolved yet". */
+enum {
+  FN_UNRESOLVED = 0,
+  FN_OTHER,
+  FN_VMIN,
+  FN_VMAX,
+  FN_APPEND,
+  FN_REMOVE,
+  FN_SIZE,
+  FN_RANK,
+  FN_NUMEL,
+  FN_DTYPE,
+  FN_SHAPE,
+  FN_WITH_SIZE,
+  FN_INDEXOF,
+  FN_AT,
+  FN_MIN,
+  FN_MAX,
+};
+
+static uint8_t fn_code(const char *f) {
+  static const struct {
+    const char *name;
+    uint8_t code;
+  } table[] = {
+      {"vmin", FN_VMIN},       {"vmax", FN_VMAX},         {"append", FN_APPEND},
+      {"remove", FN_REMOVE},   {"size", FN_SIZE},         {"rank", FN_RANK},
+      {"numel", FN_NUMEL},     {"dtype", FN_DTYPE},       {"shape", FN_SHAPE},
+      {"with_size", FN_WITH_SIZE}, {"indexof", FN_INDEXOF}, {"at", FN_AT},
+      {"min", FN_MIN},         {"max", FN_MAX},
+  };
+  if (f == NULL)
+    return FN_OTHER;
+  for (size_t i = 0; i < G_N_ELEMENTS(table); i++)
+    if (strcmp(f, table[i].name) == 0)
+      return table[i].code;
+  return FN_OTHER;
+}
+
+/* The code of call E, resolved on first use when ev_resolve did not see
+ * the tree (the cast: lx.fn is a cache of the text; no tree is const
+ * storage) */
+static inline uint8_t call_code(const lx *e) {
+  if (e->fn == FN_UNRESOLVED)
+    ((lx *)e)->fn = fn_code(e->text);
+  return e->fn;
+}
+
+void ev_resolve(lx *e, const GPtrArray *names) {
+  if (e == NULL)
+    return;
+  if (e->kind == LX_CALL)
+    e->fn = fn_code(e->text);
+  if (e->kind == LX_VAR && names != NULL) {
+    e->slot = 0;
+    e->slot_of = NULL;
+    for (guint v = 0; v < names->len && e->slot == 0; v++)
+      if (g_strcmp0(g_ptr_array_index(names, v), e->text) == 0) {
+        e->slot = v + 1;
+        e->slot_of = names;
+      }
+  }
+  for (uint32_t i = 0; i < e->n; i++)
+    ev_resolve(e->kids[i], names);
+}
+
+/* Comparison operators (lx.op), by their characters. */
+typedef enum { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_DIV } cmp_code;
+
+static cmp_code cmp_of(const char *op) {
+  switch (op[0]) {
+  case '=': return CMP_EQ;
+  case '!': return CMP_NE;
+  case '<': return op[1] == '=' ? CMP_LE : CMP_LT;
+  case '>': return op[1] == '=' ? CMP_GE : CMP_GT;
+  default: return CMP_DIV;
+  }
+}
 
 static gboolean want_dim(const ev_env *env, const lx *e, sc_dim *out) {
   ev_val v;
@@ -121,14 +203,14 @@ static gboolean val_number(const ev_val *v, double *out) {
  * tensor value's `assumed` array (set by the lookup).  Shape atoms:
  * append(SHAPE, N) is SHAPE with one more dim N; remove(SHAPE, D) is SHAPE
  * without dim D (negative D counts from the end). */
-static gboolean range_call(const ev_env *env, const lx *e, ev_val *out, gboolean *handled) {
-  const char *f = e->text;
+static gboolean range_call(const ev_env *env, const lx *e, uint8_t fn, ev_val *out,
+                           gboolean *handled) {
   *handled = TRUE;
-  if ((strcmp(f, "vmin") == 0 || strcmp(f, "vmax") == 0) && e->n == 1) {
+  if ((fn == FN_VMIN || fn == FN_VMAX) && e->n == 1) {
     ev_val t;
     if (!ev(env, e->kids[0], &t) || t.kind != EV_TENSOR)
       return FALSE;
-    gboolean lo = f[2] == 'i';
+    gboolean lo = fn == FN_VMIN;
     const sc_vrange *r = t.range;
     uint32_t src = r == NULL ? SC_VRANGE_NONE : lo ? r->lo_src : r->hi_src;
     if (src == SC_VRANGE_NONE) {
@@ -141,7 +223,7 @@ static gboolean range_call(const ev_env *env, const lx *e, ev_val *out, gboolean
     out->d = lo ? r->lo : r->hi;
     return TRUE;
   }
-  if (strcmp(f, "append") == 0 && e->n == 2) {
+  if (fn == FN_APPEND && e->n == 2) {
     sc_shape s;
     sc_dim n;
     if (!want_shape(env, e->kids[0], &s) || s.rank >= SC_MAX_RANK ||
@@ -152,7 +234,7 @@ static gboolean range_call(const ev_env *env, const lx *e, ev_val *out, gboolean
     out->shape = s;
     return TRUE;
   }
-  if (strcmp(f, "remove") == 0 && e->n == 2) {
+  if (fn == FN_REMOVE && e->n == 2) {
     sc_shape s;
     sc_dim d;
     uint32_t k;
@@ -177,15 +259,15 @@ static gboolean dim_index(sc_dim d, uint32_t rank, uint32_t *out) {
 }
 
 static gboolean call(const ev_env *env, const lx *e, ev_val *out) {
-  const char *f = e->text;
   for (uint32_t i = 0; i < e->n; i++)
     if (e->keys[i] != NULL)
       return FALSE;
+  uint8_t fn = call_code(e);
   gboolean handled;
-  gboolean r = range_call(env, e, out, &handled);
+  gboolean r = range_call(env, e, fn, out, &handled);
   if (handled)
     return r;
-  if (strcmp(f, "size") == 0 && e->n == 2) {
+  if (fn == FN_SIZE && e->n == 2) {
     const sc_ttype *t;
     sc_dim d;
     uint32_t k;
@@ -196,7 +278,7 @@ static gboolean call(const ev_env *env, const lx *e, ev_val *out) {
     out->d = t->shape.dims[k];
     return TRUE;
   }
-  if (strcmp(f, "rank") == 0 && e->n == 1) {
+  if (fn == FN_RANK && e->n == 1) {
     const sc_ttype *t;
     if (!want_tensor(env, e->kids[0], &t))
       return FALSE;
@@ -204,7 +286,7 @@ static gboolean call(const ev_env *env, const lx *e, ev_val *out) {
     out->d = sc_dim_const(t->shape.rank);
     return TRUE;
   }
-  if (strcmp(f, "numel") == 0 && e->n == 1) {
+  if (fn == FN_NUMEL && e->n == 1) {
     const sc_ttype *t;
     if (!want_tensor(env, e->kids[0], &t))
       return FALSE;
@@ -215,7 +297,7 @@ static gboolean call(const ev_env *env, const lx *e, ev_val *out) {
     out->d = n;
     return TRUE;
   }
-  if (strcmp(f, "dtype") == 0 && e->n == 1) {
+  if (fn == FN_DTYPE && e->n == 1) {
     const sc_ttype *t;
     if (!want_tensor(env, e->kids[0], &t))
       return FALSE;
@@ -223,7 +305,7 @@ static gboolean call(const ev_env *env, const lx *e, ev_val *out) {
     out->dtype = t->dtype;
     return TRUE;
   }
-  if (strcmp(f, "shape") == 0 && e->n == 1) {
+  if (fn == FN_SHAPE && e->n == 1) {
     const sc_ttype *t;
     if (!want_tensor(env, e->kids[0], &t))
       return FALSE;
@@ -231,7 +313,7 @@ static gboolean call(const ev_env *env, const lx *e, ev_val *out) {
     out->shape = t->shape;
     return TRUE;
   }
-  if (strcmp(f, "with_size") == 0 && e->n == 3) {
+  if (fn == FN_WITH_SIZE && e->n == 3) {
     sc_shape s;
     sc_dim d, n;
     uint32_t k;
@@ -243,7 +325,7 @@ static gboolean call(const ev_env *env, const lx *e, ev_val *out) {
     out->shape = s;
     return TRUE;
   }
-  if (strcmp(f, "indexof") == 0 && e->n == 2) {
+  if (fn == FN_INDEXOF && e->n == 2) {
     sc_shape s;
     sc_dim d;
     if (!want_shape(env, e->kids[0], &s) || !want_dim(env, e->kids[1], &d))
@@ -256,7 +338,7 @@ static gboolean call(const ev_env *env, const lx *e, ev_val *out) {
       }
     return FALSE;
   }
-  if (strcmp(f, "at") == 0 && e->n == 2) {
+  if (fn == FN_AT && e->n == 2) {
     /* at(LIST, I): entry I of an int list or shape (negative I counts from
      * the end, as in Python); out of range cannot be evaluated. */
     sc_shape s;
@@ -269,12 +351,12 @@ static gboolean call(const ev_env *env, const lx *e, ev_val *out) {
     out->d = s.dims[k];
     return TRUE;
   }
-  if ((strcmp(f, "min") == 0 || strcmp(f, "max") == 0) && e->n == 2) {
+  if ((fn == FN_MIN || fn == FN_MAX) && e->n == 2) {
     sc_dim a, b;
     if (!want_dim(env, e->kids[0], &a) || !want_dim(env, e->kids[1], &b))
       return FALSE;
     out->kind = EV_DIM;
-    out->d = f[1] == 'i' ? sc_dim_min(env->st, a, b) : sc_dim_max(env->st, a, b);
+    out->d = fn == FN_MIN ? sc_dim_min(env->st, a, b) : sc_dim_max(env->st, a, b);
     return TRUE;
   }
   return FALSE;
@@ -283,9 +365,9 @@ static gboolean call(const ev_env *env, const lx *e, ev_val *out) {
 static sc_truth t_not(sc_truth a) { return a == SC_UNKNOWN ? SC_UNKNOWN : a == SC_YES ? SC_NO : SC_YES; }
 
 static gboolean compare(const ev_env *env, const lx *e, ev_val *out) {
-  const char *op = e->op;
+  cmp_code op = cmp_of(e->op);
   out->kind = EV_TRUTH;
-  if (strcmp(op, "d") == 0) {
+  if (op == CMP_DIV) {
     sc_dim a, b;
     if (!want_dim(env, e->kids[0], &a) || !want_dim(env, e->kids[1], &b))
       return FALSE;
@@ -297,7 +379,7 @@ static gboolean compare(const ev_env *env, const lx *e, ev_val *out) {
   ev_val a, b;
   if (!ev(env, e->kids[0], &a) || !ev(env, e->kids[1], &b))
     return FALSE;
-  gboolean eqne = strcmp(op, "==") == 0 || strcmp(op, "!=") == 0;
+  gboolean eqne = op == CMP_EQ || op == CMP_NE;
   {
     /* an unknown integer (a missing value bound) against an integer: the
      * comparison is UNKNOWN; a float against a number: compared as
@@ -315,12 +397,12 @@ static gboolean compare(const ev_env *env, const lx *e, ev_val *out) {
     gboolean fa = a.kind == EV_VALUE && a.v->kind == SC_VAL_FLOAT;
     gboolean fb = b.kind == EV_VALUE && b.v->kind == SC_VAL_FLOAT;
     if ((fa || fb) && val_number(&a, &x) && val_number(&b, &y)) {
-      gboolean t = strcmp(op, "==") == 0   ? x == y
-                   : strcmp(op, "!=") == 0 ? x != y
-                   : strcmp(op, "<") == 0  ? x < y
-                   : strcmp(op, "<=") == 0 ? x <= y
-                   : strcmp(op, ">") == 0  ? x > y
-                                           : x >= y;
+      gboolean t = op == CMP_EQ   ? x == y
+                   : op == CMP_NE ? x != y
+                   : op == CMP_LT ? x < y
+                   : op == CMP_LE ? x <= y
+                   : op == CMP_GT ? x > y
+                                  : x >= y;
       out->truth = t ? SC_YES : SC_NO;
       return TRUE;
     }
@@ -332,15 +414,15 @@ static gboolean compare(const ev_env *env, const lx *e, ev_val *out) {
     da = a.kind == EV_DIM ? a.d : a.v->u.i;
     db = b.kind == EV_DIM ? b.d : b.v->u.i;
     sc_truth t;
-    if (strcmp(op, "==") == 0)
+    if (op == CMP_EQ)
       t = sc_dim_eq(env->st, da, db);
-    else if (strcmp(op, "!=") == 0)
+    else if (op == CMP_NE)
       t = t_not(sc_dim_eq(env->st, da, db));
-    else if (strcmp(op, "<") == 0)
+    else if (op == CMP_LT)
       t = sc_dim_lt(env->st, da, db);
-    else if (strcmp(op, "<=") == 0)
+    else if (op == CMP_LE)
       t = sc_dim_le(env->st, da, db);
-    else if (strcmp(op, ">") == 0)
+    else if (op == CMP_GT)
       t = sc_dim_lt(env->st, db, da);
     else
       t = sc_dim_le(env->st, db, da);
@@ -371,12 +453,22 @@ static gboolean compare(const ev_env *env, const lx *e, ev_val *out) {
   } else {
     return FALSE;
   }
-  out->truth = op[0] == '!' ? t_not(t) : t;
+  out->truth = op == CMP_NE ? t_not(t) : t;
   return TRUE;
 }
 
 static gboolean ev(const ev_env *env, const lx *e, ev_val *out) {
-  memset(out, 0, sizeof *out);
+  /* every field but the shape (large, and read only when the kind says
+   * EV_SHAPE, which always comes with its rank and dims set) */
+  out->kind = EV_DIM;
+  out->d = sc_dim_const(0);
+  out->shape.rank = 0;
+  out->dtype = 0;
+  out->truth = (sc_truth)0;
+  out->type = NULL;
+  out->v = NULL;
+  out->range = NULL;
+  out->assumed = NULL;
   switch (e->kind) {
   case LX_INT:
     out->kind = EV_DIM;
@@ -405,6 +497,8 @@ static gboolean ev(const ev_env *env, const lx *e, ev_val *out) {
       return FALSE;
     out->kind = EV_SHAPE;
     out->shape.rank = e->n;
+    /* the dims past the rank zeroed, as a cleared result had them */
+    memset(out->shape.dims + e->n, 0, (SC_MAX_RANK - e->n) * sizeof out->shape.dims[0]);
     for (uint32_t i = 0; i < e->n; i++)
       if (!want_dim(env, e->kids[i], &out->shape.dims[i]))
         return FALSE;

@@ -43,6 +43,16 @@ struct lx {
   lx **kids;
   char **keys;          /* CALL: n entries, NULL for positional */
   uint32_t *key_pos;    /* CALL: offset of each key */
+  /* Caches for evaluation (eval.c), 0 until filled.  FN (CALL): the
+   * function's code, a function of the text, filled by ev_resolve or on
+   * first evaluation, so that calls dispatch without comparing names.
+   * SLOT (VAR): 1 + the index of the name in the variable list SLOT_OF it
+   * was resolved against by ev_resolve; a lookup in another list compares
+   * names.  compile.c resolves only the trees of checked lemmas, against
+   * their own variables, and nothing copies those trees. */
+  uint8_t fn;
+  uint32_t slot;
+  const void *slot_of;
 };
 
 void lx_free(lx *e);
@@ -238,6 +248,10 @@ typedef struct {
  * out of range, a division by zero, an overflow): the caller treats that as
  * "does not hold" / "cannot build".  Conditions give EV_TRUTH. */
 gboolean ev_eval(const ev_env *env, const lx *e, ev_val *out);
+/* Resolves the function names of E's calls (lx.fn) and the variables
+ * of E against NAMES (lx.slot; NULL: not the variables).  Evaluation
+ * gives the same results with or without it, only faster. */
+void ev_resolve(lx *e, const GPtrArray *names);
 /* A condition: YES, NO, UNKNOWN; an evaluation failure is NO. */
 sc_truth ev_condition(const ev_env *env, const lx *cond);
 /* The comparisons of COND that are UNKNOWN under ENV, each instantiated

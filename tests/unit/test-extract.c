@@ -1,7 +1,7 @@
 /* test-extract.c — terms, extraction and enumeration: cheapest term under
  * AST size and under a cost function with infinities (clean-only), classes
  * with no finite term, the k smallest distinct terms of a class in exact
- * order (also through a cycle), clean-only enumeration with weights, and
+ * order (also through a cycle, with weights), clean-only enumeration with weights, and
  * a term round trip through the e-graph. */
 #include "shardcheck/extract.h"
 
@@ -163,6 +163,33 @@ static void test_enumerate_clean(void) {
   g_assert_cmpstr(s2, ==, "");
 }
 
+/* A node whose children's sizes are split many ways, through a cycle and
+ * weights: each size's split tables are built as the sizes grow and read
+ * again when the terms are built (extract.c keeps them per node). */
+static void test_enumerate_weighted_cycle(void) {
+  g_autoptr(sc_egraph) eg = sc_egraph_new(NULL, NULL);
+  sc_id x = leaf(eg, OP_X);
+  sc_id fx = un(eg, OP_F, x);
+  sc_egraph_union(eg, x, fx, SC_JUST_ASSERTED); /* x = f(x), f weighs 3 */
+  sc_id add = bin(eg, OP_ADD, x, x);
+  sc_egraph_rebuild(eg);
+  g_autoptr(GArray) sizes = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  g_autofree char *s = enum_str(eg, add, 6, 50, clean_weight, sizes);
+  g_assert_cmpstr(s, ==,
+                  "(add x x) | (add x (f x)) | (add (f x) x) | (add x (f (f x))) | "
+                  "(add (f x) (f x)) | (add (f (f x)) x)");
+  static const uint32_t want[] = {3, 6, 6, 9, 9, 9};
+  g_assert_cmpuint(sizes->len, ==, G_N_ELEMENTS(want));
+  for (guint i = 0; i < sizes->len; i++)
+    g_assert_cmpuint(g_array_index(sizes, uint32_t, i), ==, want[i]);
+  /* the 7th term is the first of size 12: (add x (f (f (f x)))) */
+  g_autofree char *s7 = enum_str(eg, add, 7, 50, clean_weight, NULL);
+  g_assert_true(g_str_has_suffix(s7, " | (add x (f (f (f x))))"));
+  /* capped below 12: six terms only */
+  g_autofree char *s6 = enum_str(eg, add, 7, 11, clean_weight, NULL);
+  g_assert_cmpstr(s6, ==, s);
+}
+
 static void test_enumerate_distinct_many(void) {
   /* x = x + x: the terms of x of size s are the full binary trees, counted
    * by Catalan numbers: sizes 1, 3, 5, 7 hold 1, 1, 2, 5 terms */
@@ -228,6 +255,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/extract/enumerate/cycle", test_enumerate_cycle);
   g_test_add_func("/extract/enumerate/clean-only", test_enumerate_clean);
   g_test_add_func("/extract/enumerate/distinct", test_enumerate_distinct_many);
+  g_test_add_func("/extract/enumerate/weighted-cycle", test_enumerate_weighted_cycle);
   g_test_add_func("/extract/term/roundtrip", test_term_roundtrip);
   return g_test_run();
 }
