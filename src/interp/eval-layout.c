@@ -617,42 +617,12 @@ static gboolean ev_gather(sc_ev *ev) {
   return TRUE;
 }
 
-static gboolean ev_scatter_add(sc_ev *ev) {
-  const sc_tvalue *x = ev_tensor(ev, "self"), *ix = ev_tensor(ev, "index"),
-                  *src = ev_tensor(ev, "src");
-  sc_tvalue *out = ev->out[0];
-  copy_data(out, x);
-  if (x->rank > 0 && (ix->rank != x->rank || src->rank != x->rank))
-    return ev_fail(ev, SC_INTERP_ERROR_SHAPE,
-                   "index, src and self must have the same number of dims");
-  if (ix->numel == 0)
-    return TRUE;
-  uint32_t d = ev_wrap(ev_int(ev, "dim", 0), x->rank);
-  int64_t idx[SC_MAX_RANK] = {0}, dst[SC_MAX_RANK];
-  int64_t k = 0;
-  do {
-    for (uint32_t j = 0; j < ix->rank; j++) {
-      dst[j] = idx[j];
-      if (j < src->rank && idx[j] >= src->dims[j])
-        return ev_fail(ev, SC_INTERP_ERROR_INVALID, "index is larger than src in dim %u", j);
-    }
-    if (x->rank > 0 && !check_index(ev, ix->data[k], x->dims[d], FALSE, d, &dst[d]))
-      return FALSE;
-    for (uint32_t j = 0; j < x->rank; j++)
-      if (j != d && dst[j] >= x->dims[j])
-        return ev_fail(ev, SC_INTERP_ERROR_INVALID, "index is larger than self in dim %u", j);
-    double v = src->rank > 0 ? src->data[sc_tvalue_offset(src, idx)] : src->data[0];
-    out->data[x->rank > 0 ? sc_tvalue_offset(x, dst) : 0] += v;
-    k++;
-  } while (tv_next(ix->rank, ix->dims, idx));
-  return TRUE;
-}
-
 /* scatter.src / scatter.value: a copy of self with out[.., index[p], ..]
  * = src[p] (or value) for every position p of index; a position written
  * twice keeps the last write in row-major order of index (CPU order; the
- * accelerators leave it unspecified). */
-static gboolean ev_scatter(sc_ev *ev) {
+ * accelerators leave it unspecified).  scatter_add (ACCUMULATE): += src[p]
+ * instead, every write counted. */
+static gboolean scatter_into(sc_ev *ev, gboolean accumulate) {
   const sc_tvalue *x = ev_tensor(ev, "self"), *ix = ev_tensor(ev, "index"),
                   *src = ev_tensor(ev, "src");
   double value = ev_num(ev, "value", 0);
@@ -677,11 +647,15 @@ static gboolean ev_scatter(sc_ev *ev) {
     if (!check_index(ev, ix->data[k], x->rank ? x->dims[d] : 1, FALSE, d, &dst[d]))
       return FALSE;
     double v = src == NULL ? value : src->rank > 0 ? src->data[sc_tvalue_offset(src, idx)] : src->data[0];
-    out->data[x->rank > 0 ? sc_tvalue_offset(x, dst) : 0] = v;
+    double *slot = &out->data[x->rank > 0 ? sc_tvalue_offset(x, dst) : 0];
+    *slot = accumulate ? *slot + v : v;
     k++;
   } while (tv_next(ix->rank, ix->dims, idx));
   return TRUE;
 }
+
+static gboolean ev_scatter(sc_ev *ev) { return scatter_into(ev, FALSE); }
+static gboolean ev_scatter_add(sc_ev *ev) { return scatter_into(ev, TRUE); }
 
 /* index_add: out = self; out[.., index[i], ..] += alpha * source[.., i, ..]
  * (indices in [0, size): ATen does not wrap negative ones here). */

@@ -510,11 +510,13 @@ static gboolean matmul_into(sc_ev *ev, sc_tvalue *out, const sc_tvalue *a, const
   return TRUE;
 }
 
+/* mm, bmm, matmul, dot and mv: the second operand is mat2, other, tensor
+ * or vec by schema. */
 static gboolean ev_matmul(sc_ev *ev) {
-  const sc_tvalue *a = ev_tensor(ev, "self");
-  const sc_tvalue *b = ev_tensor(ev, "mat2");
-  if (b == NULL)
-    b = ev_tensor(ev, "other");
+  static const char *const second[] = {"mat2", "other", "tensor", "vec"};
+  const sc_tvalue *a = ev_tensor(ev, "self"), *b = NULL;
+  for (size_t i = 0; i < G_N_ELEMENTS(second) && b == NULL; i++)
+    b = ev_tensor(ev, second[i]);
   return matmul_into(ev, ev->out[0], a, b);
 }
 
@@ -1246,14 +1248,6 @@ static gboolean any_all(sc_ev *ev, gboolean is_any) {
 static gboolean ev_any(sc_ev *ev) { return any_all(ev, TRUE); }
 static gboolean ev_all(sc_ev *ev) { return any_all(ev, FALSE); }
 
-static gboolean ev_dot_mv(sc_ev *ev) {
-  const sc_tvalue *a = ev_tensor(ev, "self");
-  const sc_tvalue *b = ev_tensor(ev, "tensor");
-  if (b == NULL)
-    b = ev_tensor(ev, "vec");
-  return matmul_into(ev, ev->out[0], a, b);
-}
-
 static gboolean ev_outer(sc_ev *ev) {
   const sc_tvalue *a = ev_tensor(ev, "self"), *b = ev_tensor(ev, "vec2");
   if (a->rank != 1 || b->rank != 1 || ev->out[0]->numel != a->numel * b->numel)
@@ -1598,8 +1592,8 @@ const sc_eval_entry sc_eval_math_table[] = {
     {"aten.all.default", ev_all},
     {"aten.all.dim", ev_all},
     {"aten.all.dims", ev_all},
-    {"aten.dot.default", ev_dot_mv},
-    {"aten.mv.default", ev_dot_mv},
+    {"aten.dot.default", ev_matmul},
+    {"aten.mv.default", ev_matmul},
     {"aten.outer.default", ev_outer},
     {"aten.softmax.int", ev_softmax},
     {"aten.log_softmax.int", ev_log_softmax},

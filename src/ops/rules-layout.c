@@ -1463,34 +1463,6 @@ gboolean sc_rule_gather(const sc_op_call *call, GArray *out, GError **error) {
   return TRUE;
 }
 
-gboolean sc_rule_scatter_add(const sc_op_call *call, GArray *out, GError **error) {
-  R r = rctx(call, error);
-  const sc_ttype *x, *ix, *src;
-  uint32_t d;
-  if (!get_tensor(&r, "self", &x) || !get_tensor(&r, "index", &ix) ||
-      !get_tensor(&r, "src", &src) || !get_dim(&r, "dim", x->shape.rank, &d))
-    return FALSE;
-  if (!check_index_dtype(&r, "index", ix->dtype, FALSE))
-    return FALSE;
-  g_autofree char *a = ss(&ix->shape);
-  g_autofree char *b = ss(&x->shape);
-  g_autofree char *c = ss(&src->shape);
-  if (ix->shape.rank != x->shape.rank || src->shape.rank != x->shape.rank)
-    return rerr(&r, SC_OPS_ERROR_SHAPE,
-                "index %s, self %s and src %s must have the same number of dimensions", a, b, c);
-  for (uint32_t k = 0; k < x->shape.rank; k++) {
-    if (!rtruth(&r, d_le(&r, ix->shape.dims[k], src->shape.dims[k]), "whether index fits src",
-                "size of index %s at dim %u exceeds that of src %s", a, k, c))
-      return FALSE;
-    if (k != d &&
-        !rtruth(&r, d_le(&r, ix->shape.dims[k], x->shape.dims[k]), "whether index fits self",
-                "size of index %s at dim %u exceeds that of self %s", a, k, b))
-      return FALSE;
-  }
-  emit(out, &x->shape, x->dtype);
-  return TRUE;
-}
-
 /* scatter.src / scatter.value(self, dim, index, src | value): self's type;
  * index has self's rank, fits self off dim (and src everywhere). */
 gboolean sc_rule_scatter(const sc_op_call *call, GArray *out, GError **error) {
@@ -1528,6 +1500,12 @@ gboolean sc_rule_scatter(const sc_op_call *call, GArray *out, GError **error) {
   }
   emit(out, &x->shape, x->dtype);
   return TRUE;
+}
+
+/* scatter_add(self, dim, index, src): scatter.src's rule (index fits src
+ * and, off dim, self; src of self's dtype). */
+gboolean sc_rule_scatter_add(const sc_op_call *call, GArray *out, GError **error) {
+  return sc_rule_scatter(call, out, error);
 }
 
 /* index_add(self, dim, index [n], source, alpha): source has self's shape
