@@ -1797,18 +1797,31 @@ static void add_sourceless_inputs(ctx_t *c) {
   }
 }
 
-/* Explore until no impl node joins (Listing 3). */
+/* Explore until no impl node joins (Listing 3).  The first saturation
+ * waits for the impl nodes that the inputs' relations reach: before they
+ * join, the several forms of an input's relation (one per rank tensor
+ * aliasing a shard: cat(r0.add_1, ..., r3.add_1) and cat(..., view(r3.view_4)))
+ * are unrelated, and the cat lemmas combine them, exponentially in the
+ * degree; the impl equations (r3.view_4 = view(r3.add_1)) merge them.  So
+ * saturation runs after each round of exploration, and once when a round
+ * finds nothing to explore before any saturation (lemma-made terms may then
+ * let impl nodes join).  Only the order changes, not what is proved. */
 static gboolean explore(ctx_t *c, sc_runner *runner, const sc_id *out_cls, uint32_t n_out,
                         const char **limit_hit, GError **error) {
   sc_egraph *eg = sc_lang_egraph(c->lang);
-  saturate_ac(c, runner, limit_hit);
+  gboolean saturated = FALSE;
   for (uint32_t round = 0; round < c->opts->max_rounds; round++) {
     grow_trel(c, out_cls, n_out);
     add_sourceless(c);
     add_dd_producers(c);
     add_sourceless_inputs(c);
-    if (c->frontier->len == 0)
-      break;
+    if (c->frontier->len == 0) {
+      if (saturated)
+        break;
+      saturate_ac(c, runner, limit_hit);
+      saturated = TRUE;
+      continue;
+    }
     GArray *batch = c->frontier;
     c->frontier = g_array_new(FALSE, FALSE, sizeof(sc_id));
     for (guint i = 0; i < batch->len; i++) {
@@ -1823,6 +1836,7 @@ static gboolean explore(ctx_t *c, sc_runner *runner, const sc_id *out_cls, uint3
     g_array_free(batch, TRUE);
     sc_egraph_rebuild(eg);
     saturate_ac(c, runner, limit_hit);
+    saturated = TRUE;
   }
   return TRUE;
 }
