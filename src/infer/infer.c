@@ -854,8 +854,9 @@ static sc_id add_binary(ctx_t *c, const char *qualname, sc_id a, const void *b, 
 static sc_id add_collective(ctx_t *c, const sc_node *n, const sc_id *in, uint32_t n_in,
                             uint32_t k, GError **error) {
   const char *name = n->op->name;
-  const sc_ttype *t0 = sc_lang_class_type(c->lang, in[0]);
-  uint32_t rank = t0->shape.rank;
+  /* a copy: adding nodes below may move the e-graph's class data */
+  const sc_ttype t0 = *sc_lang_class_type(c->lang, in[0]);
+  uint32_t rank = t0.shape.rank;
   if (strcmp(name, "all_reduce") == 0) {
     const sc_value *opv = node_arg(n, "op");
     const char *rop = (opv && opv->kind == SC_VAL_STR) ? opv->u.s : "sum";
@@ -895,7 +896,7 @@ static sc_id add_collective(ctx_t *c, const sc_node *n, const sc_id *in, uint32_
     sc_id s = add_variadic(c, "sum", in, n_in, NULL, error);
     if (s == SC_ID_NONE)
       return SC_ID_NONE;
-    sc_dim len = t0->shape.dims[d.value], part;
+    sc_dim len = t0.shape.dims[d.value], part;
     if (!sc_dim_floordiv(c->st, len, sc_dim_const(n_in), &part))
       return SC_ID_NONE;
     sc_dim start = sc_dim_mul(c->st, part, sc_dim_const(k));
@@ -906,7 +907,7 @@ static sc_id add_collective(ctx_t *c, const sc_node *n, const sc_id *in, uint32_
     sc_dim sd, cd;
     if (!dim_arg(n, "split_dim", rank, &sd, error) || !dim_arg(n, "concat_dim", rank, &cd, error))
       return SC_ID_NONE;
-    sc_dim len = t0->shape.dims[sd.value], part;
+    sc_dim len = t0.shape.dims[sd.value], part;
     if (!sc_dim_floordiv(c->st, len, sc_dim_const(n_in), &part))
       return SC_ID_NONE;
     sc_dim start = sc_dim_mul(c->st, part, sc_dim_const(k));
@@ -1689,6 +1690,7 @@ static gboolean cat_constant_parts(ctx_t *c) {
     const sc_ttype *pt = sc_lang_class_type(c->lang, part);
     if (!pt)
       continue;
+    sc_dtype part_dtype = pt->dtype; /* pt is not valid after the add below */
     const sc_value *fargs = sc_lang_attr_args(c->lang, sc_egraph_node_attr(eg, fnode));
     sc_value *args = g_new0(sc_value, full->n_args);
     for (uint32_t a = 0; a < full->n_args; a++)
@@ -1707,7 +1709,7 @@ static gboolean cat_constant_parts(ctx_t *c) {
       continue;
     }
     const sc_ttype *kt = sc_lang_class_type(c->lang, k);
-    if (kt && kt->dtype == pt->dtype && sc_egraph_find(eg, k) != sc_egraph_find(eg, part))
+    if (kt && kt->dtype == part_dtype && sc_egraph_find(eg, k) != sc_egraph_find(eg, part))
       merged |= sc_egraph_union(eg, k, part, SC_JUST_ASSERTED);
   }
   g_array_free(todo, TRUE);
