@@ -196,6 +196,10 @@ static size_t code_length(const char *line, size_t len) {
   return len;
 }
 
+static gboolean name_char(char ch) {
+  return g_ascii_isalnum(ch) || ch == '_';
+}
+
 /* The operators a file declares: "NS.NAME" of each line "op NS.NAME(" or
  * "op NS.NAME.OVERLOAD(" (appended to OUT, owned). */
 static void declared_ops(const char *text, GPtrArray *out) {
@@ -206,56 +210,72 @@ static void declared_ops(const char *text, GPtrArray *out) {
       const char *q = line + 3;
       while (*q == ' ')
         q++;
-      size_t n = 0;
-      while (q + n < line + len && (g_ascii_isalnum(q[n]) || q[n] == '_' || q[n] == '.'))
+      size_t n = 0, dots = 0;
+      while (q + n < line + len && (name_char(q[n]) || (q[n] == '.' && ++dots < 2)))
         n++;
-      if (n > 0 && memchr(q, '.', n) != NULL)
+      if (n > 0 && dots > 0)
         g_ptr_array_add(out, g_strndup(q, n));
     }
     line = end ? end + 1 : line + len;
   }
 }
 
-/* Does TEXT use operator NAME outside comments ("NAME(" or "NAME#" or
- * "NAME." for an overload, not preceded by a name character)? */
-static gboolean uses_op(const char *text, const char *name) {
-  size_t nlen = strlen(name);
+/* Marks in NEEDS (a row of N flags) the files whose operators TEXT uses
+ * outside comments: a dotted name "NS.NAME..." followed by '(' or '#'
+ * (a call, a result index) or '.' (an overload) whose "NS.NAME" DECLARER
+ * maps to file index + 1.  One pass over the text. */
+static void mark_uses(const char *text, GHashTable *declarer, gboolean *needs) {
+  GString *name = g_string_new(NULL);
   for (const char *line = text; *line;) {
     const char *end = strchr(line, '\n');
     size_t len = code_length(line, end ? (size_t)(end - line) : strlen(line));
-    for (size_t i = 0; i + nlen < len; i++) {
-      if (strncmp(line + i, name, nlen) != 0)
+    for (size_t i = 0; i < len;) {
+      if (!name_char(line[i]) || (i > 0 && (name_char(line[i - 1]) || line[i - 1] == '.'))) {
+        i++;
         continue;
-      char before = i ? line[i - 1] : ' ', after = line[i + nlen];
-      if ((g_ascii_isalnum(before) || before == '_' || before == '.') ||
-          (after != '(' && after != '#' && after != '.'))
-        continue;
-      return TRUE;
+      }
+      size_t j = i, dots = 0, ns_name = 0;
+      while (j < len && (name_char(line[j]) || (line[j] == '.' && j + 1 < len && name_char(line[j + 1])))) {
+        if (line[j] == '.' && ++dots == 2)
+          ns_name = j;
+        j++;
+      }
+      size_t stop = dots >= 2 ? ns_name : j;
+      if (dots >= 1 && j < len && (line[j] == '(' || line[j] == '#')) {
+        g_string_overwrite_len(g_string_truncate(name, 0), 0, line + i, (gssize)(stop - i));
+        guint file = GPOINTER_TO_UINT(g_hash_table_lookup(declarer, name->str));
+        if (file > 0)
+          needs[file - 1] = TRUE;
+      }
+      i = j;
     }
     if (!end)
       break;
     line = end + 1;
   }
-  return FALSE;
+  g_string_free(name, TRUE);
 }
 
 /* The order to load a directory's files in: by name, except that a file
  * comes after the files declaring operators it uses (a stable topological
  * order; files in a cycle keep name order, and the loader then reports the
- * operator it does not know).  ORDER receives indices into PATHS. */
+ * operator it does not know).  ORDER receives indices into TEXTS. */
 static void load_order(GPtrArray *texts, GArray *order) {
   guint n = texts->len;
-  GPtrArray **decls = g_new0(GPtrArray *, n ? n : 1);
+  GHashTable *declarer = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; i < n; i++) {
-    decls[i] = g_ptr_array_new_with_free_func(g_free);
-    declared_ops(g_ptr_array_index(texts, i), decls[i]);
+    GPtrArray *decls = g_ptr_array_new();
+    declared_ops(g_ptr_array_index(texts, i), decls);
+    for (guint k = 0; k < decls->len; k++)
+      g_hash_table_insert(declarer, g_ptr_array_index(decls, k), GUINT_TO_POINTER(i + 1));
+    g_ptr_array_free(decls, TRUE); /* the names now belong to DECLARER */
   }
   /* needs[i * n + j]: file i uses an operator file j declares */
   gboolean *needs = g_new0(gboolean, (gsize)n * n + 1);
-  for (guint i = 0; i < n; i++)
-    for (guint j = 0; j < n; j++)
-      for (guint k = 0; i != j && k < decls[j]->len && !needs[i * n + j]; k++)
-        needs[i * n + j] = uses_op(g_ptr_array_index(texts, i), g_ptr_array_index(decls[j], k));
+  for (guint i = 0; i < n; i++) {
+    mark_uses(g_ptr_array_index(texts, i), declarer, needs + (gsize)i * n);
+    needs[(gsize)i * n + i] = FALSE;
+  }
   gboolean *done = g_new0(gboolean, n ? n : 1);
   for (guint placed = 0; placed < n; placed++) {
     guint pick = n;
@@ -264,7 +284,7 @@ static void load_order(GPtrArray *texts, GArray *order) {
         continue;
       gboolean ready = TRUE;
       for (guint j = 0; j < n && ready; j++)
-        ready = done[j] || !needs[i * n + j];
+        ready = done[j] || !needs[(gsize)i * n + j];
       if (ready)
         pick = i;
     }
@@ -274,9 +294,7 @@ static void load_order(GPtrArray *texts, GArray *order) {
     done[pick] = TRUE;
     g_array_append_val(order, pick);
   }
-  for (guint i = 0; i < n; i++)
-    g_ptr_array_unref(decls[i]);
-  g_free(decls);
+  g_hash_table_destroy(declarer);
   g_free(needs);
   g_free(done);
 }

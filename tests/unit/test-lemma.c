@@ -562,11 +562,18 @@ static void test_dir_declaration_order(void) {
              "lemma ordtest_twice_neg: ordtest.twice(neg(?x)) => neg(ordtest.twice(?x))\n");
   write_file(dir, "b-declares.lemma",
              "op ordtest.twice(Tensor x) -> Tensor: shape(x) = add.Tensor(x, x)\n");
+  /* an overload's use names its NS.NAME too */
+  write_file(dir, "0-uses-overload.lemma",
+             "lemma ordtest_ov_neg: ordov.f.default(neg(?x)) => neg(ordov.f.default(?x))\n");
+  write_file(dir, "z-declares-overload.lemma",
+             "op ordov.f.default(Tensor x) -> Tensor: shape(x) = neg(neg(x))\n");
   g_autoptr(sc_lemma_set) s = sc_lemma_set_new();
   g_assert_true(sc_lemma_set_load_dir(s, dir, &err));
   g_assert_no_error(err);
   g_assert_cmpint(sc_lemma_set_find(s, "ordtest_twice_neg"), >, sc_lemma_set_find(s, "ordtest_twice_unfold"));
   g_assert_true(g_str_has_suffix(sc_lemma_set_lemma(s, 0)->file, "b-declares.lemma"));
+  g_assert_cmpint(sc_lemma_set_find(s, "ordov_f_unfold"), >=, 0);
+  g_assert_cmpint(sc_lemma_set_find(s, "ordtest_ov_neg"), >, sc_lemma_set_find(s, "ordov_f_unfold"));
   remove_dir(dir);
 
   /* two files that need each other: name order, and the first one's use
