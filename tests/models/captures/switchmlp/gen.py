@@ -53,6 +53,45 @@ def node(name, op, args, shape, dtype, kwargs=None, src=None, outputs=None):
     return n
 
 
+def gather_tokens(nodes, s, h, rank, n):
+    """The ranks' all-gather of the tokens x and their experts g (expert
+    parallelism: every rank sees all s tokens), appended to NODES; returns
+    the names of the gathered tensors (the local ones in the spec)."""
+    if rank is None:
+        return "x", "g"
+    nodes += [
+        node("ag_x", "_c10d_functional.all_gather_into_tensor.default", ["x", n, "ep"],
+             [s, h], "f32", src="megatron/core/tensor_parallel/mappings.py:511"),
+        node("X", "_c10d_functional.wait_tensor.default", ["ag_x"], [s, h], "f32"),
+        node("ag_g", "_c10d_functional.all_gather_into_tensor.default", ["g", n, "ep"],
+             [s], "i64", src=SRC + ":249"),
+        node("G", "_c10d_functional.wait_tensor.default", ["ag_g"], [s], "i64"),
+    ]
+    return "X", "G"
+
+
+def scatter_back(nodes, buf, s, h, rank, n, bug):
+    """Each rank's rows of the scattered expert output BUF (reduce_scatter;
+    with BUG the rank's slice, without the sum over ranks) times the router
+    probability, appended to NODES as 'res'."""
+    sl = s // n
+    last = buf
+    if rank is not None:
+        if bug:
+            nodes.append(node("mine", "aten.slice.Tensor", [buf, 0, rank * sl, (rank + 1) * sl],
+                              [sl, h], "f32", src=SRC + ":302"))
+            last = "mine"
+        else:
+            nodes += [
+                node("rs", "_c10d_functional.reduce_scatter_tensor.default",
+                     [buf, "sum", n, "ep"], [sl, h], "f32",
+                     src="torch/distributed/_functional_collectives.py:278"),
+                node("back", "_c10d_functional.wait_tensor.default", ["rs"], [sl, h], "f32"),
+            ]
+            last = "back"
+    nodes.append(node("res", "aten.mul.Tensor", [last, "pu"], [sl, h], "f32", src=SRC + ":318"))
+
+
 def layer(s, h, f, rank=None, n=1, bug=False):
     """Nodes of the spec (rank None) or of rank RANK of N; S is the global
     token count, F the global ffn width."""
@@ -67,17 +106,7 @@ def layer(s, h, f, rank=None, n=1, bug=False):
         node("p", "aten.index.Tensor", ["probs", ["ar", "g"]], [sl], "f32", src=SRC + ":273"),
         node("pu", "aten.unsqueeze.default", ["p", 1], [sl, 1], "f32", src=SRC + ":278"),
     ]
-    xs, gs = "x", "g"
-    if rank is not None:
-        nodes += [
-            node("ag_x", "_c10d_functional.all_gather_into_tensor.default", ["x", n, "ep"],
-                 [s, h], "f32", src="megatron/core/tensor_parallel/mappings.py:511"),
-            node("X", "_c10d_functional.wait_tensor.default", ["ag_x"], [s, h], "f32"),
-            node("ag_g", "_c10d_functional.all_gather_into_tensor.default", ["g", n, "ep"],
-                 [s], "i64", src=SRC + ":249"),
-            node("G", "_c10d_functional.wait_tensor.default", ["ag_g"], [s], "i64"),
-        ]
-        xs, gs = "X", "G"
+    xs, gs = gather_tokens(nodes, s, h, rank, n)
     nodes += [
         node("eq", "aten.eq.Scalar", [gs, 0], [s], "bool", src=SRC + ":298"),
         node("nz", "aten.nonzero.default", ["eq"], ["u0", 1], "i64", src=SRC + ":298"),
@@ -93,21 +122,7 @@ def layer(s, h, f, rank=None, n=1, bug=False):
         node("out", "aten.index_put.default", ["z", ["nz"], "yv"], [s, h], "f32",
              src=SRC + ":301"),
     ]
-    last = "out"
-    if rank is not None:
-        if bug:
-            nodes.append(node("mine", "aten.slice.Tensor", ["out", 0, rank * sl, (rank + 1) * sl],
-                              [sl, h], "f32", src=SRC + ":302"))
-            last = "mine"
-        else:
-            nodes += [
-                node("rs", "_c10d_functional.reduce_scatter_tensor.default",
-                     ["out", "sum", n, "ep"], [sl, h], "f32",
-                     src="torch/distributed/_functional_collectives.py:278"),
-                node("back", "_c10d_functional.wait_tensor.default", ["rs"], [sl, h], "f32"),
-            ]
-            last = "back"
-    nodes.append(node("res", "aten.mul.Tensor", [last, "pu"], [sl, h], "f32", src=SRC + ":318"))
+    scatter_back(nodes, "out", s, h, rank, n, bug)
     return nodes
 
 
@@ -125,17 +140,7 @@ def layer2(s, h, f, rank=None, n=1, bug=False):
                       {"name": "g", "shape": [sl], "dtype": "i64"}]),
         node("pu", "aten.unsqueeze.default", ["pmax", 1], [sl, 1], "f32", src=SRC + ":278"),
     ]
-    xs, gs = "x", "g"
-    if rank is not None:
-        nodes += [
-            node("ag_x", "_c10d_functional.all_gather_into_tensor.default", ["x", n, "ep"],
-                 [s, h], "f32", src="megatron/core/tensor_parallel/mappings.py:511"),
-            node("X", "_c10d_functional.wait_tensor.default", ["ag_x"], [s, h], "f32"),
-            node("ag_g", "_c10d_functional.all_gather_into_tensor.default", ["g", n, "ep"],
-                 [s], "i64", src=SRC + ":249"),
-            node("G", "_c10d_functional.wait_tensor.default", ["ag_g"], [s], "i64"),
-        ]
-        xs, gs = "X", "G"
+    xs, gs = gather_tokens(nodes, s, h, rank, n)
     nodes.append(node("z", "aten.zeros_like.default", [xs], [s, h], "f32", src=SRC + ":292"))
     buf = "z"
     for e in range(2):
@@ -156,21 +161,7 @@ def layer2(s, h, f, rank=None, n=1, bug=False):
                  "f32", src=SRC + ":301"),
         ]
         buf = "out%d" % e
-    last = buf
-    if rank is not None:
-        if bug:
-            nodes.append(node("mine", "aten.slice.Tensor", [buf, 0, rank * sl, (rank + 1) * sl],
-                              [sl, h], "f32", src=SRC + ":302"))
-            last = "mine"
-        else:
-            nodes += [
-                node("rs", "_c10d_functional.reduce_scatter_tensor.default",
-                     [buf, "sum", n, "ep"], [sl, h], "f32",
-                     src="torch/distributed/_functional_collectives.py:278"),
-                node("back", "_c10d_functional.wait_tensor.default", ["rs"], [sl, h], "f32"),
-            ]
-            last = "back"
-    nodes.append(node("res", "aten.mul.Tensor", [last, "pu"], [sl, h], "f32", src=SRC + ":318"))
+    scatter_back(nodes, buf, s, h, rank, n, bug)
     return nodes
 
 
