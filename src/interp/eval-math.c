@@ -843,17 +843,32 @@ static int64_t *reduce_map(const sc_tvalue *x, const gboolean *mask, int64_t *n_
   return map;
 }
 
+/* The reduction of X over the dims that DIMS_ARG names (every dim when
+ * absent): fills MASK (the reduced dims) and *N_OUT, and returns the map
+ * from X's elements to the N_OUT results (transfer full); NULL, the
+ * evaluation failed, when N_OUT is not WANT (the results' size). */
+static int64_t *reduction(sc_ev *ev, const sc_tvalue *x, const char *dims_arg, int64_t want,
+                          gboolean *mask, int64_t *n_out) {
+  reduce_mask(ev, x, dims_arg, mask);
+  int64_t *map = reduce_map(x, mask, n_out);
+  if (*n_out != want) {
+    g_free(map);
+    ev_fail(ev, SC_INTERP_ERROR_SHAPE, "internal disagreement on the reduction's size");
+    return NULL;
+  }
+  return map;
+}
+
 enum { RED_SUM, RED_MEAN, RED_VAR, RED_MAX, RED_MIN };
 
 static gboolean reduce_common(sc_ev *ev, const char *dims_arg, int kind) {
   const sc_tvalue *x = ev_tensor(ev, "self");
   sc_tvalue *out = ev->out[0];
   gboolean mask[SC_MAX_RANK];
-  reduce_mask(ev, x, dims_arg, mask);
   int64_t n_out;
-  g_autofree int64_t *map = reduce_map(x, mask, &n_out);
-  if (n_out != out->numel)
-    return ev_fail(ev, SC_INTERP_ERROR_SHAPE, "internal disagreement on the reduction's size");
+  g_autofree int64_t *map = reduction(ev, x, dims_arg, out->numel, mask, &n_out);
+  if (map == NULL)
+    return FALSE;
   int64_t count = n_out > 0 ? x->numel / n_out : 0;
   if (x->numel == 0) {
     count = 1;
@@ -1170,11 +1185,10 @@ static gboolean ev_logsumexp(sc_ev *ev) {
   const sc_tvalue *x = ev_tensor(ev, "self");
   sc_tvalue *out = ev->out[0];
   gboolean mask[SC_MAX_RANK];
-  reduce_mask(ev, x, "dim", mask);
   int64_t n_out;
-  g_autofree int64_t *map = reduce_map(x, mask, &n_out);
-  if (n_out != out->numel)
-    return ev_fail(ev, SC_INTERP_ERROR_SHAPE, "internal disagreement on the reduction's size");
+  g_autofree int64_t *map = reduction(ev, x, "dim", out->numel, mask, &n_out);
+  if (map == NULL)
+    return FALSE;
   g_autofree double *mx = g_new(double, n_out ? n_out : 1);
   for (int64_t k = 0; k < n_out; k++)
     mx[k] = -INFINITY;
@@ -1198,10 +1212,11 @@ static gboolean ev_var_mean(sc_ev *ev) {
   const sc_tvalue *x = ev_tensor(ev, "self");
   sc_tvalue *var = ev->out[0], *mean = ev->out[1];
   gboolean mask[SC_MAX_RANK];
-  reduce_mask(ev, x, "dim", mask);
   int64_t n_out;
-  g_autofree int64_t *map = reduce_map(x, mask, &n_out);
-  if (n_out != var->numel || n_out != mean->numel)
+  g_autofree int64_t *map = reduction(ev, x, "dim", var->numel, mask, &n_out);
+  if (map == NULL)
+    return FALSE;
+  if (mean->numel != n_out)
     return ev_fail(ev, SC_INTERP_ERROR_SHAPE, "internal disagreement on the reduction's size");
   int64_t count = 1;
   for (uint32_t d = 0; d < x->rank; d++)
@@ -1229,11 +1244,10 @@ static gboolean any_all(sc_ev *ev, gboolean is_any) {
   const sc_tvalue *x = ev_tensor(ev, "self");
   sc_tvalue *out = ev->out[0];
   gboolean mask[SC_MAX_RANK];
-  reduce_mask(ev, x, "dim", mask);
   int64_t n_out;
-  g_autofree int64_t *map = reduce_map(x, mask, &n_out);
-  if (n_out != out->numel)
-    return ev_fail(ev, SC_INTERP_ERROR_SHAPE, "internal disagreement on the reduction's size");
+  g_autofree int64_t *map = reduction(ev, x, "dim", out->numel, mask, &n_out);
+  if (map == NULL)
+    return FALSE;
   for (int64_t k = 0; k < n_out; k++)
     out->data[k] = is_any ? 0.0 : 1.0;
   for (int64_t k = 0; k < x->numel; k++) {
