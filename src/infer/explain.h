@@ -24,7 +24,7 @@ G_BEGIN_DECLS
 
 typedef struct sc_explain sc_explain;
 
-/* The driver's extraction weight (infer.c): 1 for a clean e-node whose
+/* The driver's extraction weight (relation.c): 1 for a clean e-node whose
  * tensor leaf, if it is one, is among ALLOWED_LEAF (NULL: any impl
  * tensor), 0 (excluded) otherwise.  USER is an sc_infer_weight. */
 typedef struct {
