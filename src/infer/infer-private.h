@@ -8,6 +8,8 @@
  *   classes.c        the classes a visit starts from: a spec tensor's
  *                    relation unioned, an impl tensor's leaf;
  *   trel.c           T_rel and exploration (Listing 3), widening;
+ *   replicas.c       the equalities the input relation states between impl
+ *                    tensors (replicas, blocks), added when one is related;
  *   collective.c     collectives by their semantics, one table row each;
  *   hooks.c          saturation and the passes the runner calls after it
  *                    (egg's Runner::with_hook), registered by name;
@@ -133,6 +135,11 @@ struct sc_rel_ctx {
   sc_lemma_rules *compiled;  /* the lemmas, compiled at the first visit and
                                 rebound to each visit's lang (owned) */
   GArray *hooks;             /* sc_rel_hook: called after each saturation, in order */
+  /* equal expressions of the input relation (replicas.c) */
+  GArray *groups;            /* group: a spec tensor's entry with several expressions */
+  GArray **groups_of;        /* per impl tensor: guint group ids whose expressions read it */
+  uint32_t *group_stamp;     /* per group: visit when queued */
+  GArray *group_queue;       /* guint: groups to add at the next exploration round */
 };
 
 /* How many spec nodes in a row may have a relation that is not clean
@@ -169,6 +176,15 @@ gboolean sc_rel_explore(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, 
                         const char **limit_hit, GError **error);
 gboolean sc_rel_widen(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, uint32_t n_out,
                       const char **limit_hit, GError **error);
+
+/* --- equal expressions of the input relation (replicas.c) --- */
+
+void sc_rel_replicas_init(sc_rel_ctx *c);
+void sc_rel_replicas_free(sc_rel_ctx *c);
+/* Impl tensor T joined T_rel: queue the groups that read it. */
+void sc_rel_replicas_touch(sc_rel_ctx *c, sc_id t);
+/* Add the queued groups to this visit's e-graph; TRUE when one was new. */
+gboolean sc_rel_replicas_add(sc_rel_ctx *c);
 
 /* --- collectives and term builders (collective.c) --- */
 

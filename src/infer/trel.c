@@ -86,6 +86,7 @@ void sc_rel_trel_add(sc_rel_ctx *c, sc_id t) {
   if (c->trel_stamp[t] == c->visit)
     return;
   c->trel_stamp[t] = c->visit;
+  sc_rel_replicas_touch(c, t);
   const sc_tensor *ten = sc_graph_tensor(c->impl, t);
   for (uint32_t i = 0; i < ten->n_consumers; i++) {
     sc_id w = ten->consumers[i];
@@ -329,6 +330,8 @@ gboolean sc_rel_explore(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, 
     sc_rel_add_sourceless(c);
     sc_rel_add_dd_producers(c);
     sc_rel_add_sourceless_inputs(c);
+    if (sc_rel_replicas_add(c))
+      saturated = FALSE; /* new equalities: saturate again */
     if (c->frontier->len == 0) {
       if (saturated)
         break;

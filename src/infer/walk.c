@@ -167,6 +167,7 @@ static void ctx_clear(sc_rel_ctx *c) {
   sc_lemma_rules_free(c->compiled);
   g_hash_table_unref(c->sourceless);
   g_array_free(c->hooks, TRUE);
+  sc_rel_replicas_free(c);
   sc_rel_vr_free(c);
 }
 
@@ -255,6 +256,7 @@ sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
   seed_relation(&c, sc_bundle_input_relation(b));
   seed_relation(&c, sc_bundle_assume_relation(b));
   sc_rel_vr_analyze(&c);
+  sc_rel_replicas_init(&c);
   collect_checked(&c);
   collect_expectations(&c);
 
