@@ -60,6 +60,8 @@ typedef struct {
   GPtrArray *stop_nearest;   /* char*: nearest terms of its first unmapped output */
   char *limit_reason;
   GPtrArray *undecided;      /* char*: lemmas whose conditions were undecided */
+  GPtrArray *over_intermediates; /* char*: clean relations of an unmapped checked
+                                    output over impl intermediates */
 } sc_rel_failure;
 
 struct sc_infer_result {

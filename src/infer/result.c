@@ -55,6 +55,14 @@ void sc_rel_record_failure(sc_rel_ctx *c, sc_id v, const sc_id *out_cls, GArray 
                                     inst ? inst : ""));
   }
   sc_rel_add_nearest_terms(c, out_cls[g_array_index(unmapped, uint32_t, 0)], res->failure.nearest);
+  /* a checked output with clean relations, none over impl outputs: they
+   * are listed (bundle-format.md, "The check's results") */
+  for (guint i = 0; i < unmapped->len; i++) {
+    sc_id t = n->results[g_array_index(unmapped, uint32_t, i)];
+    const GPtrArray *texts = res->tensor_texts[t];
+    for (guint j = 0; texts != NULL && res->output_texts[t] != NULL && j < texts->len; j++)
+      g_ptr_array_add(res->failure.over_intermediates, g_strdup(g_ptr_array_index(texts, j)));
+  }
 }
 
 /* The node where the walk stopped, when the failure is reported at an
@@ -81,6 +89,7 @@ void sc_rel_clear_failure(sc_infer_result *res) {
   res->failure.explored = 0;
   res->failure.stop = SC_ID_NONE;
   g_ptr_array_set_size(res->failure.stop_nearest, 0);
+  g_ptr_array_set_size(res->failure.over_intermediates, 0);
 }
 
 sc_infer_result *sc_rel_result_new(const sc_bundle *b) {
@@ -98,6 +107,7 @@ sc_infer_result *sc_rel_result_new(const sc_bundle *b) {
   res->failure.stop = SC_ID_NONE;
   res->failure.stop_nearest = g_ptr_array_new_with_free_func(g_free);
   res->failure.undecided = g_ptr_array_new_with_free_func(g_free);
+  res->failure.over_intermediates = g_ptr_array_new_with_free_func(g_free);
   res->expectations = g_array_new(FALSE, FALSE, sizeof(sc_infer_expectation));
   res->explanations = g_ptr_array_new_with_free_func(g_free);
   res->relexp = g_ptr_array_new_with_free_func(sc_relation_explanation_free);
@@ -133,6 +143,7 @@ void sc_infer_result_free(sc_infer_result *r) {
   g_ptr_array_unref(r->explanations);
   g_ptr_array_unref(r->relexp);
   g_ptr_array_unref(r->failure.undecided);
+  g_ptr_array_unref(r->failure.over_intermediates);
   for (guint i = 0; i < r->assumptions->len; i++) {
     sc_infer_assumption *a = &g_array_index(r->assumptions, sc_infer_assumption, i);
     g_free(a->text);
@@ -177,6 +188,9 @@ const sc_relation_explanation *sc_infer_relation_explanation(const sc_infer_resu
   return g_ptr_array_index(r->relexp, i);
 }
 const GPtrArray *sc_infer_failure_undecided(const sc_infer_result *r) { return r->failure.undecided; }
+const GPtrArray *sc_infer_failure_found_over_intermediates(const sc_infer_result *r) {
+  return r->failure.over_intermediates;
+}
 const GPtrArray *sc_infer_learned_sizes(const sc_infer_result *r) { return r->learned; }
 uint32_t sc_infer_n_assumptions(const sc_infer_result *r) { return r->assumptions->len; }
 const sc_infer_assumption *sc_infer_assumption_at(const sc_infer_result *r, uint32_t i) {
