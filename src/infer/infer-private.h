@@ -10,6 +10,7 @@
  *   trel.c           T_rel and exploration (Listing 3), widening;
  *   replicas.c       the equalities the input relation states between impl
  *                    tensors (replicas, blocks), added when one is related;
+ *   cat-parts.c      equal cats (same dim, part shapes) have equal parts;
  *   collective.c     collectives by their semantics, one table row each;
  *   hooks.c          saturation and the passes the runner calls after it
  *                    (egg's Runner::with_hook), registered by name;
@@ -187,6 +188,9 @@ void sc_rel_replicas_free(sc_rel_ctx *c);
 void sc_rel_replicas_touch(sc_rel_ctx *c, sc_id t);
 /* Add the queued groups to this visit's e-graph; TRUE when one was new. */
 gboolean sc_rel_replicas_add(sc_rel_ctx *c);
+/* Equal cats in class CLS (and, recursively, in the parts merged) have
+ * equal parts: merges them (cat-parts.c); TRUE when something merged. */
+gboolean sc_rel_cat_equal_parts(sc_rel_ctx *c, sc_id cls);
 
 /* --- collectives and term builders (collective.c) --- */
 

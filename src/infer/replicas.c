@@ -12,7 +12,9 @@
  * of the group, unioned (justified as the spec input's relation), their
  * leaves joining T_rel.  Each group is added at most once per visit (a
  * stamp), so a visit pays only for the groups its neighbourhood reads.
- * The assumed relation (assume_relation) gives groups the same way. */
+ * Two cats of a group along one dim with parts of equal shapes have equal
+ * parts (cat-parts.c): the blocks of TP x DP.  The assumed relation
+ * (assume_relation) gives groups the same way. */
 #include "infer/infer-private.h"
 
 typedef struct {
@@ -103,6 +105,9 @@ gboolean sc_rel_replicas_add(sc_rel_ctx *c) {
       for (guint l = 0; l < leaves->len; l++)
         sc_rel_trel_add(c, g_array_index(leaves, sc_id, l));
     }
+    /* blocks: cat(w_0, w_1) = cat(w_2, w_3) makes w_0 = w_2 */
+    if (first != SC_ID_NONE)
+      added |= sc_rel_cat_equal_parts(c, first);
   }
   g_array_set_size(c->group_queue, 0);
   g_array_free(leaves, TRUE);
