@@ -147,6 +147,13 @@ const GPtrArray *sc_infer_failure_undecided(const sc_infer_result *r); /* char* 
  * symtab as assumptions (derived, not trusted: each follows from the
  * relations proved so far).  (char*, owned by the result) */
 const GPtrArray *sc_infer_learned_sizes(const sc_infer_result *r);
+/* When the failing node's unmapped output is a checked output that has
+ * clean relations, but none over impl outputs (every node maps, the
+ * output only through impl intermediates: a gradient reduced over the
+ * wrong group, a result left on a rank that does not return it), those
+ * relations (char*), as bundle-format.md's found_over_intermediates;
+ * empty otherwise. */
+const GPtrArray *sc_infer_failure_found_over_intermediates(const sc_infer_result *r);
 /* LIMIT: which limit ("node limit", ...). */
 const char *sc_infer_limit_reason(const sc_infer_result *r);
 

@@ -194,6 +194,9 @@ static char *fact_reason(sc_explain *ex, uint32_t just) {
   case SC_FACT_CONST_PARTS:
     g_string_append(s, "the parts of a constant are constants (a cat equal to a full)");
     break;
+  case SC_FACT_CAT_PARTS:
+    g_string_append(s, "equal cats have equal parts (same dim, parts of equal shapes)");
+    break;
   }
   return g_string_free(s, FALSE);
 }

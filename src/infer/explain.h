@@ -24,7 +24,7 @@ G_BEGIN_DECLS
 
 typedef struct sc_explain sc_explain;
 
-/* The driver's extraction weight (infer.c): 1 for a clean e-node whose
+/* The driver's extraction weight (relation.c): 1 for a clean e-node whose
  * tensor leaf, if it is one, is among ALLOWED_LEAF (NULL: any impl
  * tensor), 0 (excluded) otherwise.  USER is an sc_infer_weight. */
 typedef struct {
@@ -45,6 +45,8 @@ typedef enum {
   SC_FACT_AC_SUM,   /* sums whose summands are equal as multisets */
   SC_FACT_DD_SIZE,  /* one operator on one class, differing only in a
                        data-dependent size (learned equal) */
+  SC_FACT_CAT_PARTS, /* two cats of one class, same dim and part shapes:
+                        their parts are equal */
   SC_FACT_CONST_PARTS, /* the parts of a cat equal to a constant are
                           constants */
 } sc_fact_kind;

@@ -293,6 +293,9 @@ char *sc_report_json(const sc_bundle *b, const sc_infer_result *r, const sc_repo
       json_object_set_new(failure, "stopped_at_nearest", str_array(sc_infer_failure_stop_nearest(r)));
     }
     json_object_set_new(failure, "undecided", str_array(sc_infer_failure_undecided(r)));
+    const GPtrArray *over = sc_infer_failure_found_over_intermediates(r);
+    if (over->len)
+      json_object_set_new(failure, "found_over_intermediates", str_array(over));
     if (v == SC_VERDICT_LIMIT && sc_infer_limit_reason(r))
       json_object_set_new(failure, "limit", json_string(sc_infer_limit_reason(r)));
   } else if (v == SC_VERDICT_FAILS && k == SC_FAILURE_UNEXPECTED_RELATION) {

@@ -24,7 +24,11 @@ Optional keys of the bundle's entry in tests/models/verdicts.json:
                              the walk stopped at NODE: the JSON failure's
                              "stopped_at" and the text report must name it
                              (a backward bug reported at a forward node that
-                             was deferred is found where the walk ended)."""
+                             was deferred is found where the walk ended);
+  "over_intermediates": true the failing output maps only through impl
+                             intermediates: the JSON failure's
+                             "found_over_intermediates" lists relations.
+A failure without that key must not list any."""
 import json
 import os
 import subprocess
@@ -91,6 +95,11 @@ def main():
             fail(f"no undecided entry names {want!r}: {und}")
         if want not in t.stdout:
             fail(f"the text report does not name the undecided {want!r}")
+    over = (obj.get("failure") or {}).get("found_over_intermediates")
+    if extra.get("over_intermediates") and not over:
+        fail("the failure lists no found_over_intermediates")
+    if not extra.get("over_intermediates") and over:
+        fail(f"unexpected found_over_intermediates: {over[:3]}")
     if "stopped_at" in extra:
         got = (obj.get("failure") or {}).get("stopped_at")
         if got != extra["stopped_at"]:

@@ -1,0 +1,89 @@
+/* cat-parts.c — equal cats have equal parts.  A class holding
+ * cat(a_1, ..., a_k, dim=d) and cat(b_1, ..., b_k, dim=d) with shape(a_i)
+ * = shape(b_i) for every i has a_i = b_i: both cats place their i-th part
+ * at the same offsets.  Lemmas rewrite one term at a time and cannot state
+ * this (it reads two e-nodes of one class).  It is what the input relation
+ * of tensor x data parallelism needs: w = cat(w_0, w_1, dim=1) =
+ * cat(w_2, w_3, dim=1) (replicas.c puts both in one class) makes w_0 = w_2,
+ * and x = cat(x_0, x_2, dim=0) = cat(x_1, x_3, dim=0) makes x_0 = x_1, so
+ * that rank 1's product reads the row split of x and the column split of
+ * w1 at once.  Each cat node is compared with the first of its class with
+ * the same attributes and arity (equality is transitive): linear in the
+ * cat nodes.  It runs on the classes of the input relation's groups only
+ * (sc_rel_replicas_add), and on the parts it merged (nested cats), not on
+ * every class after each saturation: merging every pair of equal-shaped
+ * cats in an e-graph (a batch split into ranks and again into
+ * micro-batches) makes the cat lemmas combine them, past the node limit. */
+#include "infer/infer-private.h"
+
+/* Do cats X and Y (same attributes and arity) have parts of equal shapes? */
+static gboolean same_part_shapes(sc_rel_ctx *c, sc_egraph *eg, sc_id x, sc_id y) {
+  uint32_t ar = sc_egraph_node_arity(eg, x);
+  const sc_id *kx = sc_egraph_node_children(eg, x), *ky = sc_egraph_node_children(eg, y);
+  for (uint32_t q = 0; q < ar; q++) {
+    const sc_ttype *tx = sc_lang_class_type(c->lang, kx[q]);
+    const sc_ttype *ty = sc_lang_class_type(c->lang, ky[q]);
+    if (!tx || !ty || tx->dtype != ty->dtype || tx->shape.rank != ty->shape.rank)
+      return FALSE;
+    for (uint32_t d = 0; d < tx->shape.rank; d++)
+      if (sc_dim_eq(c->st, tx->shape.dims[d], ty->shape.dims[d]) != SC_YES)
+        return FALSE;
+  }
+  return TRUE;
+}
+
+/* (x part, y part) pairs of the cats of class CLS, into PAIRS. */
+static void cat_pairs(sc_rel_ctx *c, sc_egraph *eg, uint32_t cat_op, sc_id cls, GArray *pairs) {
+  uint32_t n = 0;
+  const sc_id *cs = sc_egraph_class_nodes_with_op(eg, cls, cat_op, &n);
+  for (uint32_t j = 1; j < n; j++) {
+    for (uint32_t i = 0; i < j; i++) {
+      if (sc_egraph_node_attr(eg, cs[i]) != sc_egraph_node_attr(eg, cs[j]) ||
+          sc_egraph_node_arity(eg, cs[i]) != sc_egraph_node_arity(eg, cs[j]))
+        continue;
+      /* the first cat of the same kind: compare with it only */
+      if (same_part_shapes(c, eg, cs[i], cs[j])) {
+        uint32_t ar = sc_egraph_node_arity(eg, cs[i]);
+        const sc_id *ki = sc_egraph_node_children(eg, cs[i]);
+        const sc_id *kj = sc_egraph_node_children(eg, cs[j]);
+        for (uint32_t q = 0; q < ar; q++)
+          if (sc_egraph_find(eg, ki[q]) != sc_egraph_find(eg, kj[q])) {
+            g_array_append_val(pairs, ki[q]);
+            g_array_append_val(pairs, kj[q]);
+          }
+      }
+      break;
+    }
+  }
+}
+
+gboolean sc_rel_cat_equal_parts(sc_rel_ctx *c, sc_id cls) {
+  const sc_op *cat = sc_ops_lookup("sc.cat.default", NULL);
+  if (!cat)
+    return FALSE;
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  sc_egraph_rebuild(eg);
+  GArray *work = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  GArray *pairs = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  g_array_append_val(work, cls);
+  gboolean merged = FALSE;
+  /* each round merges parts, whose own cats are compared next */
+  for (guint round = 0; work->len > 0 && round < 64; round++) {
+    g_array_set_size(pairs, 0);
+    for (guint i = 0; i < work->len; i++)
+      cat_pairs(c, eg, cat->id, sc_egraph_find(eg, g_array_index(work, sc_id, i)), pairs);
+    g_array_set_size(work, 0);
+    for (guint i = 0; i + 1 < pairs->len; i += 2) {
+      sc_id x = g_array_index(pairs, sc_id, i), y = g_array_index(pairs, sc_id, i + 1);
+      if (sc_egraph_find(eg, x) != sc_egraph_find(eg, y) &&
+          sc_egraph_union(eg, x, y, SC_EXPLAIN_JUST(c->ex, SC_FACT_CAT_PARTS, 0))) {
+        merged = TRUE;
+        g_array_append_val(work, x);
+      }
+    }
+    sc_egraph_rebuild(eg);
+  }
+  g_array_free(pairs, TRUE);
+  g_array_free(work, TRUE);
+  return merged;
+}

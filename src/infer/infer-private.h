@@ -1,0 +1,257 @@
+/* infer-private.h — (private to src/infer) the driver's state and the
+ * contract between its files.  One concept per file:
+ *
+ *   walk.c           the walk over the spec graph (sc_infer_run): seeding
+ *                    the relation, the needed nodes, the visiting order;
+ *   visit.c          one spec node's visit (Listing 2): its e-graph, the
+ *                    spec call, exploration, extraction, failure or deferral;
+ *   classes.c        the classes a visit starts from: a spec tensor's
+ *                    relation unioned, an impl tensor's leaf;
+ *   trel.c           T_rel and exploration (Listing 3), widening;
+ *   replicas.c       the equalities the input relation states between impl
+ *                    tensors (replicas, blocks), added when one is related;
+ *   cat-parts.c      equal cats (same dim, part shapes) have equal parts;
+ *   collective.c     collectives by their semantics, one table row each;
+ *   hooks.c          saturation and the passes the runner calls after it
+ *                    (egg's Runner::with_hook), registered by name;
+ *   pass-sums.c      hook: sums equal as multisets, regrouping by impl sums;
+ *   pass-sizes.c     hook: congruence modulo a data-dependent size;
+ *   pass-constants.c hook: the parts of a constant cat are constants;
+ *   vrange.c         value ranges of spec tensors;
+ *   defer.c          deferral of unmapped intermediate nodes;
+ *   relation.c       clean relations extracted from a class, nearest terms;
+ *   result.c         the result object, its failure sub-structure, accessors;
+ *   explain.c        explanations (--explain; explain.h).
+ *
+ * Invariants:
+ *  - rel[t] holds the clean expressions (bound to the impl graph) known for
+ *    spec tensor t; it is filled for inputs and assumed tensors before the
+ *    walk and for each visited node's results after it.  Expressions come
+ *    from the bundle (borrowed) or from extraction (owned by ctx->owned).
+ *  - Per-node state (T_rel membership, explored impl nodes, input counts)
+ *    is stamped with the visit number instead of cleared, so that a visit
+ *    costs what its neighbourhood costs, never the size of the impl graph
+ *    (GraphGuard's linear scaling).
+ *
+ * Ownership: the context (sc_rel_ctx) lives for one sc_infer_run and owns
+ * everything it points to except the bundle, the options and the result;
+ * the per-visit members (lang, ex, rules borrowed from compiled) live for
+ * one visit. */
+#ifndef SC_INFER_PRIVATE_H
+#define SC_INFER_PRIVATE_H
+
+#include "shardcheck/infer.h"
+
+#include "shardcheck/extract.h"
+#include "infer/explain.h"
+
+G_BEGIN_DECLS
+
+/* --- the result (result.c) --- */
+
+/* Why the check failed (verdict FAILS or LIMIT); cleared while a deferred
+ * failure is forgotten. */
+typedef struct {
+  sc_failure_kind kind;
+  sc_id node;                /* spec node */
+  GArray *unmapped;          /* sc_id: its outputs with no clean expression */
+  GPtrArray *nearest;        /* char* */
+  uint32_t explored;
+  sc_id stop;                /* spec node the walk stopped at, when not node */
+  GPtrArray *stop_nearest;   /* char*: nearest terms of its first unmapped output */
+  char *limit_reason;
+  GPtrArray *undecided;      /* char*: lemmas whose conditions were undecided */
+  GPtrArray *over_intermediates; /* char*: clean relations of an unmapped checked
+                                    output over impl intermediates */
+} sc_rel_failure;
+
+struct sc_infer_result {
+  const sc_bundle *bundle;
+  sc_verdict verdict;
+  GPtrArray **tensor_texts;  /* per spec tensor: char* (owned) or NULL */
+  GPtrArray **deferred_texts; /* per spec tensor: its deferred (non-clean) relation, or NULL */
+  GPtrArray **output_texts;  /* per spec tensor: char* (owned) or NULL */
+  GArray *checked;           /* sc_id */
+  sc_rel_failure failure;
+  GArray *expectations;      /* sc_infer_expectation */
+  GPtrArray *explanations;   /* char*, one per visited node (with explain) */
+  GPtrArray *relexp;         /* sc_relation_explanation* (explain.c) */
+  GPtrArray *learned;        /* char*: data-dependent sizes learned (pass-sizes.c) */
+  GArray *assumptions;       /* sc_infer_assumption: value-range assumptions used (vrange.c) */
+  sc_infer_stats stats;
+};
+
+/* A new result for bundle B, verdict REFINES, nothing found yet. */
+sc_infer_result *sc_rel_result_new(const sc_bundle *b);
+
+/* --- the walk's state --- */
+
+typedef struct sc_rel_ctx sc_rel_ctx;
+
+/* A pass the runner calls after each saturation (hooks.c): TRUE when it
+ * changed the e-graph (then the e-graph is rebuilt and saturated again). */
+typedef gboolean (*sc_rel_hook_fn)(sc_rel_ctx *c);
+typedef struct {
+  const char *name;
+  sc_rel_hook_fn fn;
+} sc_rel_hook;
+
+struct sc_rel_ctx {
+  const sc_bundle *bundle;
+  const sc_infer_options *opts;
+  sc_graph *spec, *impl;
+  sc_symtab *st;
+  sc_infer_result *res;
+  GPtrArray **rel;           /* per spec tensor: sc_texpr* (borrowed) */
+  GPtrArray *owned;          /* sc_texpr* made here */
+  gboolean *impl_is_output;  /* per impl tensor */
+  /* stamps */
+  uint32_t visit;
+  uint32_t *trel_stamp;      /* per impl tensor: visit when in T_rel */
+  uint32_t *node_stamp;      /* per impl node: visit of the counts below */
+  uint32_t *node_ready;      /* inputs of the node in T_rel this visit */
+  uint32_t *node_explored;   /* visit when explored */
+  GHashTable *sourceless;    /* op id -> GArray of impl node ids with no input */
+  /* per-node scratch */
+  sc_lang *lang;
+  sc_lemma_rules *rules;
+  sc_rewrite *const *rewrites;
+  uint32_t n_rewrites;
+  GArray *frontier;          /* impl node ids */
+  GString *conflict;         /* first conflict message of this visit */
+  uint32_t explored_now;     /* impl nodes explored in this visit */
+  GArray *in_cls;            /* classes of the node's inputs, this visit */
+  /* deferred nodes (see sc_rel_defer_outputs) */
+  uint32_t *defer_depth;     /* per spec tensor: 0, or the deferral depth of its relation */
+  gboolean pending;          /* the failure of the first deferred node is recorded */
+  GArray *explored_list;     /* impl nodes explored this visit, in order */
+  sc_explain *ex;            /* with explain: this visit's facts (explain.h) */
+  /* deferred tensors still read by unvisited nodes (sc_rel_settle_deferred) */
+  const gboolean *need;      /* per spec node: visited by the walk */
+  uint32_t *live_uses;       /* per spec tensor: needed consumers not yet visited, while deferred */
+  uint32_t n_live;           /* spec tensors with live_uses > 0 */
+  const sc_node *visiting;   /* the spec node being visited (sc_rel_dd_merge_sizes' messages) */
+  /* value ranges (sc_rel_vr_analyze) */
+  sc_vrange *vrange;         /* per spec tensor: its facts */
+  GPtrArray *vr_assumptions; /* vr_assumption*, by assumption id */
+  uint32_t term_size;        /* largest term enumerated (sc_rel_term_size_for) */
+  sc_lemma_rules *compiled;  /* the lemmas, compiled at the first visit and
+                                rebound to each visit's lang (owned) */
+  GArray *hooks;             /* sc_rel_hook: called after each saturation, in order */
+  /* equal expressions of the input relation (replicas.c) */
+  GArray *groups;            /* group: a spec tensor's entry with several expressions */
+  GArray **groups_of;        /* per impl tensor: guint group ids whose expressions read it */
+  uint32_t *group_stamp;     /* per group: visit when queued */
+  GArray *group_queue;       /* guint: groups to add at the next exploration round */
+};
+
+/* How many spec nodes in a row may have a relation that is not clean
+ * (sc_rel_defer_outputs). */
+#define MAX_DEFER_DEPTH 6
+/* How many expressions a deferred tensor keeps. */
+#define MAX_DEFER_TERMS 8
+
+typedef sc_infer_weight weight_ctx;
+
+/* --- the walk and the visit (walk.c, visit.c) --- */
+
+/* One spec node: Listing 2 with Listing 3's exploration.  Returns FALSE on
+ * an error; a node that fails to map sets the result's failure and *stop. */
+gboolean sc_rel_visit_node(sc_rel_ctx *c, sc_id v, gboolean *stop, GError **error);
+
+/* --- classes (classes.c) --- */
+
+/* The class of a tensor (spec or impl, by the function) in this visit. */
+typedef sc_id (*class_of_fn)(sc_rel_ctx *c, sc_id tensor, GError **error);
+void sc_rel_free_args(sc_value *args, uint32_t n);
+/* N's arguments with tensor ids replaced by child indices, the classes
+ * CLASS_OF gives for them appended to CHILDREN; free with sc_rel_free_args. */
+sc_value *sc_rel_args_to_children(sc_rel_ctx *c, const sc_node *n, class_of_fn class_of,
+                                  GArray *children, GError **error);
+sc_id sc_rel_spec_input_class(sc_rel_ctx *c, sc_id u, GError **error);
+sc_id sc_rel_structured_class(sc_rel_ctx *c, sc_id u, GError **error);
+sc_id sc_rel_impl_leaf_class(sc_rel_ctx *c, sc_id t, GError **error);
+
+/* --- T_rel and exploration (trel.c) --- */
+
+void sc_rel_trel_add(sc_rel_ctx *c, sc_id t);
+gboolean sc_rel_explore(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, uint32_t n_out,
+                        const char **limit_hit, GError **error);
+gboolean sc_rel_widen(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, uint32_t n_out,
+                      const char **limit_hit, GError **error);
+
+/* --- equal expressions of the input relation (replicas.c) --- */
+
+void sc_rel_replicas_init(sc_rel_ctx *c);
+void sc_rel_replicas_free(sc_rel_ctx *c);
+/* Impl tensor T joined T_rel: queue the groups that read it. */
+void sc_rel_replicas_touch(sc_rel_ctx *c, sc_id t);
+/* Add the queued groups to this visit's e-graph; TRUE when one was new. */
+gboolean sc_rel_replicas_add(sc_rel_ctx *c);
+/* Equal cats in class CLS (and, recursively, in the parts merged) have
+ * equal parts: merges them (cat-parts.c); TRUE when something merged. */
+gboolean sc_rel_cat_equal_parts(sc_rel_ctx *c, sc_id cls);
+
+/* --- collectives and term builders (collective.c) --- */
+
+const sc_value *sc_rel_node_arg(const sc_node *n, const char *name);
+/* sc.cat or sc.sum over CLASSES (n >= 1); DIM for cat. */
+sc_id sc_rel_add_variadic(sc_rel_ctx *c, const char *func, const sc_id *classes, uint32_t n,
+                          const sc_dim *dim, GError **error);
+/* OP(a, b) (QUALNAME) where B is a class (sc_id*) when OP's second
+ * argument is a Tensor, else a value (sc_value*); other arguments take
+ * their defaults. */
+sc_id sc_rel_add_binary(sc_rel_ctx *c, const char *qualname, sc_id a, const void *b,
+                        GError **error);
+/* The class of result K of collective node N, from its inputs' classes
+ * (SC_ID_NONE: a collective the e-graph cannot express; a bare leaf). */
+sc_id sc_rel_add_collective(sc_rel_ctx *c, const sc_node *n, const sc_id *in, uint32_t n_in,
+                            uint32_t k, GError **error);
+
+/* --- saturation and its hooks (hooks.c, pass-*.c) --- */
+
+/* Registers the driver's post-saturation passes on C (sums, sizes,
+ * constants), in that order. */
+void sc_rel_register_hooks(sc_rel_ctx *c);
+void sc_rel_add_hook(sc_rel_ctx *c, const char *name, sc_rel_hook_fn fn);
+/* Saturate, call every hook, and saturate again while a hook changed the
+ * e-graph (a few times at most); remember a limit in *LIMIT_HIT. */
+void sc_rel_saturate_ac(sc_rel_ctx *c, sc_runner *runner, const char **limit_hit);
+gboolean sc_rel_ac_merge_sums(sc_rel_ctx *c);
+gboolean sc_rel_dd_merge_sizes(sc_rel_ctx *c);
+gboolean sc_rel_cat_constant_parts(sc_rel_ctx *c);
+
+/* --- value ranges (vrange.c) --- */
+
+void sc_rel_vr_analyze(sc_rel_ctx *c);
+void sc_rel_vr_free(sc_rel_ctx *c);
+void sc_rel_vr_seed(sc_rel_ctx *c, sc_id u, sc_id cls);
+void sc_rel_vr_collect_used(sc_rel_ctx *c, const sc_node *n);
+
+/* --- deferral (defer.c) --- */
+
+sc_id sc_rel_deferred_class(sc_rel_ctx *c, sc_id u, GError **error);
+gboolean sc_rel_defer_outputs(sc_rel_ctx *c, const sc_node *n, const sc_id *out_cls,
+                              GArray *unmapped, const char *limit_hit);
+gboolean sc_rel_result_is_read(sc_rel_ctx *c, sc_id t);
+void sc_rel_settle_deferred(sc_rel_ctx *c, const sc_node *n, gboolean deferred);
+
+/* --- relations and nearest terms (relation.c) --- */
+
+uint32_t sc_rel_nearest_weight(const sc_egraph *eg, sc_id node, void *user);
+void sc_rel_clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, GPtrArray *out);
+gboolean sc_rel_some_output_unmapped(sc_rel_ctx *c, const sc_node *n, const sc_id *out_cls);
+gboolean sc_rel_outputs_lost_impl(sc_rel_ctx *c, const sc_node *n, const sc_id *out_cls);
+GPtrArray *sc_rel_texts_of(GPtrArray *texprs);
+void sc_rel_add_nearest_terms(sc_rel_ctx *c, sc_id cls, GPtrArray *out);
+
+/* --- failures (result.c) --- */
+
+void sc_rel_record_failure(sc_rel_ctx *c, sc_id v, const sc_id *out_cls, GArray *unmapped,
+                           const char *limit_hit);
+void sc_rel_record_stop(sc_rel_ctx *c, sc_id v, const sc_id *out_cls, GArray *unmapped);
+void sc_rel_clear_failure(sc_infer_result *res);
+
+G_END_DECLS
+
+#endif

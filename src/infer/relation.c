@@ -1,0 +1,309 @@
+/* relation.c — relations extracted from a class: the smallest clean
+ * terms per family of leaves (and aliases when the enumeration was cut
+ * short), whether a node's outputs are unmapped or lost the impl, and the
+ * nearest (non-clean) terms of a failure. */
+#include "infer/infer-private.h"
+
+#include <string.h>
+
+uint32_t sc_infer_clean_weight(const sc_egraph *eg, sc_id node, void *user) {
+  weight_ctx *w = user;
+  if (!sc_lang_node_is_clean(w->lang, node))
+    return 0;
+  if (w->allowed_leaf && sc_egraph_node_op(eg, node) == SC_LANG_OP_TENSOR &&
+      !w->allowed_leaf[sc_egraph_node_attr(eg, node)])
+    return 0;
+  return 1;
+}
+
+uint32_t sc_rel_nearest_weight(const sc_egraph *eg, sc_id node, void *user) {
+  weight_ctx *w = user;
+  if (sc_egraph_node_op(eg, node) == SC_LANG_OP_OPAQUE)
+    return 0;
+  return sc_lang_node_is_clean(w->lang, node) ? 1 : 8;
+}
+
+static gint cmp_u32(gconstpointer a, gconstpointer b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void alias_exprs(sc_rel_ctx *c, const sc_term *first, const gboolean *allowed_leaf,
+                        GHashTable *covered, GPtrArray *out);
+
+/* Clean terms of CLS as bound expressions (appended to OUT, owned by
+ * ctx->owned), at most max_terms. */
+void sc_rel_clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, GPtrArray *out) {
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  weight_ctx wc = {c->lang, allowed_leaf};
+  /* four times as many terms as are kept: the small variants of one
+   * family (views of views of one impl tensor) must not use up the
+   * enumeration before a larger family's smallest term (the cat of every
+   * rank's shard) is reached */
+  GPtrArray *terms = sc_egraph_enumerate(eg, sc_egraph_find(eg, cls), 4 * c->opts->max_terms,
+                                         c->term_size, sc_infer_clean_weight, &wc, NULL);
+  /* GraphGuard keeps the simplest expression of each self-provable family
+   * (section 4.3.2).  Lemma-only rewrites keep the set of impl tensors a
+   * term reads, so the smallest term per set of leaves stands for its
+   * family: larger terms over the same leaves are dropped.  At most
+   * max_terms families are kept. */
+  GHashTable *families = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  guint kept = 0;
+  const sc_term *first = NULL;
+  GHashTable *covered = g_hash_table_new(g_direct_hash, g_direct_equal); /* tensor id + 1 */
+  for (guint i = 0; i < terms->len && kept < c->opts->max_terms; i++) {
+    const sc_term *term = g_ptr_array_index(terms, i);
+    GArray *leaves = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    for (uint32_t j = 0; j < sc_term_n_nodes(term); j++) {
+      const sc_term_node *tn = sc_term_node_at(term, j);
+      if (tn->op == SC_LANG_OP_TENSOR)
+        g_array_append_val(leaves, tn->attr);
+    }
+    g_array_sort(leaves, cmp_u32);
+    GString *key = g_string_new(NULL);
+    for (guint j = 0; j < leaves->len; j++)
+      if (j == 0 || g_array_index(leaves, uint32_t, j) != g_array_index(leaves, uint32_t, j - 1))
+        g_string_append_printf(key, "%u,", g_array_index(leaves, uint32_t, j));
+    g_array_free(leaves, TRUE);
+    if (!g_hash_table_add(families, g_string_free(key, FALSE)))
+      continue;
+    sc_expr *e = sc_lang_term_to_expr(c->lang, term);
+    if (!e)
+      continue;
+    /* Binding rejects what is not clean after flattening (a repeated
+     * partial in a sum is a scaling). */
+    sc_texpr *t = sc_texpr_bind(e, c->impl, TRUE, NULL);
+    sc_expr_free(e);
+    if (!t)
+      continue;
+    g_ptr_array_add(c->owned, t);
+    g_ptr_array_add(out, t);
+    kept++;
+    if (!first)
+      first = term;
+    for (uint32_t j = 0; j < sc_term_n_nodes(term); j++) {
+      const sc_term_node *tn = sc_term_node_at(term, j);
+      if (tn->op == SC_LANG_OP_TENSOR)
+        g_hash_table_add(covered, GUINT_TO_POINTER(tn->attr + 1));
+    }
+  }
+  /* the enumeration was cut short (or the families were): impl tensors
+   * that no kept term reads may still equal one of its parts */
+  if (first && (terms->len >= 4 * c->opts->max_terms || kept >= c->opts->max_terms))
+    alias_exprs(c, first, allowed_leaf, covered, out);
+  g_hash_table_unref(covered);
+  g_hash_table_unref(families);
+  g_ptr_array_unref(terms);
+}
+
+/* Aliases (called by sc_rel_clean_exprs when its enumeration was cut short).
+ * An impl tensor that equals a part of the spec tensor under many names
+ * (vLLM splits its scattered q|k|v buffer four times, so every head block
+ * has five or more names on each rank) makes the smallest terms all cats
+ * of aliases: with n names per part and p parts there are n^p of them,
+ * the budget is spent, and most names (and the impl's scattered buffer,
+ * whose slices are larger terms) are read by no kept term.  Yet the
+ * relation is what carries T_rel to the consumers of the spec tensor: a
+ * name no kept term reads leaves its consumers (the impl's view of one of
+ * those splits) unexplored at the next node.  So, for FIRST (the smallest
+ * kept term), each leaf's class lists its small clean terms that read a
+ * tensor no kept term reads (at most ALIAS_PER_CLASS, of size at most
+ * ALIAS_TERM_SIZE), and round r keeps FIRST with every leaf replaced by
+ * its class's r-th such term: one more term per name, not per
+ * combination.  A replaced leaf keeps its class, so every e-node of FIRST
+ * is unchanged and the term is in the same class (a proved equality like
+ * every other: this only decides what is explored next). */
+#define ALIAS_TERM_SIZE 8
+#define ALIAS_PER_CLASS 8
+#define ALIAS_MAX_KIDS 16
+
+/* Copy node I of SRC (and what it reads) into DST; MAP caches copies.
+ * Every node of SRC has at most ALIAS_MAX_KIDS children. */
+static uint32_t copy_term_node(sc_term *dst, const sc_term *src, uint32_t i, uint32_t *map) {
+  if (map[i] != UINT32_MAX)
+    return map[i];
+  const sc_term_node *tn = sc_term_node_at(src, i);
+  uint32_t kids[ALIAS_MAX_KIDS];
+  g_assert(tn->n_children <= ALIAS_MAX_KIDS); /* reads_uncovered filtered */
+  for (uint32_t k = 0; k < tn->n_children; k++)
+    kids[k] = copy_term_node(dst, src, sc_term_child(src, i, k), map);
+  map[i] = sc_term_add(dst, tn->op, tn->attr, kids, tn->n_children);
+  return map[i];
+}
+
+/* The alternatives of the class of leaf I of FIRST: ALTS[j] of the first
+ * leaf j of that class. */
+static const GPtrArray *leaf_alts(GPtrArray **alts, const sc_id *cls, uint32_t i) {
+  for (uint32_t j = 0; j <= i; j++)
+    if (alts[j] != NULL && cls[j] == cls[i])
+      return alts[j];
+  return NULL;
+}
+
+/* Does T read a tensor not in COVERED (and fit copy_term_node)? */
+static gboolean reads_uncovered(const sc_term *t, GHashTable *covered) {
+  gboolean fresh = FALSE;
+  for (uint32_t q = 0; q < sc_term_n_nodes(t); q++) {
+    const sc_term_node *tn = sc_term_node_at(t, q);
+    if (tn->n_children > ALIAS_MAX_KIDS)
+      return FALSE;
+    if (tn->op == SC_LANG_OP_TENSOR &&
+        !g_hash_table_contains(covered, GUINT_TO_POINTER(tn->attr + 1)))
+      fresh = TRUE;
+  }
+  return fresh;
+}
+
+static void alias_exprs(sc_rel_ctx *c, const sc_term *first, const gboolean *allowed_leaf,
+                        GHashTable *covered, GPtrArray *out) {
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  uint32_t n = sc_term_n_nodes(first);
+  for (uint32_t i = 0; i < n; i++)
+    if (sc_term_node_at(first, i)->n_children > ALIAS_MAX_KIDS)
+      return;
+  sc_id *cls = g_new(sc_id, n ? n : 1);
+  GPtrArray **alts = g_new0(GPtrArray *, n ? n : 1);
+  weight_ctx wc = {c->lang, allowed_leaf};
+  guint rounds = 0;
+  /* the class of every node of FIRST, bottom-up; alternatives per leaf class */
+  for (uint32_t i = 0; i < n; i++) {
+    const sc_term_node *tn = sc_term_node_at(first, i);
+    sc_id kids[ALIAS_MAX_KIDS];
+    for (uint32_t k = 0; k < tn->n_children; k++)
+      kids[k] = cls[sc_term_child(first, i, k)];
+    sc_id id = sc_egraph_lookup(eg, tn->op, tn->attr, kids, tn->n_children);
+    if (id == SC_ID_NONE)
+      goto out;
+    cls[i] = sc_egraph_find(eg, id);
+    if (tn->op != SC_LANG_OP_TENSOR || leaf_alts(alts, cls, i) != NULL)
+      continue;
+    GPtrArray *terms = sc_egraph_enumerate(eg, cls[i], 4 * ALIAS_PER_CLASS, ALIAS_TERM_SIZE,
+                                           sc_infer_clean_weight, &wc, NULL);
+    alts[i] = g_ptr_array_new_with_free_func((GDestroyNotify)sc_term_free);
+    for (guint t = 0; t < terms->len && alts[i]->len < ALIAS_PER_CLASS; t++)
+      if (reads_uncovered(g_ptr_array_index(terms, t), covered))
+        g_ptr_array_add(alts[i], g_ptr_array_steal_index(terms, t--));
+    g_ptr_array_unref(terms);
+    rounds = MAX(rounds, alts[i]->len);
+  }
+  for (guint r = 0; r < rounds; r++) {
+    g_autoptr(sc_term) t = sc_term_new();
+    uint32_t *map = g_new(uint32_t, n ? n : 1);
+    for (uint32_t i = 0; i < n; i++) {
+      const sc_term_node *tn = sc_term_node_at(first, i);
+      const GPtrArray *a = tn->op == SC_LANG_OP_TENSOR ? leaf_alts(alts, cls, i) : NULL;
+      if (a != NULL && r < a->len) {
+        const sc_term *alt = g_ptr_array_index(a, r);
+        uint32_t an = sc_term_n_nodes(alt);
+        uint32_t *amap = g_new(uint32_t, an ? an : 1);
+        memset(amap, 0xff, (an ? an : 1) * sizeof *amap);
+        map[i] = copy_term_node(t, alt, sc_term_root(alt), amap);
+        g_free(amap);
+        continue;
+      }
+      uint32_t kids[ALIAS_MAX_KIDS];
+      for (uint32_t k = 0; k < tn->n_children; k++)
+        kids[k] = map[sc_term_child(first, i, k)];
+      map[i] = sc_term_add(t, tn->op, tn->attr, kids, tn->n_children);
+    }
+    g_free(map);
+    sc_expr *e = sc_lang_term_to_expr(c->lang, t);
+    if (!e)
+      continue;
+    sc_texpr *te = sc_texpr_bind(e, c->impl, TRUE, NULL);
+    sc_expr_free(e);
+    if (!te)
+      continue;
+    g_ptr_array_add(c->owned, te);
+    g_ptr_array_add(out, te);
+  }
+out:
+  for (uint32_t i = 0; i < n; i++)
+    if (alts[i])
+      g_ptr_array_unref(alts[i]);
+  g_free(alts);
+  g_free(cls);
+}
+
+/* Does some result of N lack the relation it needs (a checked output: a
+ * clean term over impl outputs; any other result that a visited node
+ * reads: a clean term over impl tensors)?  Nothing recorded but the terms, which c->owned keeps. */
+
+gboolean sc_rel_some_output_unmapped(sc_rel_ctx *c, const sc_node *n, const sc_id *out_cls) {
+  gboolean missing = FALSE;
+  for (uint32_t k = 0; k < n->n_results && !missing; k++) {
+    sc_id t = n->results[k];
+    if (t == SC_ID_NONE)
+      continue;
+    gboolean is_checked = FALSE;
+    for (guint i = 0; i < c->res->checked->len && !is_checked; i++)
+      is_checked = g_array_index(c->res->checked, sc_id, i) == t;
+    if (!is_checked && !sc_rel_result_is_read(c, t))
+      continue; /* nothing needs its relation */
+    GPtrArray *exprs = g_ptr_array_new();
+    sc_rel_clean_exprs(c, out_cls[k], is_checked ? c->impl_is_output : NULL, exprs);
+    missing = exprs->len == 0;
+    g_ptr_array_unref(exprs); /* the terms are in c->owned */
+  }
+  return missing;
+}
+
+/* Did the node's relation lose the impl?  A needed result whose clean
+ * terms are all constants (sc.full, sc.arange: no impl tensor in them)
+ * while the node's inputs related impl tensors (some impl node was
+ * explored) maps, but leaves its readers nothing to explore from: the
+ * router's argmax over one expert is full([n], 0), and the mask
+ * eq(argmax, 0) that reads it must reach each rank's gathered argmax.
+ * Such a node is widened like an unmapped one, so that the impl tensors
+ * equal to the constant (each rank's argmax, their gather) are found and
+ * join its relation. */
+gboolean sc_rel_outputs_lost_impl(sc_rel_ctx *c, const sc_node *n, const sc_id *out_cls) {
+  if (c->explored_list->len == 0)
+    return FALSE;
+  gboolean lost = FALSE;
+  for (uint32_t k = 0; k < n->n_results && !lost; k++) {
+    sc_id t = n->results[k];
+    if (t == SC_ID_NONE || !sc_rel_result_is_read(c, t))
+      continue;
+    GPtrArray *exprs = g_ptr_array_new();
+    sc_rel_clean_exprs(c, out_cls[k], NULL, exprs);
+    lost = exprs->len > 0;
+    GArray *leaves = g_array_new(FALSE, FALSE, sizeof(sc_id));
+    for (guint i = 0; i < exprs->len && lost; i++) {
+      sc_texpr_collect_leaves(g_ptr_array_index(exprs, i), leaves);
+      lost = leaves->len == 0;
+    }
+    g_array_free(leaves, TRUE);
+    g_ptr_array_unref(exprs); /* the terms are in c->owned */
+  }
+  return lost;
+}
+
+
+GPtrArray *sc_rel_texts_of(GPtrArray *texprs) {
+  GPtrArray *texts = g_ptr_array_new_with_free_func(g_free);
+  for (guint i = 0; i < texprs->len; i++) {
+    char *s = sc_texpr_to_string(g_ptr_array_index(texprs, i));
+    gboolean dup = FALSE;
+    for (guint j = 0; j < texts->len && !dup; j++)
+      dup = strcmp(g_ptr_array_index(texts, j), s) == 0;
+    if (dup)
+      g_free(s);
+    else
+      g_ptr_array_add(texts, s);
+  }
+  return texts;
+}
+
+/* The nearest terms of class CLS (the smallest, by sc_rel_nearest_weight), as
+ * strings appended to OUT. */
+void sc_rel_add_nearest_terms(sc_rel_ctx *c, sc_id cls, GPtrArray *out) {
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  weight_ctx wc = {c->lang, NULL};
+  GPtrArray *terms = sc_egraph_enumerate(eg, sc_egraph_find(eg, cls), 3, 48,
+                                         sc_rel_nearest_weight, &wc, NULL);
+  for (guint i = 0; i < terms->len; i++)
+    g_ptr_array_add(out, sc_lang_term_to_string(c->lang, g_ptr_array_index(terms, i)));
+  g_ptr_array_unref(terms);
+}
+

@@ -1,0 +1,394 @@
+/* trel.c — T_rel and exploration (GraphGuard's Listing 3): impl tensors
+ * related to the visited node join T_rel, impl nodes whose read inputs
+ * are all in T_rel join the e-graph (explore_impl_node), rounds of
+ * exploration and saturation until nothing joins, and the widened
+ * exploration of a node left unmapped.  Exploration decides which impl
+ * nodes are asserted (completeness), never what is proved. */
+#include "infer/infer-private.h"
+
+#include <string.h>
+
+/* Which arguments node N never reads the values of (a "write into"
+ * buffer, data another rank sends): *SELF_ARG is the index of a Tensor
+ * argument that is not read (or -1), *LIST_ARG / *LIST_KEEP a Tensor[]
+ * argument of which only element LIST_KEEP is read (or -1).
+ *  - aten.copy(self, src) / copy_: functionalization's "write src into the
+ *    buffer self"; its value is src (canon.c CANON_COPY);
+ *  - aten.baddbmm / addmm / addbmm / addmv / addr with beta = 0: PyTorch
+ *    ignores the input altogether (Megatron's attention scores, computed
+ *    into an uninitialised empty() buffer);
+ *  - comm.broadcast(inputs, src): every rank receives inputs[src]
+ *    (Megatron's data batch, loaded on TP rank 0 only). */
+static void sc_rel_unread_args(const sc_node *n, int32_t *self_arg, int32_t *list_arg,
+                        int64_t *list_keep) {
+  *self_arg = -1;
+  *list_arg = -1;
+  *list_keep = -1;
+  const char *ns = n->op->ns, *name = n->op->name;
+  if (strcmp(ns, "aten") == 0 && (strcmp(name, "copy") == 0 || strcmp(name, "copy_") == 0)) {
+    *self_arg = sc_ops_arg_index(n->op, "self");
+  } else if (strcmp(ns, "aten") == 0 &&
+             (strcmp(name, "baddbmm") == 0 || strcmp(name, "addmm") == 0 ||
+              strcmp(name, "addbmm") == 0 || strcmp(name, "addmv") == 0 ||
+              strcmp(name, "addr") == 0)) {
+    int32_t ib = sc_ops_arg_index(n->op, "beta");
+    const sc_value *beta = ib < 0 ? NULL : &n->args[ib];
+    if (beta && ((beta->kind == SC_VAL_FLOAT && beta->u.f == 0.0) ||
+                 (beta->kind == SC_VAL_INT && sc_dim_is_const(beta->u.i) &&
+                  beta->u.i.value == 0)))
+      *self_arg = sc_ops_arg_index(n->op, "self");
+  } else if (strcmp(ns, "comm") == 0 && strcmp(name, "broadcast") == 0) {
+    int32_t ii = sc_ops_arg_index(n->op, "inputs"), isrc = sc_ops_arg_index(n->op, "src");
+    if (ii >= 0 && isrc >= 0 && n->args[ii].kind == SC_VAL_TENSOR_LIST &&
+        n->args[isrc].kind == SC_VAL_INT && sc_dim_is_const(n->args[isrc].u.i) &&
+        n->args[isrc].u.i.value >= 0 &&
+        (uint64_t)n->args[isrc].u.i.value < n->args[ii].u.list.n) {
+      *list_arg = ii;
+      *list_keep = n->args[isrc].u.i.value;
+    }
+  }
+}
+
+/* Does node N read the values of its input tensor T (sc_rel_unread_args)? */
+static gboolean sc_rel_reads_input(const sc_node *n, sc_id t) {
+  int32_t self_arg, list_arg;
+  int64_t list_keep;
+  sc_rel_unread_args(n, &self_arg, &list_arg, &list_keep);
+  if (self_arg < 0 && list_arg < 0)
+    return TRUE;
+  for (uint32_t i = 0; i < n->op->n_args; i++) {
+    const sc_value *v = &n->args[i];
+    if (v->kind == SC_VAL_TENSOR && v->u.tensor == t && (int32_t)i != self_arg)
+      return TRUE;
+    if (v->kind == SC_VAL_TENSOR_LIST)
+      for (uint32_t j = 0; j < v->u.list.n; j++)
+        if (v->u.list.ids[j] == t && ((int32_t)i != list_arg || (int64_t)j == list_keep))
+          return TRUE;
+  }
+  return FALSE;
+}
+
+/* How many of N's (distinct) input tensors it reads. */
+static uint32_t sc_rel_n_read_inputs(const sc_node *n) {
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < n->n_inputs; i++)
+    k += sc_rel_reads_input(n, n->inputs[i]) ? 1 : 0;
+  return k;
+}
+
+/* Add impl tensor t to T_rel; push consumers that become ready.  A node is
+ * ready when every input whose values it reads is in T_rel (sc_rel_unread_args):
+ * an uninitialised buffer that a copy or a beta=0 baddbmm overwrites, or
+ * the data a rank ignores in a broadcast, relates to nothing of the spec
+ * and must not hold the node back.  Readiness only decides which impl
+ * nodes are asserted, never what is proved. */
+void sc_rel_trel_add(sc_rel_ctx *c, sc_id t) {
+  if (c->trel_stamp[t] == c->visit)
+    return;
+  c->trel_stamp[t] = c->visit;
+  sc_rel_replicas_touch(c, t);
+  const sc_tensor *ten = sc_graph_tensor(c->impl, t);
+  for (uint32_t i = 0; i < ten->n_consumers; i++) {
+    sc_id w = ten->consumers[i];
+    const sc_node *wn = sc_graph_node(c->impl, w);
+    if (!sc_rel_reads_input(wn, t))
+      continue;
+    if (c->node_stamp[w] != c->visit) {
+      c->node_stamp[w] = c->visit;
+      c->node_ready[w] = 0;
+    }
+    if (++c->node_ready[w] == sc_rel_n_read_inputs(wn) && c->node_explored[w] != c->visit)
+      g_array_append_val(c->frontier, w);
+  }
+}
+
+/* empty, empty_like, empty_strided, new_empty, new_empty_strided and
+ * sc.empty: an uninitialised buffer, whose value is the relation
+ * language's constant empty(shape) (real-vllm.lemma), depends on no data
+ * and is never read by the kernels that write it. */
+static gboolean sc_rel_is_empty_buffer(const sc_op *op) {
+  if (strcmp(op->ns, "aten") == 0)
+    return g_str_has_prefix(op->name, "empty") || g_str_has_prefix(op->name, "new_empty");
+  return strcmp(op->ns, "sc") == 0 && strcmp(op->name, "empty") == 0;
+}
+
+/* Explore impl node W: assert leaf(result k) = W's operator over leaves of
+ * its inputs. */
+static gboolean sc_rel_explore_impl_node(sc_rel_ctx *c, sc_id w, GError **error) {
+  const sc_node *n = sc_graph_node(c->impl, w);
+  c->node_explored[w] = c->visit;
+  c->res->stats.explored++;
+  c->explored_now++;
+  g_array_append_val(c->explored_list, w);
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  GArray *children = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  sc_value *args = sc_rel_args_to_children(c, n, sc_rel_impl_leaf_class, children, error);
+  if (!args) {
+    g_array_free(children, TRUE);
+    return FALSE;
+  }
+  gboolean ok = TRUE;
+  for (uint32_t k = 0; k < n->n_results && ok; k++) {
+    if (n->results[k] == SC_ID_NONE)
+      continue;
+    sc_id cls;
+    GError *local = NULL;
+    if (n->op->flags & SC_OP_COLLECTIVE)
+      cls = sc_rel_add_collective(c, n, (const sc_id *)children->data, children->len, k, &local);
+    else
+      cls = sc_lang_add_call(c->lang, n->op, args, (const sc_id *)children->data,
+                             children->len, k, &local);
+    if (cls == SC_ID_NONE) {
+      /* An impl node the e-graph cannot express (an unusual collective
+       * reduction): its result stays a bare leaf, which is sound. */
+      g_clear_error(&local);
+      continue;
+    }
+    sc_id leaf = sc_lang_add_tensor(c->lang, n->results[k]);
+    sc_egraph_union(eg, cls, leaf, SC_EXPLAIN_JUST(c->ex, SC_FACT_IMPL, w));
+    /* A layout operator (view, cat, slice, permute, ..., or an identity)
+     * of related tensors is related: it maps back to them by the inverse
+     * layout (a rank's cat of its q, k and v gradients, before it is
+     * flattened for the weight gradient). */
+    if (n->op->flags & (SC_OP_VIEW | SC_OP_IDENTITY))
+      sc_rel_trel_add(c, n->results[k]);
+    /* An uninitialised buffer (sc_rel_is_empty_buffer) is related to anything:
+     * the output buffers vLLM's kernels write (an empty_like, viewed as
+     * heads) must not hold the kernel's node back. */
+    if (sc_rel_is_empty_buffer(n->op))
+      sc_rel_trel_add(c, n->results[k]);
+  }
+  sc_rel_free_args(args, n->op->n_args);
+  g_array_free(children, TRUE);
+  return ok;
+}
+
+/* Impl tensors related to the node join T_rel (GraphGuard 4.3.1: a
+ * related impl tensor maps cleanly to an input or an output of the spec
+ * node; Listing 3 line 27: the inputs of the clean expressions in P_v).
+ * P_v is read here as every expression equal to an output or an input
+ * together with all their sub-expressions (GraphGuard 4.2.2 rewrites "the
+ * EClass corresponding to rho and all its subexpressions"): the impl
+ * tensors whose classes lie below an output or input class through any
+ * e-node.  That covers the leaves of every clean term of those classes
+ * (a leaf of a term is a leaf node of a class below it) and the impl
+ * tensors that map onto a sub-expression: the partial sums of a
+ * row-parallel layer, sum(mm_0, mm_1), under the bias added after the
+ * all-reduce, add(sum(mm_0, mm_1), b).  A walk over the classes, linear
+ * in the e-graph, with no term enumeration.  Exploration only decides
+ * which impl nodes are asserted (completeness), never what is proved. */
+static void sc_rel_grow_trel(sc_rel_ctx *c, const sc_id *out_cls, uint32_t n_out) {
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+  GArray *stack = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  for (uint32_t k = 0; k < n_out; k++)
+    if (out_cls[k] != SC_ID_NONE) {
+      sc_id r = sc_egraph_find(eg, out_cls[k]);
+      g_array_append_val(stack, r);
+    }
+  for (guint k = 0; k < c->in_cls->len; k++) {
+    sc_id r = sc_egraph_find(eg, g_array_index(c->in_cls, sc_id, k));
+    g_array_append_val(stack, r);
+  }
+  while (stack->len) {
+    sc_id cls = g_array_index(stack, sc_id, stack->len - 1);
+    g_array_set_size(stack, stack->len - 1);
+    if (!g_hash_table_add(seen, GUINT_TO_POINTER(cls + 1)))
+      continue;
+    uint32_t nn = 0;
+    const sc_id *nodes = sc_egraph_class_nodes(eg, cls, &nn);
+    for (uint32_t i = 0; i < nn; i++) {
+      if (sc_egraph_node_op(eg, nodes[i]) == SC_LANG_OP_TENSOR)
+        sc_rel_trel_add(c, sc_egraph_node_attr(eg, nodes[i]));
+      uint32_t arity = sc_egraph_node_arity(eg, nodes[i]);
+      const sc_id *kids = sc_egraph_node_children(eg, nodes[i]);
+      for (uint32_t j = 0; j < arity; j++) {
+        sc_id r = sc_egraph_find(eg, kids[j]);
+        if (!g_hash_table_contains(seen, GUINT_TO_POINTER(r + 1)))
+          g_array_append_val(stack, r);
+      }
+    }
+  }
+  g_array_free(stack, TRUE);
+  g_hash_table_unref(seen);
+}
+
+/* Creation nodes of the impl (no inputs) join when an e-node of the same
+ * operator is already in the e-graph; an uninitialised buffer
+ * (sc_rel_is_empty_buffer) also when an empty() of the relation language is: the
+ * spec's buffers map to it (real-vllm.lemma), while the impl's are ATen
+ * nodes of their own shapes. */
+static void sc_rel_add_sourceless(sc_rel_ctx *c) {
+  GHashTableIter it;
+  gpointer key, val;
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  const sc_op *sc_empty = sc_ops_lookup("sc.empty.default", NULL);
+  g_hash_table_iter_init(&it, c->sourceless);
+  while (g_hash_table_iter_next(&it, &key, &val)) {
+    uint32_t op = GPOINTER_TO_UINT(key) - 1;
+    uint32_t n_cls = 0;
+    sc_egraph_classes_with_op(eg, op, &n_cls);
+    if (n_cls == 0 && sc_empty != NULL && sc_rel_is_empty_buffer(sc_ops_at(op)))
+      sc_egraph_classes_with_op(eg, sc_empty->id, &n_cls);
+    if (n_cls == 0)
+      continue;
+    GArray *nodes = val;
+    for (guint i = 0; i < nodes->len; i++) {
+      sc_id w = g_array_index(nodes, sc_id, i);
+      if (c->node_explored[w] != c->visit)
+        g_array_append_val(c->frontier, w);
+    }
+  }
+}
+
+/* Producers of data-dependent results (ops.h, SC_OP_DATA_DEPENDENT) that
+ * are related: an impl tensor nonzero(m) in T_rel is a leaf, and what
+ * makes it more than a list of coordinates (distinct, in range: the
+ * premise of real-moe.lemma's index_put_nonzero_sum) is its equation, so
+ * its producer is asserted too, with its input as a bare leaf (m need not
+ * be related: the equation of an impl node is a fact whatever it reads).
+ * One node per related result; exploration decides what is asserted,
+ * never what is proved. */
+static void sc_rel_add_dd_producers(sc_rel_ctx *c) {
+  uint32_t nn = sc_graph_n_nodes(c->impl);
+  for (sc_id w = 0; w < nn; w++) {
+    const sc_node *n = sc_graph_node(c->impl, w);
+    if (!(n->op->flags & SC_OP_DATA_DEPENDENT) || c->node_explored[w] == c->visit)
+      continue;
+    for (uint32_t k = 0; k < n->n_results; k++) {
+      if (n->results[k] != SC_ID_NONE && c->trel_stamp[n->results[k]] == c->visit) {
+        g_array_append_val(c->frontier, w);
+        break;
+      }
+    }
+  }
+}
+
+/* Constants that an otherwise related impl node reads.  A creation node
+ * without inputs (arange, full, zeros: a constant of its shape) relates to
+ * nothing of the spec by itself, so it never joins T_rel on its own, and
+ * an impl node reading one never becomes ready: each rank's
+ * index(probs, [arange(n), expert]) or index_put(buffer, [arange(n),
+ * expert], grad), whose other inputs are related.  When every input such
+ * a node reads is in T_rel or made by such a creation node (and one at
+ * least is in T_rel), the creation nodes are asserted and their results
+ * join T_rel, which makes the node ready.  Exploration decides what is
+ * asserted, never what is proved. */
+static void sc_rel_add_sourceless_inputs(sc_rel_ctx *c) {
+  uint32_t nn = sc_graph_n_nodes(c->impl);
+  for (sc_id w = 0; w < nn; w++) {
+    /* only nodes that some related tensor reaches (sc_rel_trel_add counted it) */
+    if (c->node_explored[w] == c->visit || c->node_stamp[w] != c->visit ||
+        c->node_ready[w] == 0)
+      continue;
+    const sc_node *n = sc_graph_node(c->impl, w);
+    gboolean related = FALSE, constant = FALSE, ok = TRUE;
+    for (uint32_t i = 0; i < n->n_inputs && ok; i++) {
+      sc_id t = n->inputs[i];
+      if (!sc_rel_reads_input(n, t))
+        continue;
+      if (c->trel_stamp[t] == c->visit) {
+        related = TRUE;
+        continue;
+      }
+      sc_id p = sc_graph_tensor(c->impl, t)->producer;
+      const sc_node *pn = p == SC_ID_NONE ? NULL : sc_graph_node(c->impl, p);
+      if (pn != NULL && pn->n_inputs == 0 && (pn->op->flags & SC_OP_CREATION))
+        constant = TRUE;
+      else
+        ok = FALSE;
+    }
+    if (!ok || !related || !constant)
+      continue;
+    for (uint32_t i = 0; i < n->n_inputs; i++) {
+      sc_id t = n->inputs[i];
+      if (!sc_rel_reads_input(n, t) || c->trel_stamp[t] == c->visit)
+        continue;
+      sc_id p = sc_graph_tensor(c->impl, t)->producer;
+      if (c->node_explored[p] != c->visit)
+        g_array_append_val(c->frontier, p);
+      sc_rel_trel_add(c, t);
+    }
+  }
+}
+
+/* Explore until no impl node joins (Listing 3).  The first saturation
+ * waits for the impl nodes that the inputs' relations reach: before they
+ * join, the several forms of an input's relation (one per rank tensor
+ * aliasing a shard: cat(r0.add_1, ..., r3.add_1) and cat(..., view(r3.view_4)))
+ * are unrelated, and the cat lemmas combine them, exponentially in the
+ * degree; the impl equations (r3.view_4 = view(r3.add_1)) merge them.  So
+ * saturation runs after each round of exploration, and once when a round
+ * finds nothing to explore before any saturation (lemma-made terms may then
+ * let impl nodes join).  Only the order changes, not what is proved. */
+gboolean sc_rel_explore(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, uint32_t n_out,
+                        const char **limit_hit, GError **error) {
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  gboolean saturated = FALSE;
+  for (uint32_t round = 0; round < c->opts->max_rounds; round++) {
+    sc_rel_grow_trel(c, out_cls, n_out);
+    sc_rel_add_sourceless(c);
+    sc_rel_add_dd_producers(c);
+    sc_rel_add_sourceless_inputs(c);
+    if (sc_rel_replicas_add(c))
+      saturated = FALSE; /* new equalities: saturate again */
+    if (c->frontier->len == 0) {
+      if (saturated)
+        break;
+      sc_rel_saturate_ac(c, runner, limit_hit);
+      saturated = TRUE;
+      continue;
+    }
+    GArray *batch = c->frontier;
+    c->frontier = g_array_new(FALSE, FALSE, sizeof(sc_id));
+    for (guint i = 0; i < batch->len; i++) {
+      sc_id w = g_array_index(batch, sc_id, i);
+      if (c->node_explored[w] == c->visit)
+        continue;
+      if (!sc_rel_explore_impl_node(c, w, error)) {
+        g_array_free(batch, TRUE);
+        return FALSE;
+      }
+    }
+    g_array_free(batch, TRUE);
+    sc_egraph_rebuild(eg);
+    sc_rel_saturate_ac(c, runner, limit_hit);
+    saturated = TRUE;
+  }
+  return TRUE;
+}
+
+/* Widened exploration, for a node that Listing 3's exploration leaves
+ * unmapped: the results of every impl node explored at this node join
+ * T_rel, so that their consumers are explored too, up to WIDEN_HOPS
+ * operators past the related tensors.  GraphGuard's observation (an impl
+ * node that maps to a spec output has inputs related to the spec node's
+ * inputs or outputs) misses chains that rescale a partial result before
+ * it is reduced: a micro-batch's mean loss divided by the number of
+ * micro-batches, accumulated, then averaged over the ranks.  At most
+ * WIDEN_HOPS operators deep and about WIDEN_MAX_NODES more nodes.  Only run on
+ * failure, so a node that maps costs what it cost; like all exploration
+ * it decides what is asserted, never what is proved. */
+#define WIDEN_HOPS 8
+#define WIDEN_MAX_NODES 256
+
+gboolean sc_rel_widen(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, uint32_t n_out,
+                      const char **limit_hit, GError **error) {
+  guint done = 0, before = c->explored_list->len;
+  for (int hop = 0; hop < WIDEN_HOPS && c->explored_list->len - before < WIDEN_MAX_NODES;
+       hop++) {
+    guint upto = c->explored_list->len;
+    for (guint i = done; i < upto; i++) {
+      const sc_node *w = sc_graph_node(c->impl, g_array_index(c->explored_list, sc_id, i));
+      for (uint32_t k = 0; k < w->n_results; k++)
+        if (w->results[k] != SC_ID_NONE)
+          sc_rel_trel_add(c, w->results[k]);
+    }
+    done = upto;
+    if (c->frontier->len == 0)
+      break;
+    if (!sc_rel_explore(c, runner, out_cls, n_out, limit_hit, error))
+      return FALSE;
+  }
+  return TRUE;
+}

@@ -1,0 +1,361 @@
+/* visit.c — one spec node's visit (GraphGuard's Listing 2 with Listing
+ * 3's exploration): a fresh e-graph holding the node applied to its
+ * inputs' classes (classes.c), exploration and saturation (trel.c,
+ * hooks.c), widening when an output is left unmapped, the expectations
+ * proved in the same e-graph, the relations extracted (relation.c), and
+ * an unmapped result deferred (defer.c) or recorded as the failure
+ * (result.c). */
+#include "infer/infer-private.h"
+
+#include <string.h>
+
+/* Unions refused for a type conflict are recorded by lang; they are named
+ * after the next rebuild (sc_rel_conflict_text), since naming needs a clean
+ * e-graph. */
+static void sc_rel_on_conflict(sc_lang *lang, sc_id a, sc_id b, uint32_t just, void *user) {
+  (void)lang, (void)a, (void)b, (void)just, (void)user;
+}
+
+/* The first recorded conflict, with the rule that caused it, into
+ * c->conflict (empty when there is none). */
+static void sc_rel_conflict_text(sc_rel_ctx *c) {
+  uint32_t n = 0;
+  const sc_lang_conflict *cf = sc_lang_get_conflicts(c->lang, &n);
+  g_string_truncate(c->conflict, 0);
+  if (n == 0)
+    return;
+  sc_egraph_rebuild(sc_lang_egraph(c->lang));
+  uint32_t just = cf[0].just;
+  const char *rule = (just < c->n_rewrites) ? sc_rewrite_name(c->rewrites[just])
+                     : SC_JUST_IS_ASSERTED(just) ? "an asserted fact (a relation or an impl node)"
+                                               : "congruence";
+  g_autofree char *msg = sc_lang_conflict_message(c->lang, &cf[0]);
+  g_string_append_printf(c->conflict, "%s: %s", rule, msg);
+}
+/* Expectations on the outputs of node V, proved in V's e-graph. */
+static gboolean sc_rel_check_expectations(sc_rel_ctx *c, sc_runner *runner, const sc_node *n,
+                                   const sc_id *out_cls, const char **limit_hit,
+                                   GError **error) {
+  const sc_relation *exp = sc_bundle_expect_output_relation(c->bundle);
+  if (!exp)
+    return TRUE;
+  GArray *pending = g_array_new(FALSE, FALSE, sizeof(sc_id) * 2);
+  for (uint32_t k = 0; k < n->n_results; k++) {
+    if (n->results[k] == SC_ID_NONE)
+      continue;
+    const sc_relation_entry *e = sc_relation_find(exp, n->results[k]);
+    if (!e)
+      continue;
+    for (uint32_t j = 0; j < e->n_exprs; j++) {
+      sc_id cls = sc_lang_add_texpr(c->lang, e->exprs[j], error);
+      if (cls == SC_ID_NONE) {
+        g_array_free(pending, TRUE);
+        return FALSE;
+      }
+      GArray *leaves = g_array_new(FALSE, FALSE, sizeof(sc_id));
+      sc_texpr_collect_leaves(e->exprs[j], leaves);
+      for (guint l = 0; l < leaves->len; l++)
+        sc_rel_trel_add(c, g_array_index(leaves, sc_id, l));
+      g_array_free(leaves, TRUE);
+      sc_id pair[2] = {cls, (sc_id)k};
+      g_array_append_vals(pending, pair, 1);
+    }
+  }
+  if (pending->len == 0) {
+    g_array_free(pending, TRUE);
+    return TRUE;
+  }
+  sc_egraph_rebuild(sc_lang_egraph(c->lang));
+  if (!sc_rel_explore(c, runner, out_cls, n->n_results, limit_hit, error)) {
+    g_array_free(pending, TRUE);
+    return FALSE;
+  }
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  /* pending is in the order of the expectation list per tensor */
+  guint p = 0;
+  for (uint32_t k = 0; k < n->n_results; k++) {
+    if (n->results[k] == SC_ID_NONE)
+      continue;
+    const sc_relation_entry *e = sc_relation_find(exp, n->results[k]);
+    if (!e)
+      continue;
+    for (uint32_t j = 0; j < e->n_exprs; j++, p++) {
+      sc_id *pair = &g_array_index(pending, sc_id, p * 2);
+      gboolean found = sc_egraph_find(eg, pair[0]) == sc_egraph_find(eg, out_cls[pair[1]]);
+      for (guint x = 0; x < c->res->expectations->len; x++) {
+        sc_infer_expectation *ie = &g_array_index(c->res->expectations, sc_infer_expectation, x);
+        if (ie->tensor == n->results[k] && ie->text == e->texts[j])
+          ie->found = found;
+      }
+    }
+  }
+  g_array_free(pending, TRUE);
+  return TRUE;
+}
+
+/* With --explain: the lemmas that changed this node's e-graph (with their
+ * application counts) and the impl nodes asserted into it.  This is the
+ * set of facts the node's relation was derived from, not a minimal proof. */
+static void sc_rel_record_explanation(sc_rel_ctx *c, const sc_node *n) {
+  GString *line = g_string_new(NULL);
+  g_string_append_printf(line, "%s (%s): lemmas", n->name, n->op->qualname);
+  uint32_t used = 0;
+  for (uint32_t i = 0; c->rules && i < sc_lemma_set_n_lemmas(c->opts->lemmas); i++) {
+    sc_lemma_counters k;
+    sc_lemma_rules_counters(c->rules, i, &k);
+    if (k.applications == 0)
+      continue;
+    g_string_append_printf(line, "%s %s x%" G_GUINT64_FORMAT, used++ ? "," : "",
+                           sc_lemma_set_lemma(c->opts->lemmas, i)->name, k.applications);
+  }
+  if (used == 0)
+    g_string_append(line, " none");
+  g_string_append(line, "; impl nodes");
+  used = 0;
+  for (guint i = 0; i < c->explored_list->len; i++) {
+    sc_id w = g_array_index(c->explored_list, sc_id, i);
+    g_string_append_printf(line, "%s %s", used++ ? "," : "", sc_graph_node(c->impl, w)->name);
+  }
+  if (used == 0)
+    g_string_append(line, " none");
+  g_ptr_array_add(c->res->explanations, g_string_free(line, FALSE));
+}
+
+/* Random operators (SC_OP_RANDOM: native_dropout).  No refinement can hold
+ * for them literally: the captures carry no RNG state and the spec and the
+ * ranks draw from different streams.  shardcheck treats them as
+ * elementwise, with a random decision that follows the element (the same
+ * element is kept or dropped alike wherever it is computed; the reference
+ * interpreter draws it that way, docs/interpreter.md), which is what the
+ * dropout lemmas (lemmas/real-megatron.lemma) say.  So a relation for a
+ * random node's result is an assumption of the proof, whatever lemma gave
+ * it: each such node that got one is listed with the value-range
+ * assumptions (sc_infer_assumption_at), once.  A dropout with train=False
+ * draws nothing and is not listed. */
+static void sc_rel_note_random_assumption(sc_rel_ctx *c, const sc_node *n) {
+  if (!(n->op->flags & SC_OP_RANDOM))
+    return;
+  /* train=False draws nothing (the identity with an all-true mask) */
+  const sc_value *train = sc_rel_node_arg(n, "train");
+  if (train && train->kind == SC_VAL_BOOL && !train->u.b)
+    return;
+  GString *related = g_string_new(NULL);
+  const char *first = NULL;
+  for (uint32_t k = 0; k < n->n_results; k++) {
+    sc_id t = n->results[k];
+    if (t == SC_ID_NONE || c->rel[t] == NULL || c->rel[t]->len == 0)
+      continue;
+    const char *name = sc_graph_tensor(c->spec, t)->name;
+    g_string_append_printf(related, "%s%s", related->len ? ", " : "", name);
+    if (first == NULL)
+      first = name;
+  }
+  if (first != NULL) {
+    g_autofree char *where = n->src ? g_path_get_basename(n->src) : NULL;
+    char *text = g_strdup_printf(
+        "%s (%s)%s%s: its random decision follows the element (the capture has no RNG state; "
+        "the spec and every rank are assumed to decide alike for the same element)",
+        n->name, n->op->qualname, where ? " at " : "", where ? where : "");
+    sc_infer_assumption z = {text, first, n->name,
+                             g_strdup_printf("relations of %s at %s", related->str, n->name)};
+    g_array_append_val(c->res->assumptions, z);
+  }
+  g_string_free(related, TRUE);
+}
+
+/* A fresh e-graph for this visit, with the rules bound to it. */
+static gboolean visit_begin(sc_rel_ctx *c, GError **error) {
+  c->visit++;
+  c->lang = sc_lang_new(c->st, c->impl);
+  c->ex = c->opts->explain ? sc_explain_begin(c->lang, c->bundle, c->opts->lemmas) : NULL;
+  sc_lang_set_conflict_handler(c->lang, sc_rel_on_conflict, c);
+  g_string_truncate(c->conflict, 0);
+  c->rules = NULL;
+  c->rewrites = NULL;
+  c->n_rewrites = 0;
+  g_array_set_size(c->frontier, 0);
+  c->explored_now = 0;
+  g_array_set_size(c->explored_list, 0);
+  if (c->opts->lemmas) {
+    /* compiled once: the rewrites do not depend on the e-graph */
+    if (c->compiled == NULL)
+      c->compiled = sc_lemma_compile(c->opts->lemmas, c->lang, error);
+    else
+      sc_lemma_rules_rebind(c->compiled, c->lang);
+    c->rules = c->compiled;
+    if (!c->rules)
+      return FALSE;
+    c->rewrites = sc_lemma_rules_array(c->rules, &c->n_rewrites);
+  }
+  return TRUE;
+}
+
+/* The spec node N applied to its inputs' classes: OUT_CLS[k] the class of
+ * result k (SC_ID_NONE for an unused result); the input classes into
+ * c->in_cls. */
+static gboolean add_spec_call(sc_rel_ctx *c, const sc_node *n, sc_id *out_cls, GError **error) {
+  GArray *children = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  gboolean any_deferred = FALSE;
+  for (uint32_t i = 0; i < n->n_inputs; i++)
+    any_deferred = any_deferred || c->defer_depth[n->inputs[i]] > 0;
+  sc_value *args = sc_rel_args_to_children(
+      c, n, any_deferred ? sc_rel_structured_class : sc_rel_spec_input_class, children, error);
+  gboolean ok = args != NULL;
+  if (ok) {
+    g_array_set_size(c->in_cls, 0);
+    g_array_append_vals(c->in_cls, children->data, children->len);
+  }
+  for (uint32_t k = 0; k < n->n_results && ok; k++) {
+    out_cls[k] = SC_ID_NONE;
+    if (n->results[k] == SC_ID_NONE)
+      continue;
+    GError *local = NULL;
+    out_cls[k] = sc_lang_add_call(c->lang, n->op, args, (const sc_id *)children->data,
+                                  children->len, k, &local);
+    if (out_cls[k] == SC_ID_NONE) {
+      g_set_error(error, SC_INFER_ERROR, SC_INFER_ERROR_INTERNAL,
+                  "internal error: spec node '%s' cannot be applied to its inputs' "
+                  "relations: %s", n->name, local->message);
+      g_error_free(local);
+      ok = FALSE;
+    }
+  }
+  sc_rel_free_args(args, n->op->n_args);
+  g_array_free(children, TRUE);
+  return ok;
+}
+
+/* Exploration (widened when it leaves an output unmapped), the
+ * expectations, and the check that no union was refused. */
+static gboolean prove(sc_rel_ctx *c, sc_runner *runner, const sc_node *n, const sc_id *out_cls,
+                      const char **limit_hit, GError **error) {
+  sc_egraph_rebuild(sc_lang_egraph(c->lang));
+  if (!sc_rel_explore(c, runner, out_cls, n->n_results, limit_hit, error))
+    return FALSE;
+  if (!*limit_hit &&
+      (sc_rel_some_output_unmapped(c, n, out_cls) || sc_rel_outputs_lost_impl(c, n, out_cls)) &&
+      !sc_rel_widen(c, runner, out_cls, n->n_results, limit_hit, error))
+    return FALSE;
+  if (!sc_rel_check_expectations(c, runner, n, out_cls, limit_hit, error))
+    return FALSE;
+  if (c->opts->explain)
+    sc_rel_record_explanation(c, n);
+  sc_rel_conflict_text(c);
+  if (c->conflict->len) {
+    g_set_error(error, SC_INFER_ERROR, SC_INFER_ERROR_INTERNAL,
+                "internal error at spec node '%s' (%s): %s — an unsound lemma or "
+                "relation", n->name, n->op->qualname, c->conflict->str);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The relation of each result of N (and the output relation of a checked
+ * one); the results that needed one and found none into UNMAPPED. */
+static void record_relations(sc_rel_ctx *c, const sc_node *n, const sc_id *out_cls,
+                             GArray *unmapped) {
+  for (uint32_t k = 0; k < n->n_results; k++) {
+    sc_id t = n->results[k];
+    if (t == SC_ID_NONE)
+      continue;
+    GPtrArray *exprs = g_ptr_array_new();
+    sc_rel_clean_exprs(c, out_cls[k], NULL, exprs);
+    gboolean is_checked = FALSE;
+    for (guint i = 0; i < c->res->checked->len && !is_checked; i++)
+      is_checked = g_array_index(c->res->checked, sc_id, i) == t;
+    if (is_checked) {
+      GPtrArray *outs = g_ptr_array_new();
+      sc_rel_clean_exprs(c, out_cls[k], c->impl_is_output, outs);
+      c->res->output_texts[t] = sc_rel_texts_of(outs);
+      if (outs->len == 0)
+        g_array_append_val(unmapped, k);
+      g_ptr_array_unref(outs);
+    }
+    if (exprs->len == 0) {
+      if (!is_checked && sc_rel_result_is_read(c, t))
+        g_array_append_val(unmapped, k);
+      g_ptr_array_unref(exprs);
+      continue;
+    }
+    c->res->tensor_texts[t] = sc_rel_texts_of(exprs);
+    c->rel[t] = exprs;
+  }
+}
+
+/* Unmapped results: deferred, or the failure (the first one, or a limit)
+ * and the end of the walk (*STOP).  Returns whether they were deferred. */
+static gboolean fail_or_defer(sc_rel_ctx *c, sc_id v, const sc_node *n, const sc_id *out_cls,
+                              GArray *unmapped, const char *limit_hit, gboolean *stop) {
+  gboolean deferred = sc_rel_defer_outputs(c, n, out_cls, unmapped, limit_hit);
+  if (!c->pending || limit_hit) {
+    /* the first failure (a limit overrides a deferred failure: the
+     * verdict is then "limit") */
+    sc_rel_clear_failure(c->res);
+    sc_rel_record_failure(c, v, out_cls, unmapped, limit_hit);
+    c->res->failure.explored = c->explored_now;
+  }
+  if (deferred)
+    c->pending = TRUE;
+  else {
+    sc_rel_record_stop(c, v, out_cls, unmapped);
+    *stop = TRUE;
+  }
+  return deferred;
+}
+
+/* What a visit leaves behind once its relations are recorded. */
+static void visit_end(sc_rel_ctx *c, sc_id v, const sc_node *n, double t0) {
+  double dt = g_get_monotonic_time() / 1e6 - t0;
+  if (dt > c->res->stats.slowest_seconds) {
+    c->res->stats.slowest_seconds = dt;
+    c->res->stats.slowest_node = v;
+  }
+  sc_rel_vr_collect_used(c, n);
+  c->rules = NULL; /* c->compiled keeps them for the next visit */
+  c->rewrites = NULL;
+  c->n_rewrites = 0;
+  sc_explain_free(c->ex);
+  c->ex = NULL;
+  sc_lang_free(c->lang);
+  c->lang = NULL;
+}
+
+/* One spec node: Listing 2 with Listing 3's exploration.  Returns FALSE on
+ * an error; a node that fails to map sets the result's failure and
+ * *stop. */
+gboolean sc_rel_visit_node(sc_rel_ctx *c, sc_id v, gboolean *stop, GError **error) {
+  const sc_node *n = sc_graph_node(c->spec, v);
+  c->visiting = n;
+  double t0 = g_get_monotonic_time() / 1e6;
+  const char *limit_hit = NULL;
+  sc_runner *runner = NULL;
+  sc_id *out_cls = g_new(sc_id, n->n_results ? n->n_results : 1);
+  GArray *unmapped = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  gboolean ok = visit_begin(c, error);
+  if (ok) {
+    runner = sc_runner_new(sc_lang_egraph(c->lang), &c->opts->limits);
+    ok = add_spec_call(c, n, out_cls, error) &&
+         prove(c, runner, n, out_cls, &limit_hit, error);
+  }
+  if (ok) {
+    record_relations(c, n, out_cls, unmapped);
+    uint32_t nodes_now = sc_egraph_n_nodes(sc_lang_egraph(c->lang));
+    c->res->stats.enodes += nodes_now;
+    if (nodes_now > c->res->stats.max_enodes)
+      c->res->stats.max_enodes = nodes_now;
+    if (c->ex)
+      sc_explain_node(c->ex, v, out_cls, c->rules, c->res->output_texts, c->res->tensor_texts,
+                      c->impl_is_output, c->opts, c->res->relexp);
+    gboolean deferred = unmapped->len &&
+                        fail_or_defer(c, v, n, out_cls, unmapped, limit_hit, stop);
+    if (!*stop)
+      sc_rel_settle_deferred(c, n, deferred);
+    sc_rel_note_random_assumption(c, n);
+  }
+  g_array_free(unmapped, TRUE);
+  g_free(out_cls);
+  if (runner)
+    sc_runner_free(runner);
+  visit_end(c, v, n, t0);
+  return ok;
+}

@@ -1,0 +1,285 @@
+/* walk.c — the walk (sc_infer_run): the relation seeded from the bundle,
+ * the checked outputs and the spec nodes they need, each needed node
+ * visited in topological order (visit.c) until one stops the walk, then
+ * the output relations of outputs given by the bundle and the verdict of
+ * the expectations.  The context lives here, one per run. */
+#include "infer/infer-private.h"
+
+#include <string.h>
+
+void sc_infer_options_init(sc_infer_options *opts) {
+  memset(opts, 0, sizeof *opts);
+  sc_runner_limits_init(&opts->limits);
+  opts->max_terms = 24;
+  opts->max_term_size = 64;
+  opts->max_rounds = 64;
+  opts->explain_max_steps = 40;
+}
+
+/* The largest term enumerated for relations: opts->max_term_size, or more
+ * with many ranks.  A relation names every rank's shard, and a fused
+ * q|k|v block is three slices per rank, so its smallest clean term has
+ * about 9 nodes per rank (leaf, slice and cat for each block): 72 at
+ * degree 8, past the default 64.  16 nodes per rank leave room for a view
+ * on each part. */
+static uint32_t term_size_for(const sc_graph *impl, uint32_t base) {
+  int32_t max_rank = -1;
+  for (uint32_t t = 0; t < sc_graph_n_tensors(impl); t++)
+    max_rank = MAX(max_rank, sc_graph_tensor(impl, t)->rank);
+  uint64_t per_rank = 16 * (uint64_t)(max_rank + 1);
+  return (uint32_t)MIN(MAX((uint64_t)base, per_rank), 4096);
+}
+
+/* --- the walk --- */
+
+static void collect_checked(sc_rel_ctx *c) {
+  const sc_bundle *b = c->bundle;
+  GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+  if (sc_bundle_check_outputs_given(b)) {
+    for (uint32_t i = 0; i < sc_bundle_n_check_outputs(b); i++) {
+      sc_id t = sc_bundle_check_output(b, i);
+      if (g_hash_table_add(seen, GUINT_TO_POINTER(t + 1)))
+        g_array_append_val(c->res->checked, t);
+    }
+  } else {
+    for (uint32_t i = 0; i < sc_graph_n_outputs(c->spec); i++) {
+      sc_id t = sc_graph_output(c->spec, i);
+      if (g_hash_table_add(seen, GUINT_TO_POINTER(t + 1)))
+        g_array_append_val(c->res->checked, t);
+    }
+  }
+  g_hash_table_unref(seen);
+}
+
+/* Which spec nodes the checked outputs depend on (stopping at tensors with
+ * a relation given: inputs and assumptions). */
+static gboolean *needed_nodes(sc_rel_ctx *c) {
+  uint32_t nn = sc_graph_n_nodes(c->spec);
+  gboolean *need = g_new0(gboolean, nn ? nn : 1);
+  GArray *stack = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  for (guint i = 0; i < c->res->checked->len; i++)
+    g_array_append_val(stack, g_array_index(c->res->checked, sc_id, i));
+  GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+  while (stack->len) {
+    sc_id t = g_array_index(stack, sc_id, stack->len - 1);
+    g_array_set_size(stack, stack->len - 1);
+    if (!g_hash_table_add(seen, GUINT_TO_POINTER(t + 1)))
+      continue;
+    if (c->rel[t])
+      continue;
+    sc_id p = sc_graph_tensor(c->spec, t)->producer;
+    if (p == SC_ID_NONE || need[p])
+      continue;
+    need[p] = TRUE;
+    const sc_node *n = sc_graph_node(c->spec, p);
+    for (uint32_t i = 0; i < n->n_inputs; i++)
+      g_array_append_val(stack, n->inputs[i]);
+  }
+  g_hash_table_unref(seen);
+  g_array_free(stack, TRUE);
+  return need;
+}
+
+static void seed_relation(sc_rel_ctx *c, const sc_relation *r) {
+  if (!r)
+    return;
+  for (uint32_t i = 0; i < r->n_entries; i++) {
+    const sc_relation_entry *e = &r->entries[i];
+    GPtrArray *a = g_ptr_array_new();
+    for (uint32_t j = 0; j < e->n_exprs; j++)
+      g_ptr_array_add(a, e->exprs[j]);
+    if (c->rel[e->tensor])
+      g_ptr_array_unref(c->rel[e->tensor]);
+    c->rel[e->tensor] = a;
+    if (!c->res->tensor_texts[e->tensor]) {
+      GPtrArray *texts = g_ptr_array_new_with_free_func(g_free);
+      for (uint32_t j = 0; j < e->n_exprs; j++)
+        g_ptr_array_add(texts, g_strdup(e->texts[j]));
+      c->res->tensor_texts[e->tensor] = texts;
+    }
+  }
+}
+
+/* The context of one run over bundle B, with a new result. */
+static void ctx_init(sc_rel_ctx *c, const sc_bundle *b, const sc_infer_options *opts) {
+  memset(c, 0, sizeof *c);
+  c->bundle = b;
+  c->opts = opts;
+  c->spec = sc_bundle_spec(b);
+  c->impl = sc_bundle_impl(b);
+  c->st = sc_bundle_symtab(b);
+  uint32_t n_st = sc_graph_n_tensors(c->spec), n_it = sc_graph_n_tensors(c->impl);
+  uint32_t n_in = sc_graph_n_nodes(c->impl);
+  c->res = sc_rel_result_new(b);
+  c->rel = g_new0(GPtrArray *, n_st ? n_st : 1);
+  c->owned = g_ptr_array_new_with_free_func((GDestroyNotify)sc_texpr_free);
+  c->impl_is_output = g_new0(gboolean, n_it ? n_it : 1);
+  for (uint32_t i = 0; i < sc_graph_n_outputs(c->impl); i++)
+    c->impl_is_output[sc_graph_output(c->impl, i)] = TRUE;
+  c->trel_stamp = g_new0(uint32_t, n_it ? n_it : 1);
+  c->node_stamp = g_new0(uint32_t, n_in ? n_in : 1);
+  c->node_ready = g_new0(uint32_t, n_in ? n_in : 1);
+  c->node_explored = g_new0(uint32_t, n_in ? n_in : 1);
+  c->frontier = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  c->in_cls = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  c->defer_depth = g_new0(uint32_t, n_st ? n_st : 1);
+  c->explored_list = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  c->conflict = g_string_new(NULL);
+  c->term_size = term_size_for(c->impl, opts->max_term_size);
+  c->compiled = NULL;
+  c->hooks = g_array_new(FALSE, FALSE, sizeof(sc_rel_hook));
+  sc_rel_register_hooks(c);
+  c->sourceless = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+                                        (GDestroyNotify)g_array_unref);
+  for (uint32_t w = 0; w < n_in; w++) {
+    const sc_node *n = sc_graph_node(c->impl, w);
+    if (n->n_inputs > 0)
+      continue;
+    gpointer key = GUINT_TO_POINTER(n->op->id + 1);
+    GArray *a = g_hash_table_lookup(c->sourceless, key);
+    if (!a) {
+      a = g_array_new(FALSE, FALSE, sizeof(sc_id));
+      g_hash_table_insert(c->sourceless, key, a);
+    }
+    g_array_append_val(a, w);
+  }
+}
+
+/* Frees what the context owns (not the result). */
+static void ctx_clear(sc_rel_ctx *c) {
+  uint32_t n_st = sc_graph_n_tensors(c->spec);
+  g_free(c->live_uses);
+  for (uint32_t t = 0; t < n_st; t++)
+    if (c->rel[t])
+      g_ptr_array_unref(c->rel[t]);
+  g_free(c->rel);
+  g_ptr_array_unref(c->owned);
+  g_free(c->impl_is_output);
+  g_free(c->trel_stamp);
+  g_free(c->node_stamp);
+  g_free(c->node_ready);
+  g_free(c->node_explored);
+  g_array_free(c->frontier, TRUE);
+  g_array_free(c->in_cls, TRUE);
+  g_free(c->defer_depth);
+  g_array_free(c->explored_list, TRUE);
+  g_string_free(c->conflict, TRUE);
+  sc_lemma_rules_free(c->compiled);
+  g_hash_table_unref(c->sourceless);
+  g_array_free(c->hooks, TRUE);
+  sc_rel_replicas_free(c);
+  sc_rel_vr_free(c);
+}
+
+/* The expectations of the bundle, in file order, none found yet. */
+static void collect_expectations(sc_rel_ctx *c) {
+  const sc_relation *exp = sc_bundle_expect_output_relation(c->bundle);
+  if (!exp)
+    return;
+  for (uint32_t i = 0; i < exp->n_entries; i++)
+    for (uint32_t j = 0; j < exp->entries[i].n_exprs; j++) {
+      sc_infer_expectation ie = {exp->entries[i].tensor, exp->entries[i].texts[j], FALSE};
+      g_array_append_val(c->res->expectations, ie);
+    }
+}
+
+/* Visit every needed spec node in topological order until one stops the
+ * walk; *STOP tells whether one did.  FALSE on an error. */
+static gboolean walk(sc_rel_ctx *c, gboolean *stop, GError **error) {
+  const sc_infer_options *opts = c->opts;
+  uint32_t n_order = 0, total = 0;
+  const sc_id *order = sc_graph_topo_order(c->spec, &n_order);
+  for (uint32_t i = 0; i < n_order; i++)
+    total += c->need[order[i]] ? 1 : 0;
+  gboolean ok = TRUE;
+  uint32_t done = 0;
+  for (uint32_t i = 0; i < n_order && ok && !*stop; i++) {
+    sc_id v = order[i];
+    if (!c->need[v])
+      continue;
+    const sc_node *n = sc_graph_node(c->spec, v);
+    if (opts->progress)
+      opts->progress(done, total, n->name, opts->progress_user);
+    ok = sc_rel_visit_node(c, v, stop, error);
+    done++;
+    c->res->stats.visited++;
+  }
+  if (opts->progress)
+    opts->progress(done, total, NULL, opts->progress_user);
+  return ok;
+}
+
+/* Outputs that are spec inputs (or assumed): their relation over impl
+ * outputs is what the bundle gave. */
+static void outputs_given(sc_rel_ctx *c) {
+  sc_infer_result *res = c->res;
+  for (guint i = 0; i < res->checked->len; i++) {
+    sc_id t = g_array_index(res->checked, sc_id, i);
+    if (res->output_texts[t] || !c->rel[t])
+      continue;
+    GPtrArray *outs = g_ptr_array_new();
+    for (guint j = 0; j < c->rel[t]->len; j++) {
+      sc_texpr *e = g_ptr_array_index(c->rel[t], j);
+      GArray *leaves = g_array_new(FALSE, FALSE, sizeof(sc_id));
+      sc_texpr_collect_leaves(e, leaves);
+      gboolean all_out = TRUE;
+      for (guint l = 0; l < leaves->len; l++)
+        all_out = all_out && c->impl_is_output[g_array_index(leaves, sc_id, l)];
+      g_array_free(leaves, TRUE);
+      if (all_out)
+        g_ptr_array_add(outs, e);
+    }
+    res->output_texts[t] = sc_rel_texts_of(outs);
+    g_ptr_array_unref(outs);
+  }
+}
+
+/* An expectation not found makes the verdict FAILS (unexpected_relation). */
+static void judge_expectations(sc_rel_ctx *c) {
+  sc_infer_result *res = c->res;
+  for (guint i = 0; i < res->expectations->len; i++) {
+    sc_infer_expectation *ie = &g_array_index(res->expectations, sc_infer_expectation, i);
+    if (!ie->found && res->verdict == SC_VERDICT_REFINES) {
+      res->verdict = SC_VERDICT_FAILS;
+      res->failure.kind = SC_FAILURE_UNEXPECTED_RELATION;
+      res->failure.node = sc_graph_tensor(c->spec, ie->tensor)->producer;
+    }
+  }
+}
+
+sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
+                              GError **error) {
+  double t0 = g_get_monotonic_time() / 1e6;
+  sc_rel_ctx c;
+  ctx_init(&c, b, opts);
+  sc_infer_result *res = c.res;
+  seed_relation(&c, sc_bundle_input_relation(b));
+  seed_relation(&c, sc_bundle_assume_relation(b));
+  sc_rel_vr_analyze(&c);
+  sc_rel_replicas_init(&c);
+  collect_checked(&c);
+  collect_expectations(&c);
+
+  gboolean *need = needed_nodes(&c);
+  c.need = need;
+  c.live_uses = g_new0(uint32_t, sc_graph_n_tensors(c.spec) ? sc_graph_n_tensors(c.spec) : 1);
+  gboolean stop = FALSE;
+  gboolean ok = walk(&c, &stop, error);
+  /* every checked output mapped: the deferred nodes were not materialized,
+   * which is no failure */
+  if (ok && !stop && c.pending)
+    sc_rel_clear_failure(res);
+  if (ok && !stop)
+    outputs_given(&c);
+  if (ok && !stop && res->expectations->len)
+    judge_expectations(&c);
+
+  g_free(need);
+  ctx_clear(&c);
+  res->stats.seconds = g_get_monotonic_time() / 1e6 - t0;
+  if (!ok) {
+    sc_infer_result_free(res);
+    return NULL;
+  }
+  return res;
+}
