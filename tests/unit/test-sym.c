@@ -576,6 +576,23 @@ static void test_assume_contradiction_later(void) {
   check_assume_error(st, "B % 2 == 0", SC_SYM_ERROR_INVALID, "assumption is false");
 }
 
+/* Issue 19: the first half of an equality (p >= 0) tightened a bound that
+ * folded the second half (-p >= 0) to a constant, which add_ge then read
+ * as a polynomial (SIGSEGV).  Accepted or refused, never a crash. */
+static void test_assume_eq_folds_to_constant(void) {
+  g_autoptr(sc_symtab) st = new_st();
+  g_autoptr(GError) error = NULL;
+  gboolean ok = sc_symtab_assume(st, "S>1/S/S*T==1", &error);
+  g_assert_true(ok || error != NULL);
+  g_autoptr(sc_symtab) st2 = new_st();
+  g_clear_error(&error);
+  ok = sc_symtab_assume(st2, "1/S/S*T == 1", &error);
+  g_assert_true(ok || error != NULL);
+  /* S == 1 and T == 1 satisfy it: still consistent with S == 1 */
+  if (ok)
+    g_assert_true(sc_symtab_assume(st2, "S == 1", NULL));
+}
+
 static void test_assume_syntax(void) {
   g_autoptr(sc_symtab) st = new_st();
   check_assume_error(st, "S", SC_SYM_ERROR_SYNTAX,
@@ -1271,6 +1288,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/sym/print/null-symtab", test_print_null_symtab);
   g_test_add_func("/sym/assume/chain", test_assume_chain);
   g_test_add_func("/sym/symtab/many", test_symtab_many);
+  g_test_add_func("/sym/assume/eq-folds-to-constant", test_assume_eq_folds_to_constant);
   g_test_add_func("/sym/fuzz/plain", test_fuzz_plain);
   g_test_add_func("/sym/fuzz/assumptions", test_fuzz_assumptions);
   g_test_add_func("/sym/fuzz/substitution", test_fuzz_substitution);
