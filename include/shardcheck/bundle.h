@@ -25,6 +25,8 @@ typedef enum {
   SC_BUNDLE_ERROR_IO,      /* the file cannot be read */
   SC_BUNDLE_ERROR_SYNTAX,  /* not JSON: "FILE:LINE:COL: ..." */
   SC_BUNDLE_ERROR_INVALID, /* JSON, but not a valid bundle: "FILE: PATH: ..." */
+  SC_BUNDLE_ERROR_LIMIT,   /* a resource limit: the input's size, a normal form's size
+                              (exit 3, not an input error) */
 } sc_bundle_error;
 
 /* Where a load error is, for machine-readable reports.  Strings are owned

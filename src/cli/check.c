@@ -177,15 +177,12 @@ int sc_cli_check(int argc, char **argv) {
   sc_bundle_diag diag = {0};
   sc_bundle *b = sc_bundle_load_opts(path, &lopts, &diag, &err);
   if (b == NULL) {
-    if (json)
-      sc_cli_print_error_json(err->message, &diag);
-    else
-      fprintf(stderr, "shardcheck: %s\n", err->message);
+    int lcode = sc_cli_load_failed(json, err, &diag);
     g_error_free(err);
     sc_bundle_diag_clear(&diag);
     sc_smt_free(smt);
     sc_lemma_set_free(lemmas);
-    return SC_EXIT_INPUT_ERROR;
+    return lcode;
   }
   sc_sym_stats load_stats;
   sc_symtab_stats(sc_bundle_symtab(b), &load_stats);

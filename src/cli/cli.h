@@ -35,5 +35,9 @@ gboolean sc_cli_parse_format(const char *s, gboolean *json, GError **error);
 
 /* The JSON error object of a bundle that failed to load (stdout). */
 void sc_cli_print_error_json(const char *message, const sc_bundle_diag *d);
+/* Reports ERR, a failed load (D may be NULL), as text on stderr or as the
+ * JSON error object on stdout, and returns its exit code: SC_EXIT_LIMIT
+ * (verdict "limit") for SC_BUNDLE_ERROR_LIMIT, else SC_EXIT_INPUT_ERROR. */
+int sc_cli_load_failed(gboolean json, const GError *err, const sc_bundle_diag *d);
 
 #endif

@@ -254,7 +254,8 @@ static void print_summary_json(const sc_bundle *b) {
   print_json(o);
 }
 
-void sc_cli_print_error_json(const char *message, const sc_bundle_diag *d) {
+static void print_error_json_verdict(const char *verdict, const char *message,
+                                     const sc_bundle_diag *d) {
   json_t *err = json_pack("{s:s}", "message", message);
   json_object_set_new(err, "file", d->file ? json_string(d->file) : json_null());
   json_object_set_new(err, "path", d->path ? json_string(d->path) : json_null());
@@ -262,8 +263,23 @@ void sc_cli_print_error_json(const char *message, const sc_bundle_diag *d) {
     json_object_set_new(err, "line", json_integer(d->line));
     json_object_set_new(err, "column", json_integer(d->column));
   }
-  json_t *o = json_pack("{s:s, s:o}", "verdict", "error", "error", err);
+  json_t *o = json_pack("{s:s, s:o}", "verdict", verdict, "error", err);
   print_json(o);
+}
+
+void sc_cli_print_error_json(const char *message, const sc_bundle_diag *d) {
+  print_error_json_verdict("error", message, d);
+}
+
+int sc_cli_load_failed(gboolean json, const GError *err, const sc_bundle_diag *d) {
+  gboolean limit = err->domain == SC_BUNDLE_ERROR && err->code == SC_BUNDLE_ERROR_LIMIT;
+  if (json) {
+    sc_bundle_diag none = {0};
+    print_error_json_verdict(limit ? "limit" : "error", err->message, d ? d : &none);
+  } else {
+    fprintf(stderr, "shardcheck: %s\n", err->message);
+  }
+  return limit ? SC_EXIT_LIMIT : SC_EXIT_INPUT_ERROR;
 }
 
 /* ---- the subcommand ---- */
@@ -329,13 +345,10 @@ int sc_cli_show(int argc, char **argv) {
   sc_bundle_diag diag = {0};
   sc_bundle *b = sc_bundle_load_diag(path, &diag, &err);
   if (b == NULL) {
-    if (json)
-      sc_cli_print_error_json(err->message, &diag);
-    else
-      fprintf(stderr, "shardcheck: %s\n", err->message);
+    int code = sc_cli_load_failed(json, err, &diag);
     g_error_free(err);
     sc_bundle_diag_clear(&diag);
-    return SC_EXIT_INPUT_ERROR;
+    return code;
   }
   if (json)
     print_summary_json(b);

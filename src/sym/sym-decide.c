@@ -147,8 +147,21 @@ static sc_sym_ival ival_pow(sc_sym_ival a, uint32_t e) {
 
 static sc_sym_ival dim_ival(sc_symtab *st, sc_dim d);
 
+static sc_sym_ival atom_ival_walk(sc_symtab *st, const sc_sym_atom *a);
+
+/* Memoized per epoch: a normal form is a DAG whose tree can be exponential. */
 static sc_sym_ival atom_ival(sc_symtab *st, uint32_t id) {
-  const sc_sym_atom *a = sc_sym_atom_get(st, id);
+  sc_sym_atom *a = g_ptr_array_index(st->atoms, id);
+  if (a->ival_cached && a->ival_epoch == st->epoch)
+    return a->ival;
+  sc_sym_ival r = atom_ival_walk(st, a);
+  a->ival = r;
+  a->ival_epoch = st->epoch;
+  a->ival_cached = TRUE;
+  return r;
+}
+
+static sc_sym_ival atom_ival_walk(sc_symtab *st, const sc_sym_atom *a) {
   if (a->has_subst)
     return dim_ival(st, a->subst);
   sc_sym_ival r = ival_full();
