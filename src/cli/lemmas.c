@@ -5,6 +5,7 @@
  * usage or load error.  Lemmas without instances, or not checkable, are
  * warnings, not failures. */
 #include "cli/cli.h"
+#include "shardcheck/input.h"
 #include "shardcheck/lemcheck.h"
 
 #include <stdio.h>
@@ -20,12 +21,15 @@ static int lemmas_check(int argc, char **argv) {
   g_auto(GStrv) rest = NULL;
   gint64 seed = 1;
   gint instances = 24;
+  gint64 max_input = (gint64)SC_INPUT_DEFAULT_MAX_BYTES;
   GOptionEntry entries[] = {
       {"lemmas", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &dirs,
        "Also check the lemma files (*.lemma) of DIR (repeatable)", "DIR"},
       {"seed", 0, 0, G_OPTION_ARG_INT64, &seed, "Seed of the random instances (1)", "N"},
       {"instances", 0, 0, G_OPTION_ARG_INT, &instances, "Instances wanted per lemma (24)", "N"},
       {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format", "text|json"},
+      {"max-input-bytes", 0, 0, G_OPTION_ARG_INT64, &max_input,
+       "Largest bundle or lemma file read (default 268435456, 256 MiB)", "N"},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &rest, NULL, NULL},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
@@ -44,6 +48,11 @@ static int lemmas_check(int argc, char **argv) {
     g_error_free(err);
     return SC_EXIT_INPUT_ERROR;
   }
+  if (max_input <= 0) {
+    fprintf(stderr, "shardcheck: --max-input-bytes takes a number > 0\n");
+    return SC_EXIT_INPUT_ERROR;
+  }
+  sc_input_set_max_bytes((uint64_t)max_input);
   if (rest != NULL && rest[0] != NULL) {
     fprintf(stderr, "shardcheck: lemmas check takes no argument ('%s')\n%s", rest[0], lemmas_usage);
     return SC_EXIT_INPUT_ERROR;

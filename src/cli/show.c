@@ -6,6 +6,7 @@
  * 2 with "shardcheck: FILE: PATH: what" on stderr (text) or an error object
  * on stdout (JSON).  Report writers may use jansson (STYLE.md point 9). */
 #include "cli/cli.h"
+#include "shardcheck/input.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -289,6 +290,7 @@ int sc_cli_show(int argc, char **argv) {
   g_auto(GStrv) rest = NULL;
   g_auto(GStrv) lemma_dirs = NULL;
   gboolean no_lemmas = FALSE;
+  gint64 max_input = (gint64)SC_INPUT_DEFAULT_MAX_BYTES;
   GOptionEntry entries[] = {
       {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format", "text|json"},
       {"lemmas", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &lemma_dirs,
@@ -297,6 +299,8 @@ int sc_cli_show(int argc, char **argv) {
       {"no-lemmas", 0, 0, G_OPTION_ARG_NONE, &no_lemmas,
        "Load no lemma file, not even the built-in ones (only the registry's operators are known)",
        NULL},
+      {"max-input-bytes", 0, 0, G_OPTION_ARG_INT64, &max_input,
+       "Largest bundle or lemma file read (default 268435456, 256 MiB)", "N"},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "BUNDLE"},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
@@ -319,6 +323,11 @@ int sc_cli_show(int argc, char **argv) {
     g_error_free(err);
     return SC_EXIT_INPUT_ERROR;
   }
+  if (max_input <= 0) {
+    fprintf(stderr, "shardcheck: --max-input-bytes takes a number > 0\n");
+    return SC_EXIT_INPUT_ERROR;
+  }
+  sc_input_set_max_bytes((uint64_t)max_input);
   if (rest == NULL || rest[0] == NULL || rest[1] != NULL) {
     fprintf(stderr, "shardcheck: show takes exactly one BUNDLE\n"
                     "Usage: shardcheck show [--format text|json] [--lemmas DIR] BUNDLE\n");

@@ -27,6 +27,7 @@
  * and fills the diag; the caller then frees the partial bundle, which owns
  * everything made so far. */
 #include "shardcheck/bundle.h"
+#include "shardcheck/input.h"
 
 #include "ranks-private.h"
 
@@ -1429,17 +1430,17 @@ sc_bundle *sc_bundle_load_string(const char *json, const char *display_name, GEr
 sc_bundle *sc_bundle_load_opts(const char *path, const sc_bundle_load_options *opts,
                                sc_bundle_diag *diag, GError **error) {
   g_autofree char *data = NULL;
-  gsize len = 0;
+  size_t len = 0;
   GError *err = NULL;
-  if (!g_file_get_contents(path, &data, &len, &err)) {
+  /* a regular file under the input limit, else refused before reading */
+  if (!sc_input_read(path, &data, &len, &err)) {
     if (diag != NULL) {
       sc_bundle_diag_clear(diag);
       diag->file = g_strdup(path);
       diag->path = g_strdup("");
       diag->what = g_strdup(err->message);
     }
-    g_set_error(error, SC_BUNDLE_ERROR, SC_BUNDLE_ERROR_IO, "%s: cannot read: %s", path,
-                err->message);
+    g_set_error(error, SC_BUNDLE_ERROR, SC_BUNDLE_ERROR_IO, "%s", err->message);
     g_error_free(err);
     return NULL;
   }

@@ -8,6 +8,7 @@
  * loaded cleanly before, into a set holding the same earlier texts, in the
  * same executable, skips the instance test (cache.c). */
 #include "lemma/lemma-private.h"
+#include "shardcheck/input.h"
 #include "sc-config.h"
 
 #include <string.h>
@@ -157,11 +158,16 @@ gboolean sc_lemma_set_load_string(sc_lemma_set *set, const char *filename, const
 /* Reads a lemma file whole: *TEXT (owned by the caller) is valid UTF-8
  * without NUL bytes. */
 static gboolean read_lemma_file(const char *path, char **text, GError **error) {
-  gsize len = 0;
+  size_t len = 0;
   g_autoptr(GError) err = NULL;
   *text = NULL;
-  if (!g_file_get_contents(path, text, &len, &err)) {
-    g_set_error(error, SC_LEMMA_ERROR, SC_LEMMA_ERROR_IO, "%s: error: %s", path, err->message);
+  /* a regular file under the input limit (input.h), else refused at once */
+  if (!sc_input_read(path, text, &len, &err)) {
+    size_t pl = strlen(path);
+    const char *what = strncmp(err->message, path, pl) == 0 && strncmp(err->message + pl, ": ", 2) == 0
+                           ? err->message + pl + 2
+                           : err->message;
+    g_set_error(error, SC_LEMMA_ERROR, SC_LEMMA_ERROR_IO, "%s: error: %s", path, what);
     return FALSE;
   }
   const char *why = strlen(*text) != len                 ? "the file contains a NUL byte"
