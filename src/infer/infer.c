@@ -2655,6 +2655,20 @@ sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
     ok = visit_node(&c, v, &stop, error);
     done++;
     res->stats.visited++;
+    /* --- the overall budget (issue 19; budget.h), after each node: a
+     * spent budget ends the check as a limit at the node being visited --- */
+    const char *spent = ok ? sc_budget_check(opts->limits.budget, 0) : NULL;
+    if (spent != NULL) {
+      if (res->verdict != SC_VERDICT_LIMIT) {
+        clear_failure(res);
+        res->verdict = SC_VERDICT_LIMIT;
+        res->fnode = v;
+      }
+      g_free(res->limit_reason);
+      res->limit_reason = g_strdup(spent);
+      stop = TRUE;
+    }
+    /* --- end of the budget check --- */
   }
   if (opts->progress)
     opts->progress(done, total, NULL, opts->progress_user);
