@@ -83,13 +83,11 @@ void ld_diag_init(ld_diag *d, const char *file, const char *text);
 /* The key of TEXT loaded after the files whose chain digest is CHAIN (NULL:
  * none), for this executable; NULL when the cache cannot be used
  * (transfer full). */
-char *ld_cache_key(const char *chain, const char *text);
+char *sc_lemma_cache_file_key(const char *chain, const char *text);
 /* CHAIN extended by TEXT (transfer full). */
-char *ld_cache_chain(const char *chain, const char *text);
-/* Whether KEY was recorded (a file that passed every check). */
-gboolean ld_cache_has(const char *key);
-/* Record KEY (best effort). */
-void ld_cache_put(const char *key);
+char *sc_lemma_cache_chain(const char *chain, const char *text);
+/* Whether KEY was recorded, recording it: sc_lemma_cache_has, _put
+ * (lemma-cache.h). */
 void ld_diag_clear(ld_diag *d);
 void ld_error_at(ld_diag *d, uint32_t pos, sc_lemma_error code, const char *fmt, ...)
     G_GNUC_PRINTF(4, 5);
