@@ -12,6 +12,7 @@
 #include "shardcheck/budget.h"
 #include "shardcheck/input.h"
 #include "shardcheck/report.h"
+#include "shardcheck/usercheck.h"
 #include "smt/smt.h"
 
 #include <jansson.h>
@@ -189,6 +190,28 @@ int sc_cli_check(int argc, char **argv) {
     g_error_free(err);
     return SC_EXIT_INPUT_ERROR;
   }
+  /* The user's lemmas (and operator definitions) are evaluated on random
+   * instances before they may prove anything (usercheck.h). */
+  uint32_t first_user = sc_cli_first_user_lemma(lemmas);
+  if (lemma_dirs != NULL) {
+    sc_lemcheck_options lc;
+    sc_lemcheck_options_init(&lc);
+    g_autoptr(GPtrArray) unchecked = g_ptr_array_new_with_free_func(g_free);
+    if (!sc_usercheck_lemmas(lemmas, first_user, &lc, unchecked, NULL, &err)) {
+      if (json) {
+        sc_bundle_diag d = {0};
+        sc_cli_print_error_json(err->message, &d);
+      } else {
+        fprintf(stderr, "shardcheck: %s\n", err->message);
+      }
+      g_error_free(err);
+      sc_lemma_set_free(lemmas);
+      return SC_EXIT_INPUT_ERROR;
+    }
+    for (guint i = 0; i < unchecked->len; i++)
+      fprintf(stderr, "shardcheck: warning: user lemma %s: unchecked, an assumption\n",
+              (const char *)g_ptr_array_index(unchecked, i));
+  }
   /* cvc5 decides the size comparisons that the normal form leaves open,
    * from the first shape rule the loader runs. */
   sc_smt *smt = sc_smt_new();
@@ -238,7 +261,8 @@ int sc_cli_check(int argc, char **argv) {
                : SC_EXIT_INPUT_ERROR;
     g_error_free(err);
   } else {
-    sc_report_options ropts = {explain, sc_lemma_set_n_lemmas(lemmas), where->str};
+    g_autoptr(GArray) assumed = sc_usercheck_opaque(lemmas, first_user, lemma_dirs, b, res);
+    sc_report_options ropts = {explain, sc_lemma_set_n_lemmas(lemmas), where->str, assumed};
     int vcode = -1;
     gboolean symbolic = sc_symtab_n_symbols(sc_bundle_symtab(b)) > 0;
     sc_sym_stats end_stats, check_stats;

@@ -30,6 +30,10 @@ int sc_cli_validate(const sc_bundle *b, const sc_infer_result *res, const sc_lem
  * errors, or a DIR that is not a directory). */
 sc_lemma_set *sc_cli_load_lemmas(gboolean builtin, char **dirs, GString *where, GError **error);
 
+/* Index of the first lemma of SET not loaded from the built-in lemma
+ * directory (the user's, from --lemmas); the lemma count when none. */
+uint32_t sc_cli_first_user_lemma(const sc_lemma_set *set);
+
 /* "text" or "json" (from --format); FALSE with a message otherwise. */
 gboolean sc_cli_parse_format(const char *s, gboolean *json, GError **error);
 

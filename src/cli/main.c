@@ -87,6 +87,15 @@ sc_lemma_set *sc_cli_load_lemmas(gboolean builtin, char **dirs, GString *where, 
   return set;
 }
 
+uint32_t sc_cli_first_user_lemma(const sc_lemma_set *set) {
+  const char *dir = sc_lemma_builtin_dir();
+  g_autofree char *prefix = dir ? g_build_filename(dir, "", NULL) : NULL;
+  uint32_t n = sc_lemma_set_n_lemmas(set), i = 0;
+  while (i < n && prefix && g_str_has_prefix(sc_lemma_set_lemma(set, i)->file, prefix))
+    i++;
+  return i;
+}
+
 gboolean sc_cli_parse_format(const char *s, gboolean *json, GError **error) {
   if (s == NULL || strcmp(s, "text") == 0) {
     *json = FALSE;
