@@ -1,4 +1,4 @@
-/* bundle.h — loading a model bundle (/work/shared/spec/bundle-format.md):
+/* bundle.h — loading a model bundle (../shared/spec/bundle-format.md):
  * one JSON file holding the symbols and assumptions, the spec and impl
  * graphs and the relations between them.
  *
