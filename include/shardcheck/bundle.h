@@ -1,4 +1,4 @@
-/* bundle.h — loading a model bundle (/work/shared/spec/bundle-format.md):
+/* bundle.h — loading a model bundle (../shared/spec/bundle-format.md):
  * one JSON file holding the symbols and assumptions, the spec and impl
  * graphs and the relations between them.
  *
@@ -25,6 +25,8 @@ typedef enum {
   SC_BUNDLE_ERROR_IO,      /* the file cannot be read */
   SC_BUNDLE_ERROR_SYNTAX,  /* not JSON: "FILE:LINE:COL: ..." */
   SC_BUNDLE_ERROR_INVALID, /* JSON, but not a valid bundle: "FILE: PATH: ..." */
+  SC_BUNDLE_ERROR_LIMIT,   /* a resource limit: the input's size, a normal form's size
+                              (exit 3, not an input error) */
 } sc_bundle_error;
 
 /* Where a load error is, for machine-readable reports.  Strings are owned

@@ -109,7 +109,8 @@ typedef struct {
   gboolean shape_differs;
   gboolean dtype_differs;  /* reported, but values are still compared */
   double max_abs_diff;
-  double max_rel_diff;     /* |a - b| / max(|expected|, tiny) */
+  double max_rel_diff;     /* |a - b| / max(|expected|, atol * scale / rtol):
+                              near zero, relative to the tolerance's floor */
   int64_t n_differ;        /* elements outside the tolerance */
   int64_t first_index;     /* flat index of the first such element, or -1 */
   int64_t first_coords[SC_MAX_RANK];

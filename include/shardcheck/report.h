@@ -12,10 +12,22 @@
 
 G_BEGIN_DECLS
 
+/* An operator declared without a definition (opaque): an assumption of
+ * the check (usercheck.h builds these). */
+typedef struct {
+  char *op;             /* "mylib.k.default" */
+  char *declared_at;    /* "DIR/k.lemma:3", or NULL when not found */
+  GPtrArray *lemmas;    /* char*: lemmas that mention it (unchecked) */
+  GPtrArray *relations; /* char*: output relations relying on it, "y = y_0" */
+} sc_report_assumed_op;
+
 typedef struct {
   gboolean explain;       /* lemma chains (when recorded) */
   uint32_t n_lemmas;      /* lemmas loaded, for the header line */
   const char *lemma_dirs; /* where they came from, for the header line */
+  const GArray *assumed_ops; /* sc_report_assumed_op, or NULL: listed as
+                                "assumed: operator ..." (text) and
+                                "assumed_operators" (JSON) */
 } sc_report_options;
 
 /* The human report: verdict first, then the output relation (one line per

@@ -35,6 +35,7 @@
 #ifndef SHARDCHECK_RUNNER_H
 #define SHARDCHECK_RUNNER_H
 
+#include "shardcheck/budget.h"
 #include "shardcheck/pattern.h"
 
 G_BEGIN_DECLS
@@ -103,6 +104,9 @@ typedef struct {
   sc_scheduler_kind scheduler;
   uint32_t match_limit;  /* backoff: initial per-rule match limit (1000) */
   uint32_t ban_length;   /* backoff: initial ban in iterations (5) */
+  sc_budget *budget;     /* the check's overall budget (budget.h), borrowed;
+                            NULL: none.  Spent: the run stops at once (time
+                            limit, or node limit for --max-enodes). */
 } sc_runner_limits;
 
 /* egg's defaults, then the environment overrides SC_ITER_LIMIT,

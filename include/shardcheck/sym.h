@@ -89,6 +89,12 @@ uint32_t sc_symtab_n_assumptions(const sc_symtab *st);
 const char *sc_symtab_assumption_text(const sc_symtab *st, uint32_t index);
 gboolean sc_symtab_overflowed(const sc_symtab *st);
 void sc_symtab_clear_overflow(sc_symtab *st);
+/* Sticky: a normal form made since the last clear has more than
+ * sc_symtab_max_size() nodes (its tree, as printed).  Such a dim is still
+ * exact, but walking it costs its size: callers stop with a limit. */
+gboolean sc_symtab_too_large(const sc_symtab *st);
+void sc_symtab_clear_too_large(sc_symtab *st);
+uint32_t sc_symtab_max_size(void);
 
 static inline sc_dim sc_dim_const(int64_t v) { sc_dim d = {v, NULL}; return d; }
 static inline gboolean sc_dim_is_const(sc_dim d) { return d.poly == NULL; }

@@ -9,7 +9,10 @@
  * with the cvc5 bridge's own counters: in the text after the report, in
  * the JSON object as stats.symbolic (only for bundles with symbols). */
 #include "cli/cli.h"
+#include "shardcheck/budget.h"
+#include "shardcheck/input.h"
 #include "shardcheck/report.h"
+#include "shardcheck/usercheck.h"
 #include "smt/smt.h"
 
 #include <jansson.h>
@@ -106,6 +109,9 @@ int sc_cli_check(int argc, char **argv) {
   g_auto(GStrv) lemma_dirs = NULL;
   g_auto(GStrv) rest = NULL;
   gboolean explain = FALSE, explain_all = FALSE, quiet = FALSE, validate = FALSE;
+  double time_limit = SC_BUDGET_DEFAULT_SECONDS;
+  gint64 memory_limit = SC_BUDGET_DEFAULT_MEMORY_MIB, max_enodes = SC_BUDGET_DEFAULT_MAX_ENODES;
+  gint64 max_input = (gint64)SC_INPUT_DEFAULT_MAX_BYTES;
   GOptionEntry entries[] = {
       {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format", "text|json"},
       {"lemmas", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &lemma_dirs,
@@ -121,6 +127,14 @@ int sc_cli_check(int argc, char **argv) {
        "Run both graphs on related concrete inputs and evaluate every relation (exit 4 if one "
        "does not hold); on fails, show counterexamples",
        NULL},
+      {"time-limit", 0, 0, G_OPTION_ARG_DOUBLE, &time_limit,
+       "CPU seconds for the whole check, then exit 3 (default 1800; 0: none)", "SECONDS"},
+      {"memory-limit", 0, 0, G_OPTION_ARG_INT64, &memory_limit,
+       "Peak resident memory in MiB, then exit 3 (default 8192; 0: none)", "MiB"},
+      {"max-enodes", 0, 0, G_OPTION_ARG_INT64, &max_enodes,
+       "E-nodes of any one spec node's e-graph, then exit 3 (default 1000000; 0: none)", "N"},
+      {"max-input-bytes", 0, 0, G_OPTION_ARG_INT64, &max_input,
+       "Largest bundle or lemma file read (default 268435456, 256 MiB)", "N"},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "BUNDLE"},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
@@ -143,6 +157,12 @@ int sc_cli_check(int argc, char **argv) {
     g_error_free(err);
     return SC_EXIT_INPUT_ERROR;
   }
+  if (!(time_limit >= 0) || memory_limit < 0 || max_enodes < 0 || max_input <= 0) {
+    fprintf(stderr, "shardcheck: --time-limit, --memory-limit and --max-enodes take a number "
+                    ">= 0, --max-input-bytes one > 0\n");
+    return SC_EXIT_INPUT_ERROR;
+  }
+  sc_input_set_max_bytes((uint64_t)max_input);
   if (rest == NULL || rest[0] == NULL || rest[1] != NULL) {
     fprintf(stderr, "shardcheck: check takes exactly one BUNDLE\n"
                     "Usage: shardcheck check [--format text|json] [--lemmas DIR] BUNDLE\n");
@@ -170,6 +190,28 @@ int sc_cli_check(int argc, char **argv) {
     g_error_free(err);
     return SC_EXIT_INPUT_ERROR;
   }
+  /* The user's lemmas (and operator definitions) are evaluated on random
+   * instances before they may prove anything (usercheck.h). */
+  uint32_t first_user = sc_cli_first_user_lemma(lemmas);
+  if (lemma_dirs != NULL) {
+    sc_lemcheck_options lc;
+    sc_lemcheck_options_init(&lc);
+    g_autoptr(GPtrArray) unchecked = g_ptr_array_new_with_free_func(g_free);
+    if (!sc_usercheck_lemmas(lemmas, first_user, &lc, unchecked, NULL, &err)) {
+      if (json) {
+        sc_bundle_diag d = {0};
+        sc_cli_print_error_json(err->message, &d);
+      } else {
+        fprintf(stderr, "shardcheck: %s\n", err->message);
+      }
+      g_error_free(err);
+      sc_lemma_set_free(lemmas);
+      return SC_EXIT_INPUT_ERROR;
+    }
+    for (guint i = 0; i < unchecked->len; i++)
+      fprintf(stderr, "shardcheck: warning: user lemma %s: unchecked, an assumption\n",
+              (const char *)g_ptr_array_index(unchecked, i));
+  }
   /* cvc5 decides the size comparisons that the normal form leaves open,
    * from the first shape rule the loader runs. */
   sc_smt *smt = sc_smt_new();
@@ -177,15 +219,12 @@ int sc_cli_check(int argc, char **argv) {
   sc_bundle_diag diag = {0};
   sc_bundle *b = sc_bundle_load_opts(path, &lopts, &diag, &err);
   if (b == NULL) {
-    if (json)
-      sc_cli_print_error_json(err->message, &diag);
-    else
-      fprintf(stderr, "shardcheck: %s\n", err->message);
+    int lcode = sc_cli_load_failed(json, err, &diag);
     g_error_free(err);
     sc_bundle_diag_clear(&diag);
     sc_smt_free(smt);
     sc_lemma_set_free(lemmas);
-    return SC_EXIT_INPUT_ERROR;
+    return lcode;
   }
   sc_sym_stats load_stats;
   sc_symtab_stats(sc_bundle_symtab(b), &load_stats);
@@ -194,8 +233,12 @@ int sc_cli_check(int argc, char **argv) {
     fprintf(stderr, "shardcheck: warning: %s\n", sc_bundle_warning(b, i));
 
   progress_state prog = {!quiet && isatty(STDERR_FILENO), FALSE};
+  g_autoptr(sc_budget) budget =
+      sc_budget_new(time_limit, (uint64_t)memory_limit, (uint64_t)max_enodes);
+  sc_budget_arm_backstop(budget);
   sc_infer_options opts;
   sc_infer_options_init(&opts);
+  opts.limits.budget = budget;
   opts.lemmas = lemmas;
   explain = explain || explain_all;
   opts.explain = explain;
@@ -218,7 +261,8 @@ int sc_cli_check(int argc, char **argv) {
                : SC_EXIT_INPUT_ERROR;
     g_error_free(err);
   } else {
-    sc_report_options ropts = {explain, sc_lemma_set_n_lemmas(lemmas), where->str};
+    g_autoptr(GArray) assumed = sc_usercheck_opaque(lemmas, first_user, lemma_dirs, b, res);
+    sc_report_options ropts = {explain, sc_lemma_set_n_lemmas(lemmas), where->str, assumed};
     int vcode = -1;
     gboolean symbolic = sc_symtab_n_symbols(sc_bundle_symtab(b)) > 0;
     sc_sym_stats end_stats, check_stats;

@@ -30,10 +30,18 @@ int sc_cli_validate(const sc_bundle *b, const sc_infer_result *res, const sc_lem
  * errors, or a DIR that is not a directory). */
 sc_lemma_set *sc_cli_load_lemmas(gboolean builtin, char **dirs, GString *where, GError **error);
 
+/* Index of the first lemma of SET not loaded from the built-in lemma
+ * directory (the user's, from --lemmas); the lemma count when none. */
+uint32_t sc_cli_first_user_lemma(const sc_lemma_set *set);
+
 /* "text" or "json" (from --format); FALSE with a message otherwise. */
 gboolean sc_cli_parse_format(const char *s, gboolean *json, GError **error);
 
 /* The JSON error object of a bundle that failed to load (stdout). */
 void sc_cli_print_error_json(const char *message, const sc_bundle_diag *d);
+/* Reports ERR, a failed load (D may be NULL), as text on stderr or as the
+ * JSON error object on stdout, and returns its exit code: SC_EXIT_LIMIT
+ * (verdict "limit") for SC_BUNDLE_ERROR_LIMIT, else SC_EXIT_INPUT_ERROR. */
+int sc_cli_load_failed(gboolean json, const GError *err, const sc_bundle_diag *d);
 
 #endif

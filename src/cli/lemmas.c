@@ -5,7 +5,12 @@
  * usage or load error.  Lemmas without instances, or not checkable, are
  * warnings, not failures. */
 #include "cli/cli.h"
+#include "shardcheck/input.h"
 #include "shardcheck/lemcheck.h"
+#include "shardcheck/usercheck.h"
+
+#include <jansson.h>
+#include <stdlib.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -20,12 +25,15 @@ static int lemmas_check(int argc, char **argv) {
   g_auto(GStrv) rest = NULL;
   gint64 seed = 1;
   gint instances = 24;
+  gint64 max_input = (gint64)SC_INPUT_DEFAULT_MAX_BYTES;
   GOptionEntry entries[] = {
       {"lemmas", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &dirs,
        "Also check the lemma files (*.lemma) of DIR (repeatable)", "DIR"},
       {"seed", 0, 0, G_OPTION_ARG_INT64, &seed, "Seed of the random instances (1)", "N"},
       {"instances", 0, 0, G_OPTION_ARG_INT, &instances, "Instances wanted per lemma (24)", "N"},
       {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format", "text|json"},
+      {"max-input-bytes", 0, 0, G_OPTION_ARG_INT64, &max_input,
+       "Largest bundle or lemma file read (default 268435456, 256 MiB)", "N"},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &rest, NULL, NULL},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
@@ -44,6 +52,11 @@ static int lemmas_check(int argc, char **argv) {
     g_error_free(err);
     return SC_EXIT_INPUT_ERROR;
   }
+  if (max_input <= 0) {
+    fprintf(stderr, "shardcheck: --max-input-bytes takes a number > 0\n");
+    return SC_EXIT_INPUT_ERROR;
+  }
+  sc_input_set_max_bytes((uint64_t)max_input);
   if (rest != NULL && rest[0] != NULL) {
     fprintf(stderr, "shardcheck: lemmas check takes no argument ('%s')\n%s", rest[0], lemmas_usage);
     return SC_EXIT_INPUT_ERROR;
@@ -64,11 +77,36 @@ static int lemmas_check(int argc, char **argv) {
   opts.instances = (uint32_t)instances;
   opts.max_trials = MAX(opts.max_trials, opts.instances * 50);
   g_autoptr(sc_lemcheck_report) rep = sc_lemcheck_run(set, &opts);
+  /* Operators declared without a definition: nothing above evaluated
+   * them, so say that they are unchecked (issue 19). */
+  g_autoptr(GArray) opaque = sc_usercheck_opaque(set, 0, dirs, NULL, NULL);
   if (json) {
     g_autofree char *s = sc_lemcheck_report_json(rep, set);
-    printf("%s\n", s);
+    json_t *root = json_loads(s, 0, NULL);
+    if (root != NULL && opaque->len) {
+      json_t *arr = json_array();
+      for (guint i = 0; i < opaque->len; i++) {
+        const sc_report_assumed_op *a = &g_array_index(opaque, sc_report_assumed_op, i);
+        json_t *o = json_pack("{s:s, s:s}", "op", a->op, "status", "unchecked");
+        json_object_set_new(o, "declared_at",
+                            a->declared_at ? json_string(a->declared_at) : json_null());
+        json_array_append_new(arr, o);
+      }
+      json_object_set_new(root, "opaque_operators", arr);
+    }
+    char *out = root ? json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    printf("%s\n", out ? out : s);
+    free(out);
+    json_decref(root);
   } else {
     sc_lemcheck_report_text(stdout, rep);
+    for (guint i = 0; i < opaque->len; i++) {
+      const sc_report_assumed_op *a = &g_array_index(opaque, sc_report_assumed_op, i);
+      printf("warning: operator %s%s%s%s is declared without a definition: unchecked (its "
+             "shape rule and the lemmas about it are assumptions)\n",
+             a->op, a->declared_at ? " (" : "", a->declared_at ? a->declared_at : "",
+             a->declared_at ? ")" : "");
+    }
   }
   uint32_t p, f, w, c;
   sc_lemcheck_report_counts(rep, &p, &f, &w, &c);

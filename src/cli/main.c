@@ -42,6 +42,11 @@ static const char help_text[] =
     "  --validate           run both graphs on related concrete inputs, evaluate every\n"
     "                       relation (exit 4 if one does not hold); on fails, show\n"
     "                       counterexamples (docs/validation.md)\n"
+    "  --time-limit SECONDS CPU seconds for the check, then exit 3 (default 1800)\n"
+    "  --memory-limit MiB   peak resident memory, then exit 3 (default 8192)\n"
+    "  --max-enodes N       e-nodes of one spec node's e-graph, then exit 3 (1000000)\n"
+    "  --max-input-bytes N  largest bundle or lemma file read (default 256 MiB); not\n"
+    "                       a regular file or larger: exit 2 (docs/limits.md)\n"
     "\n"
     "Examples:\n"
     "  shardcheck check models/mlp-tp2/bundle.json\n"
@@ -80,6 +85,15 @@ sc_lemma_set *sc_cli_load_lemmas(gboolean builtin, char **dirs, GString *where, 
       g_string_append_printf(where, "%s%s", where->len ? ", " : "", dirs[i]);
   }
   return set;
+}
+
+uint32_t sc_cli_first_user_lemma(const sc_lemma_set *set) {
+  const char *dir = sc_lemma_builtin_dir();
+  g_autofree char *prefix = dir ? g_build_filename(dir, "", NULL) : NULL;
+  uint32_t n = sc_lemma_set_n_lemmas(set), i = 0;
+  while (i < n && prefix && g_str_has_prefix(sc_lemma_set_lemma(set, i)->file, prefix))
+    i++;
+  return i;
 }
 
 gboolean sc_cli_parse_format(const char *s, gboolean *json, GError **error) {

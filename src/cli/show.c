@@ -6,6 +6,7 @@
  * 2 with "shardcheck: FILE: PATH: what" on stderr (text) or an error object
  * on stdout (JSON).  Report writers may use jansson (STYLE.md point 9). */
 #include "cli/cli.h"
+#include "shardcheck/input.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -254,7 +255,8 @@ static void print_summary_json(const sc_bundle *b) {
   print_json(o);
 }
 
-void sc_cli_print_error_json(const char *message, const sc_bundle_diag *d) {
+static void print_error_json_verdict(const char *verdict, const char *message,
+                                     const sc_bundle_diag *d) {
   json_t *err = json_pack("{s:s}", "message", message);
   json_object_set_new(err, "file", d->file ? json_string(d->file) : json_null());
   json_object_set_new(err, "path", d->path ? json_string(d->path) : json_null());
@@ -262,8 +264,23 @@ void sc_cli_print_error_json(const char *message, const sc_bundle_diag *d) {
     json_object_set_new(err, "line", json_integer(d->line));
     json_object_set_new(err, "column", json_integer(d->column));
   }
-  json_t *o = json_pack("{s:s, s:o}", "verdict", "error", "error", err);
+  json_t *o = json_pack("{s:s, s:o}", "verdict", verdict, "error", err);
   print_json(o);
+}
+
+void sc_cli_print_error_json(const char *message, const sc_bundle_diag *d) {
+  print_error_json_verdict("error", message, d);
+}
+
+int sc_cli_load_failed(gboolean json, const GError *err, const sc_bundle_diag *d) {
+  gboolean limit = err->domain == SC_BUNDLE_ERROR && err->code == SC_BUNDLE_ERROR_LIMIT;
+  if (json) {
+    sc_bundle_diag none = {0};
+    print_error_json_verdict(limit ? "limit" : "error", err->message, d ? d : &none);
+  } else {
+    fprintf(stderr, "shardcheck: %s\n", err->message);
+  }
+  return limit ? SC_EXIT_LIMIT : SC_EXIT_INPUT_ERROR;
 }
 
 /* ---- the subcommand ---- */
@@ -273,6 +290,7 @@ int sc_cli_show(int argc, char **argv) {
   g_auto(GStrv) rest = NULL;
   g_auto(GStrv) lemma_dirs = NULL;
   gboolean no_lemmas = FALSE;
+  gint64 max_input = (gint64)SC_INPUT_DEFAULT_MAX_BYTES;
   GOptionEntry entries[] = {
       {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format", "text|json"},
       {"lemmas", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &lemma_dirs,
@@ -281,6 +299,8 @@ int sc_cli_show(int argc, char **argv) {
       {"no-lemmas", 0, 0, G_OPTION_ARG_NONE, &no_lemmas,
        "Load no lemma file, not even the built-in ones (only the registry's operators are known)",
        NULL},
+      {"max-input-bytes", 0, 0, G_OPTION_ARG_INT64, &max_input,
+       "Largest bundle or lemma file read (default 268435456, 256 MiB)", "N"},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "BUNDLE"},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
@@ -303,6 +323,11 @@ int sc_cli_show(int argc, char **argv) {
     g_error_free(err);
     return SC_EXIT_INPUT_ERROR;
   }
+  if (max_input <= 0) {
+    fprintf(stderr, "shardcheck: --max-input-bytes takes a number > 0\n");
+    return SC_EXIT_INPUT_ERROR;
+  }
+  sc_input_set_max_bytes((uint64_t)max_input);
   if (rest == NULL || rest[0] == NULL || rest[1] != NULL) {
     fprintf(stderr, "shardcheck: show takes exactly one BUNDLE\n"
                     "Usage: shardcheck show [--format text|json] [--lemmas DIR] BUNDLE\n");
@@ -329,13 +354,10 @@ int sc_cli_show(int argc, char **argv) {
   sc_bundle_diag diag = {0};
   sc_bundle *b = sc_bundle_load_diag(path, &diag, &err);
   if (b == NULL) {
-    if (json)
-      sc_cli_print_error_json(err->message, &diag);
-    else
-      fprintf(stderr, "shardcheck: %s\n", err->message);
+    int code = sc_cli_load_failed(json, err, &diag);
     g_error_free(err);
     sc_bundle_diag_clear(&diag);
-    return SC_EXIT_INPUT_ERROR;
+    return code;
   }
   if (json)
     print_summary_json(b);

@@ -39,6 +39,7 @@ static gboolean env_u32(const char *name, uint32_t *out) {
 }
 
 void sc_runner_limits_init(sc_runner_limits *lim) {
+  lim->budget = NULL;
   lim->iter_limit = 30;
   lim->node_limit = 10000;
   lim->time_limit = 5.0;
@@ -104,6 +105,10 @@ static double elapsed(const sc_runner *r) {
 }
 
 static sc_stop_reason check_limits(const sc_runner *r, uint32_t iteration) {
+  /* the overall budget first (budget.h): once spent, every run stops */
+  if (r->lim.budget != NULL &&
+      sc_budget_check(r->lim.budget, sc_egraph_n_nodes(r->eg)) != NULL)
+    return sc_budget_spent_on_enodes(r->lim.budget) ? SC_STOP_NODE_LIMIT : SC_STOP_TIME_LIMIT;
   if (elapsed(r) > r->lim.time_limit)
     return SC_STOP_TIME_LIMIT;
   if (sc_egraph_n_nodes(r->eg) > r->lim.node_limit)
@@ -203,6 +208,9 @@ sc_stop_reason sc_runner_run(sc_runner *r, sc_rewrite *const *rules,
       }
       /* the clock every 16 rules: a search that finds nothing is short */
       if ((i % 16 == 15 || n > 0) && elapsed(r) > r->lim.time_limit)
+        stop = SC_STOP_TIME_LIMIT;
+      if ((i % 16 == 15 || n > 0) && r->lim.budget != NULL &&
+          sc_budget_check(r->lim.budget, sc_egraph_n_nodes(eg)) != NULL)
         stop = SC_STOP_TIME_LIMIT;
     }
     gint64 t1 = g_get_monotonic_time();

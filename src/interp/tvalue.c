@@ -287,6 +287,13 @@ gboolean sc_tvalue_compare(const sc_tvalue *expected, const sc_tvalue *actual,
   for (int64_t i = 0; i < expected->numel; i++)
     if (isfinite(expected->data[i]) && fabs(expected->data[i]) > scale)
       scale = fabs(expected->data[i]);
+  /* The relative error's denominator is never below the magnitude where
+   * the tolerance's absolute part equals its relative part (atol * scale /
+   * rtol): near zero a relative error means nothing (1.8e-14 over an
+   * expected 3e-295 is not an error of 1e+280). */
+  double floor_rel = t.rtol > 0 ? t.atol * scale / t.rtol : scale;
+  if (!(floor_rel > 1e-300))
+    floor_rel = 1e-300;
   for (int64_t i = 0; i < expected->numel; i++) {
     double a = expected->data[i], b = actual->data[i];
     gboolean differ;
@@ -301,7 +308,7 @@ gboolean sc_tvalue_compare(const sc_tvalue *expected, const sc_tvalue *actual,
         abs_d = rel_d = INFINITY;
     } else {
       abs_d = fabs(a - b);
-      rel_d = abs_d / (fabs(a) > 1e-300 ? fabs(a) : 1e-300);
+      rel_d = abs_d / (fabs(a) > floor_rel ? fabs(a) : floor_rel);
       if (abs_d == 0)
         rel_d = 0;
       differ = abs_d > t.atol * scale + t.rtol * fabs(a);

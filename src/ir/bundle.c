@@ -27,6 +27,7 @@
  * and fills the diag; the caller then frees the partial bundle, which owns
  * everything made so far. */
 #include "shardcheck/bundle.h"
+#include "shardcheck/input.h"
 
 #include "ranks-private.h"
 
@@ -86,18 +87,41 @@ static void set_diag(loader *ld, const char *path, int line, int column, const c
   ld->diag->what = g_strdup(what);
 }
 
+/* A normal form past the symtab's size bound makes whatever failed next a
+ * limit (the message that failure would build could be huge). */
+static char *too_large_what(void) {
+  return g_strdup_printf("limit: a size expression's normal form exceeds %u nodes "
+                         "(sc_symtab_max_size); it is exact but too large to work with",
+                         sc_symtab_max_size());
+}
+
+G_GNUC_PRINTF(3, 4)
+static gboolean fail(loader *ld, const char *path, const char *fmt, ...);
+
+/* FALSE with the limit error at PATH when a normal form got too large. */
+static gboolean check_nf_size(loader *ld, const char *path) {
+  if (!sc_symtab_too_large(ld->b->st))
+    return TRUE;
+  return fail(ld, path, "%s", "(too large)");
+}
+
 G_GNUC_PRINTF(3, 4)
 static gboolean fail(loader *ld, const char *path, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   g_autofree char *what = g_strdup_vprintf(fmt, ap);
   va_end(ap);
+  int code = SC_BUNDLE_ERROR_INVALID;
+  if (sc_symtab_too_large(ld->b->st)) {
+    g_free(what);
+    what = too_large_what();
+    code = SC_BUNDLE_ERROR_LIMIT;
+  }
   set_diag(ld, path, 0, 0, what);
   if (path[0] != '\0')
-    g_set_error(ld->error, SC_BUNDLE_ERROR, SC_BUNDLE_ERROR_INVALID, "%s: %s: %s", ld->file,
-                path, what);
+    g_set_error(ld->error, SC_BUNDLE_ERROR, code, "%s: %s: %s", ld->file, path, what);
   else
-    g_set_error(ld->error, SC_BUNDLE_ERROR, SC_BUNDLE_ERROR_INVALID, "%s: %s", ld->file, what);
+    g_set_error(ld->error, SC_BUNDLE_ERROR, code, "%s: %s", ld->file, what);
   return FALSE;
 }
 
@@ -285,6 +309,8 @@ static gboolean read_dim(loader *ld, const char *path, json_t *v, sc_dim *out) {
   g_autofree char *renamed = rename_syms(ld->renames, json_string_value(v));
   if (!sc_dim_parse(ld->b->st, renamed ? renamed : json_string_value(v), out, &err))
     return fail_err(ld, path, err);
+  if (!check_nf_size(ld, path))
+    return FALSE;
   if (sc_symtab_overflowed(ld->b->st)) {
     sc_symtab_clear_overflow(ld->b->st);
     return fail(ld, path, "size expression \"%s\" overflows int64", json_string_value(v));
@@ -406,6 +432,8 @@ static gboolean read_symbols_at(loader *ld, json_t *obj, const char *base, int32
       g_autofree char *renamed = rename_syms(ld->renames, json_string_value(a));
       if (!sc_symtab_assume(ld->b->st, renamed ? renamed : json_string_value(a), &err))
         return fail_err(ld, p, err);
+      if (!check_nf_size(ld, p))
+        return FALSE;
       if (sc_symtab_overflowed(ld->b->st)) {
         sc_symtab_clear_overflow(ld->b->st);
         return fail(ld, p, "constraint overflows int64");
@@ -918,7 +946,7 @@ static gboolean read_graph_body(loader *ld, json_t *gj, const char *gname, graph
   *out = g; /* owned by the caller from now on */
   for (size_t i = 0; i < json_array_size(inputs); i++) {
     g_autofree char *p = g_strdup_printf("%s.inputs[%zu]", gname, i);
-    if (!read_input(ld, g, p, json_array_get(inputs, i)))
+    if (!read_input(ld, g, p, json_array_get(inputs, i)) || !check_nf_size(ld, p))
       return FALSE;
   }
   size_t nn = json_array_size(nodes);
@@ -926,9 +954,13 @@ static gboolean read_graph_body(loader *ld, json_t *gj, const char *gname, graph
   for (size_t i = 0; i < nn; i++)
     if (!declare_node(ld, g, gname, i, json_array_get(nodes, i), &pn[i]))
       return FALSE;
-  for (size_t i = 0; i < nn; i++)
+  for (size_t i = 0; i < nn; i++) {
     if (!bind_node(ld, g, gname, gname, i, &pn[i]))
       return FALSE;
+    g_autofree char *np = g_strdup_printf("%s.nodes[%zu]", gname, i);
+    if (!check_nf_size(ld, np))
+      return FALSE;
+  }
   if (json_array_size(outputs) == 0 && kind != GRAPH_RANK) {
     g_autofree char *p = key_path(gname, "outputs");
     return fail(ld, p, "a graph needs at least one output");
@@ -1398,17 +1430,17 @@ sc_bundle *sc_bundle_load_string(const char *json, const char *display_name, GEr
 sc_bundle *sc_bundle_load_opts(const char *path, const sc_bundle_load_options *opts,
                                sc_bundle_diag *diag, GError **error) {
   g_autofree char *data = NULL;
-  gsize len = 0;
+  size_t len = 0;
   GError *err = NULL;
-  if (!g_file_get_contents(path, &data, &len, &err)) {
+  /* a regular file under the input limit, else refused before reading */
+  if (!sc_input_read(path, &data, &len, &err)) {
     if (diag != NULL) {
       sc_bundle_diag_clear(diag);
       diag->file = g_strdup(path);
       diag->path = g_strdup("");
       diag->what = g_strdup(err->message);
     }
-    g_set_error(error, SC_BUNDLE_ERROR, SC_BUNDLE_ERROR_IO, "%s: cannot read: %s", path,
-                err->message);
+    g_set_error(error, SC_BUNDLE_ERROR, SC_BUNDLE_ERROR_IO, "%s", err->message);
     g_error_free(err);
     return NULL;
   }

@@ -1,30 +1,28 @@
-/* cache.c — the load cache of the instance test (check.c).
+/* cache.c — the cache of lemma checks that passed (lemma-cache.h).
  *
  * Every lemma is type-checked at load time on up to 600 pseudo-random
- * instances, which used to be most of a small check's run time.  The test
- * is deterministic: its outcome is a function of the lemma's text, the
- * operators it resolves to (built-in ones, compiled into the program, and
- * ones declared in lemma files) and the program's code.  So a file that
- * passed every check once is recorded under a key that covers all of
- * that, and a later load of the same text by the same program skips the
- * instance test (every other check still runs: they build what the load
- * returns).  A file with an error is never recorded, so a refusal is
- * reproduced on every load.
+ * instances, and a user lemma is checked numerically before `check` uses
+ * it; both are deterministic, so a pass is recorded under the SHA-256 of
+ * what was checked (lemma.c: a version tag, the chain digest of the files
+ * loaded before into the same set and the file's text; usercheck.c: the
+ * lemma, the operator definitions it may reach and the options), always
+ * with the digest of the running executable's file (/proc/self/exe: any
+ * rebuild changes it).  Without /proc/self/exe the cache is off.
  *
- * The key (SHA-256) covers: a version tag, the digest of the running
- * executable's file (/proc/self/exe: any rebuild changes it), the chain
- * digest of the files loaded before into the same set (their operator
- * declarations), and the file's text.  The cache is not used when the
- * process has operators declared by some other set (their declarations
- * are not in the key), nor when /proc/self/exe cannot be read.
- *
- * Location: $SC_LEMMA_CACHE when set ("0" or empty: no cache), else
- * g_get_user_cache_dir()/shardcheck/lemma-cache.  One empty file per key;
- * written atomically (g_file_set_contents); every failure to read or
- * write the cache is silent and only costs the test. */
+ * Trust: the directory must belong to the user and be writable by no one
+ * else (its parent: not writable by others unless sticky), else the cache
+ * is neither read nor written.  Size: at most SC_LEMMA_CACHE_MAX_ENTRIES
+ * files; a put past that removes the least recently used (mtime; a hit
+ * refreshes it). */
+#define _XOPEN_SOURCE 700 /* S_ISVTX */
 #include "lemma/lemma-private.h"
+#include "shardcheck/lemma-cache.h"
 
+#include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utime.h>
 
 #define CACHE_TAG "shardcheck lemma instance-test cache v1"
 
@@ -43,33 +41,68 @@ static const char *exe_digest(void) {
   return g_once(&once, exe_digest_once, NULL);
 }
 
-/* The cache directory (transfer full), or NULL when caching is off. */
-static char *cache_dir(void) {
+char *sc_lemma_cache_dir(void) {
   const char *env = g_getenv("SC_LEMMA_CACHE");
   if (env != NULL)
     return (*env == '\0' || strcmp(env, "0") == 0) ? NULL : g_strdup(env);
   return g_build_filename(g_get_user_cache_dir(), "shardcheck", "lemma-cache", NULL);
 }
 
-char *ld_cache_key(const char *chain, const char *text) {
+gboolean sc_lemma_cache_dir_trusted(const char *dir) {
+  struct stat sb;
+  if (lstat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+    return FALSE;
+  if (sb.st_uid != geteuid() || (sb.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    return FALSE;
+  g_autofree char *parent = g_path_get_dirname(dir);
+  struct stat pb;
+  if (stat(parent, &pb) != 0)
+    return FALSE;
+  if ((pb.st_mode & S_IWOTH) != 0 && (pb.st_mode & S_ISVTX) == 0)
+    return FALSE;
+  if ((pb.st_mode & S_IWGRP) != 0 && (pb.st_mode & S_ISVTX) == 0 && pb.st_uid != geteuid())
+    return FALSE;
+  return TRUE;
+}
+
+/* The trusted cache directory, created when missing; NULL otherwise. */
+static char *usable_dir(gboolean create) {
+  char *dir = sc_lemma_cache_dir();
+  if (dir == NULL)
+    return NULL;
+  if (create && !g_file_test(dir, G_FILE_TEST_EXISTS))
+    (void)g_mkdir_with_parents(dir, 0700);
+  if (!sc_lemma_cache_dir_trusted(dir)) {
+    g_free(dir);
+    return NULL;
+  }
+  return dir;
+}
+
+char *sc_lemma_cache_key(const char *tag, const char *const *parts, size_t n) {
   const char *exe = exe_digest();
   if (exe == NULL)
     return NULL;
   GChecksum *ck = g_checksum_new(G_CHECKSUM_SHA256);
-  const char *parts[] = {CACHE_TAG, exe, chain ? chain : "", text};
-  for (size_t i = 0; i < G_N_ELEMENTS(parts); i++) {
+  for (size_t i = 0; i < n + 2; i++) {
+    const char *p = i == 0 ? tag : i == 1 ? exe : (parts[i - 2] ? parts[i - 2] : "");
     /* length-prefixed, so that no two part lists hash alike */
     char len[32];
-    g_snprintf(len, sizeof len, "%zu:", strlen(parts[i]));
+    g_snprintf(len, sizeof len, "%zu:", strlen(p));
     g_checksum_update(ck, (const guchar *)len, -1);
-    g_checksum_update(ck, (const guchar *)parts[i], (gssize)strlen(parts[i]));
+    g_checksum_update(ck, (const guchar *)p, (gssize)strlen(p));
   }
   char *key = g_strdup(g_checksum_get_string(ck));
   g_checksum_free(ck);
   return key;
 }
 
-char *ld_cache_chain(const char *chain, const char *text) {
+char *sc_lemma_cache_file_key(const char *chain, const char *text) {
+  const char *parts[] = {chain ? chain : "", text};
+  return sc_lemma_cache_key(CACHE_TAG, parts, G_N_ELEMENTS(parts));
+}
+
+char *sc_lemma_cache_chain(const char *chain, const char *text) {
   GChecksum *ck = g_checksum_new(G_CHECKSUM_SHA256);
   if (chain)
     g_checksum_update(ck, (const guchar *)chain, -1);
@@ -80,20 +113,69 @@ char *ld_cache_chain(const char *chain, const char *text) {
   return out;
 }
 
-gboolean ld_cache_has(const char *key) {
-  g_autofree char *dir = cache_dir();
-  if (dir == NULL || key == NULL)
+gboolean sc_lemma_cache_has(const char *key) {
+  if (key == NULL)
+    return FALSE;
+  g_autofree char *dir = usable_dir(FALSE);
+  if (dir == NULL)
     return FALSE;
   g_autofree char *path = g_build_filename(dir, key, NULL);
-  return g_file_test(path, G_FILE_TEST_IS_REGULAR);
+  struct stat sb;
+  if (lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_uid != geteuid())
+    return FALSE;
+  (void)utime(path, NULL); /* recently used */
+  return TRUE;
 }
 
-void ld_cache_put(const char *key) {
-  g_autofree char *dir = cache_dir();
-  if (dir == NULL || key == NULL)
+typedef struct {
+  char *name;
+  gint64 mtime;
+} cache_entry;
+
+static gint entry_cmp(gconstpointer pa, gconstpointer pb) {
+  const cache_entry *a = pa, *b = pb;
+  return a->mtime < b->mtime ? -1 : a->mtime > b->mtime ? 1 : strcmp(a->name, b->name);
+}
+
+/* Keep at most SC_LEMMA_CACHE_MAX_ENTRIES - 1 entries (one is coming). */
+static void evict(const char *dir) {
+  GDir *d = g_dir_open(dir, 0, NULL);
+  if (d == NULL)
     return;
-  if (g_mkdir_with_parents(dir, 0755) != 0)
+  GArray *entries = g_array_new(FALSE, FALSE, sizeof(cache_entry));
+  const char *name;
+  while ((name = g_dir_read_name(d)) != NULL) {
+    if (strlen(name) != 64 || strspn(name, "0123456789abcdef") != 64)
+      continue; /* not ours */
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+    struct stat sb;
+    if (lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+      continue;
+    cache_entry e = {g_strdup(name), (gint64)sb.st_mtime};
+    g_array_append_val(entries, e);
+  }
+  g_dir_close(d);
+  if (entries->len >= SC_LEMMA_CACHE_MAX_ENTRIES) {
+    g_array_sort(entries, entry_cmp);
+    guint drop = entries->len - (SC_LEMMA_CACHE_MAX_ENTRIES - 1);
+    for (guint i = 0; i < drop; i++) {
+      g_autofree char *path =
+          g_build_filename(dir, g_array_index(entries, cache_entry, i).name, NULL);
+      (void)g_remove(path);
+    }
+  }
+  for (guint i = 0; i < entries->len; i++)
+    g_free(g_array_index(entries, cache_entry, i).name);
+  g_array_free(entries, TRUE);
+}
+
+void sc_lemma_cache_put(const char *key) {
+  if (key == NULL)
     return;
+  g_autofree char *dir = usable_dir(TRUE);
+  if (dir == NULL)
+    return;
+  evict(dir);
   g_autofree char *path = g_build_filename(dir, key, NULL);
   (void)g_file_set_contents(path, "", 0, NULL);
 }

@@ -8,6 +8,8 @@
  * loaded cleanly before, into a set holding the same earlier texts, in the
  * same executable, skips the instance test (cache.c). */
 #include "lemma/lemma-private.h"
+#include "shardcheck/input.h"
+#include "shardcheck/lemma-cache.h"
 #include "sc-config.h"
 
 #include <string.h>
@@ -57,7 +59,7 @@ static char *cache_key(const sc_lemma_set *set, const char *text) {
     if (!ours)
       return NULL;
   }
-  return ld_cache_key(set->chain, text);
+  return sc_lemma_cache_file_key(set->chain, text);
 }
 
 const ld_checked *sc_lemma_set_checked(const sc_lemma_set *set, uint32_t i);
@@ -87,7 +89,7 @@ gboolean sc_lemma_set_load_string(sc_lemma_set *set, const char *filename, const
   ld_diag d;
   ld_diag_init(&d, filename, text);
   g_autofree char *key = cache_key(set, text);
-  d.skip_instance_test = key != NULL && ld_cache_has(key);
+  d.skip_instance_test = key != NULL && sc_lemma_cache_has(key);
   GPtrArray *stmts = g_ptr_array_new_with_free_func(ld_stmt_free);
   ld_parse(&d, text, stmts);
   GPtrArray *pending = g_ptr_array_new_with_free_func(ld_checked_free);
@@ -139,8 +141,8 @@ gboolean sc_lemma_set_load_string(sc_lemma_set *set, const char *filename, const
       g_ptr_array_add(set->ops, g_ptr_array_index(new_ops, i));
     rebuild_infos(set);
     if (key != NULL && !d.skip_instance_test)
-      ld_cache_put(key);
-    char *chain = ld_cache_chain(set->chain, text);
+      sc_lemma_cache_put(key);
+    char *chain = sc_lemma_cache_chain(set->chain, text);
     g_free(set->chain);
     set->chain = chain;
   } else {
@@ -157,11 +159,16 @@ gboolean sc_lemma_set_load_string(sc_lemma_set *set, const char *filename, const
 /* Reads a lemma file whole: *TEXT (owned by the caller) is valid UTF-8
  * without NUL bytes. */
 static gboolean read_lemma_file(const char *path, char **text, GError **error) {
-  gsize len = 0;
+  size_t len = 0;
   g_autoptr(GError) err = NULL;
   *text = NULL;
-  if (!g_file_get_contents(path, text, &len, &err)) {
-    g_set_error(error, SC_LEMMA_ERROR, SC_LEMMA_ERROR_IO, "%s: error: %s", path, err->message);
+  /* a regular file under the input limit (input.h), else refused at once */
+  if (!sc_input_read(path, text, &len, &err)) {
+    size_t pl = strlen(path);
+    const char *what = strncmp(err->message, path, pl) == 0 && strncmp(err->message + pl, ": ", 2) == 0
+                           ? err->message + pl + 2
+                           : err->message;
+    g_set_error(error, SC_LEMMA_ERROR, SC_LEMMA_ERROR_IO, "%s: error: %s", path, what);
     return FALSE;
   }
   const char *why = strlen(*text) != len                 ? "the file contains a NUL byte"

@@ -119,6 +119,40 @@ static json_t *assumed_ranges_json(const sc_infer_result *r) {
   return arr;
 }
 
+/* Opaque operators (report.h, sc_report_assumed_op): "assumed: operator
+ * K has no definition (FILE:LINE); unchecked lemmas: ...; relations relying
+ * on it: ..." (issue 19). */
+static void print_assumed_ops(FILE *out, const sc_report_options *opts) {
+  for (guint i = 0; opts && opts->assumed_ops && i < opts->assumed_ops->len; i++) {
+    const sc_report_assumed_op *a = &g_array_index(opts->assumed_ops, sc_report_assumed_op, i);
+    fprintf(out, "assumed: operator %s has no definition%s%s%s; unchecked lemmas:", a->op,
+            a->declared_at ? " (" : "", a->declared_at ? a->declared_at : "",
+            a->declared_at ? ")" : "");
+    for (guint j = 0; j < a->lemmas->len; j++)
+      fprintf(out, "%s %s", j ? "," : "", (const char *)g_ptr_array_index(a->lemmas, j));
+    fprintf(out, "%s; relations relying on it:", a->lemmas->len ? "" : " none");
+    for (guint j = 0; j < a->relations->len; j++)
+      fprintf(out, "%s %s", j ? "," : "", (const char *)g_ptr_array_index(a->relations, j));
+    fprintf(out, "%s\n", a->relations->len ? "" : " none");
+  }
+}
+
+static json_t *str_array(const GPtrArray *a);
+
+static json_t *assumed_ops_json(const sc_report_options *opts) {
+  json_t *arr = json_array();
+  for (guint i = 0; i < opts->assumed_ops->len; i++) {
+    const sc_report_assumed_op *a = &g_array_index(opts->assumed_ops, sc_report_assumed_op, i);
+    json_t *o = json_pack("{s:s}", "op", a->op);
+    json_object_set_new(o, "declared_at",
+                        a->declared_at ? json_string(a->declared_at) : json_null());
+    json_object_set_new(o, "unchecked_lemmas", str_array(a->lemmas));
+    json_object_set_new(o, "relations", str_array(a->relations));
+    json_array_append_new(arr, o);
+  }
+  return arr;
+}
+
 void sc_report_text(FILE *out, const sc_bundle *b, const sc_infer_result *r,
                     const sc_report_options *opts) {
   sc_graph *spec = sc_bundle_spec(b);
@@ -214,6 +248,7 @@ void sc_report_text(FILE *out, const sc_bundle *b, const sc_infer_result *r,
     }
   }
   print_assumed_ranges(out, r);
+  print_assumed_ops(out, opts);
   /* data-dependent sizes proved equal (infer.h, sc_infer_learned_sizes) */
   const GPtrArray *learned = sc_infer_learned_sizes(r);
   for (guint i = 0; i < learned->len; i++)
@@ -332,6 +367,8 @@ char *sc_report_json(const sc_bundle *b, const sc_infer_result *r, const sc_repo
     json_object_set_new(o, "assumptions", relation_json(b, assumed));
   if (sc_infer_n_assumptions(r))
     json_object_set_new(o, "assumed_ranges", assumed_ranges_json(r));
+  if (opts && opts->assumed_ops && opts->assumed_ops->len)
+    json_object_set_new(o, "assumed_operators", assumed_ops_json(opts));
   if (sc_infer_learned_sizes(r)->len)
     json_object_set_new(o, "learned_sizes", str_array(sc_infer_learned_sizes(r)));
 

@@ -147,8 +147,21 @@ static sc_sym_ival ival_pow(sc_sym_ival a, uint32_t e) {
 
 static sc_sym_ival dim_ival(sc_symtab *st, sc_dim d);
 
+static sc_sym_ival atom_ival_walk(sc_symtab *st, const sc_sym_atom *a);
+
+/* Memoized per epoch: a normal form is a DAG whose tree can be exponential. */
 static sc_sym_ival atom_ival(sc_symtab *st, uint32_t id) {
-  const sc_sym_atom *a = sc_sym_atom_get(st, id);
+  sc_sym_atom *a = g_ptr_array_index(st->atoms, id);
+  if (a->ival_cached && a->ival_epoch == st->epoch)
+    return a->ival;
+  sc_sym_ival r = atom_ival_walk(st, a);
+  a->ival = r;
+  a->ival_epoch = st->epoch;
+  a->ival_cached = TRUE;
+  return r;
+}
+
+static sc_sym_ival atom_ival_walk(sc_symtab *st, const sc_sym_atom *a) {
   if (a->has_subst)
     return dim_ival(st, a->subst);
   sc_sym_ival r = ival_full();
@@ -1091,8 +1104,13 @@ static gboolean fail_contra(const char *text, GError **error) {
 
 static gboolean assume_ge(sc_symtab *st, sc_dim p, const char *text, GError **error);
 
-/* p >= 0 where nothing decides it: tighten one atom's bounds or keep it. */
+/* p >= 0 where nothing decided it: tighten one atom's bounds or keep it.
+ * p may be stale (a fact added since, e.g. the first half of an equality,
+ * can fold it to a constant): it is refreshed here, where it is read. */
 static gboolean add_ge(sc_symtab *st, sc_dim p, const char *text, GError **error) {
+  p = sc_sym_refresh(st, p);
+  if (!p.poly)
+    return p.value >= 0 ? TRUE : fail_contra(text, error);
   const sc_sym_poly *q = p.poly;
   gboolean linear1 = q->n <= 2 && q->t[0].m->n == 1 && q->t[0].m->f[0].exp == 1 &&
                      (q->n == 1 || q->t[1].m->n == 0);
@@ -1298,7 +1316,7 @@ static gboolean assume_eq(sc_symtab *st, sc_dim p, const char *text, GError **er
   sc_sym_bump(st);
   if (!add_ge(st, p, text, error))
     return FALSE;
-  return add_ge(st, sc_sym_scale(st, sc_sym_refresh(st, p), -1), text, error);
+  return add_ge(st, sc_dim_neg(st, p), text, error);
 }
 
 gboolean sc_sym_assume_rel(sc_symtab *st, sc_dim a, const char *op, sc_dim b,

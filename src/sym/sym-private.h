@@ -31,6 +31,26 @@
  * size anyone means, and loops over exponents stay short). */
 #define SC_SYM_MAX_EXP 1024u
 
+/* Interval with saturating ends: inf is -1 (-infinity), +1 (+infinity) or 0. */
+typedef struct {
+  int64_t v;
+  int inf;
+} sc_sym_xint;
+typedef struct {
+  sc_sym_xint lo, hi;
+} sc_sym_ival;
+
+/* The largest normal form, in nodes of its tree (its size printed, each
+ * atom counted once per occurrence): beyond it the symtab's sticky
+ * too-large flag is set (sc_symtab_too_large), and the bundle loader stops
+ * with a limit.  Normal forms are DAGs (k*X/8 is 4*X + (3*X)/8: X twice),
+ * so the tree can be exponential in the text that made it; every walk that
+ * does not memoize costs the tree.  Real sizes have a few dozen nodes. */
+#define SC_SYM_MAX_SIZE 4096u
+/* sc_dim_to_string stops past this many bytes ("..."): only a normal form
+ * beyond SC_SYM_MAX_SIZE prints that long. */
+#define SC_SYM_MAX_PRINT (256u * 1024u)
+
 typedef struct {
   uint32_t atom;
   uint32_t exp;
@@ -53,6 +73,7 @@ struct sc_sym_poly {
   uint32_t n;
   uint32_t epoch;   /* cache: epoch at which fresh was computed */
   sc_dim fresh;     /* cache: this poly's normal form at that epoch */
+  uint32_t size;    /* nodes of the tree, saturating at UINT32_MAX */
   sc_symtab *st;    /* the owner, so that a dim can be printed alone */
   sc_sym_term t[];
 };
@@ -78,6 +99,12 @@ typedef struct {
   int64_t lo, hi;    /* inclusive bounds from declarations and assumptions */
   const sc_sym_mono *mono;  /* atom^1 */
   const sc_sym_poly *self;  /* 1*atom^1 */
+  uint32_t size;     /* nodes of the tree: 1 + the sizes of a and b */
+  /* cache of sym-decide.c's interval walk, valid while ival_epoch is the
+   * symtab's epoch (bounds and substitutions change only with a bump) */
+  gboolean ival_cached;
+  uint32_t ival_epoch;
+  sc_sym_ival ival;
 } sc_sym_atom;
 
 typedef struct {
@@ -98,6 +125,7 @@ struct sc_symtab {
   const sc_sym_mono *unit;
   uint32_t epoch;
   gboolean overflow;
+  gboolean too_large;     /* sticky: a normal form passed SC_SYM_MAX_SIZE */
   GArray *ge_facts;       /* sc_dim, each p >= 0 (nonconstant) */
   GArray *eq_facts;       /* sc_dim, each p == 0 */
   GArray *ne_facts;       /* sc_dim, each p != 0 */
@@ -109,15 +137,6 @@ struct sc_symtab {
   sc_sym_stats stats;
 };
 
-/* Interval with saturating ends: inf is -1 (-infinity), +1 (+infinity) or 0. */
-typedef struct {
-  int64_t v;
-  int inf;
-} sc_sym_xint;
-typedef struct {
-  sc_sym_xint lo, hi;
-} sc_sym_ival;
-
 static inline const sc_sym_atom *sc_sym_atom_get(const sc_symtab *st, uint32_t id) {
   return g_ptr_array_index(st->atoms, id);
 }
@@ -126,6 +145,12 @@ static inline const sc_sym_symbol *sc_sym_symbol_get(const sc_symtab *st, uint32
 }
 
 /* sym.c: normal forms and arithmetic. */
+static inline uint32_t sc_sym_size_add(uint32_t a, uint32_t b) {
+  return a > UINT32_MAX - b ? UINT32_MAX : a + b;
+}
+static inline uint32_t sc_sym_dim_size(sc_dim d) {
+  return d.poly ? d.poly->size : 1u;
+}
 int sc_sym_atom_cmp(const sc_symtab *st, uint32_t a, uint32_t b);
 int sc_sym_dim_cmp(const sc_symtab *st, sc_dim a, sc_dim b);
 sc_dim sc_sym_refresh(sc_symtab *st, sc_dim d);

@@ -509,6 +509,8 @@ out:
 }
 
 static void print_dim(GString *g, const sc_symtab *st, sc_dim d) {
+  if (g->len > SC_SYM_MAX_PRINT)
+    return; /* sc_dim_to_string cuts it */
   if (!d.poly) {
     g_string_append_printf(g, "%" G_GINT64_FORMAT, d.value);
     return;
@@ -531,5 +533,9 @@ char *sc_dim_to_string(const sc_symtab *st, sc_dim d) {
     st = d.poly->st;
   GString *g = g_string_new(NULL);
   print_dim(g, st, d);
+  if (g->len > SC_SYM_MAX_PRINT) {
+    g_string_truncate(g, SC_SYM_MAX_PRINT);
+    g_string_append(g, "...");
+  }
   return g_string_free(g, FALSE);
 }

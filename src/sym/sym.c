@@ -166,6 +166,19 @@ static const sc_sym_poly *poly_intern(sc_symtab *st, const sc_sym_term *t, uint3
     g_free(p);
     return found;
   }
+  uint32_t size = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    size = sc_sym_size_add(size, 1);
+    for (uint32_t j = 0; j < t[i].m->n; j++)
+    {
+      /* X^e prints X e times */
+      uint64_t fs = (uint64_t)sc_sym_atom_get(st, t[i].m->f[j].atom)->size * t[i].m->f[j].exp;
+      size = sc_sym_size_add(size, fs > UINT32_MAX ? UINT32_MAX : (uint32_t)fs);
+    }
+  }
+  p->size = size;
+  if (size > SC_SYM_MAX_SIZE)
+    st->too_large = TRUE;
   p->epoch = st->epoch;
   p->fresh.value = 0;
   p->fresh.poly = p;
@@ -193,6 +206,12 @@ uint32_t sc_sym_atom_intern(sc_symtab *st, const sc_sym_atom *key) {
   a->id = st->atoms->len;
   a->has_subst = FALSE;
   a->has_lo = a->has_hi = FALSE;
+  a->ival_cached = FALSE;
+  a->size = a->kind == SC_ATOM_SYM
+                ? 1u
+                : sc_sym_size_add(1u, sc_sym_size_add(sc_sym_dim_size(a->a), sc_sym_dim_size(a->b)));
+  if (a->size > SC_SYM_MAX_SIZE)
+    st->too_large = TRUE;
   g_ptr_array_add(st->atoms, a);
   g_hash_table_add(st->atom_set, a);
   sc_sym_factor f = {a->id, 1};
@@ -624,7 +643,8 @@ sc_dim sc_sym_expand_mod(sc_symtab *st, sc_dim d) {
   return rebuild(st, d, expand_mod_atom, NULL);
 }
 
-gboolean sc_sym_occurs(const sc_symtab *st, sc_dim d, uint32_t atom) {
+/* SEEN: the atoms already searched (a DAG: each is searched once). */
+static gboolean occurs_in(const sc_symtab *st, sc_dim d, uint32_t atom, GHashTable *seen) {
   if (!d.poly)
     return FALSE;
   for (uint32_t i = 0; i < d.poly->n; i++) {
@@ -633,12 +653,20 @@ gboolean sc_sym_occurs(const sc_symtab *st, sc_dim d, uint32_t atom) {
       if (m->f[j].atom == atom)
         return TRUE;
       const sc_sym_atom *a = sc_sym_atom_get(st, m->f[j].atom);
-      if (a->kind != SC_ATOM_SYM &&
-          (sc_sym_occurs(st, a->a, atom) || sc_sym_occurs(st, a->b, atom)))
+      if (a->kind == SC_ATOM_SYM || !g_hash_table_add(seen, GUINT_TO_POINTER(a->id + 1)))
+        continue;
+      if (occurs_in(st, a->a, atom, seen) || occurs_in(st, a->b, atom, seen))
         return TRUE;
     }
   }
   return FALSE;
+}
+
+gboolean sc_sym_occurs(const sc_symtab *st, sc_dim d, uint32_t atom) {
+  if (!d.poly)
+    return FALSE;
+  g_autoptr(GHashTable) seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+  return occurs_in(st, d, atom, seen);
 }
 
 /* ---- division, modulo, min, max on fresh dims ----------------------- */
@@ -1047,6 +1075,18 @@ gboolean sc_symtab_overflowed(const sc_symtab *st) {
 
 void sc_symtab_clear_overflow(sc_symtab *st) {
   st->overflow = FALSE;
+}
+
+gboolean sc_symtab_too_large(const sc_symtab *st) {
+  return st->too_large;
+}
+
+void sc_symtab_clear_too_large(sc_symtab *st) {
+  st->too_large = FALSE;
+}
+
+uint32_t sc_symtab_max_size(void) {
+  return SC_SYM_MAX_SIZE;
 }
 
 gboolean sc_dim_symbol(sc_symtab *st, const char *name, sc_dim *out, GError **error) {

@@ -79,7 +79,8 @@ def main():
                 fail("--format json: summary lacks spec.nodes")
         else:
             err = obj.get("error") or {}
-            if obj.get("verdict") != "error" or "message" not in err or "path" not in err \
+            want = "limit" if code == 3 else "error"
+            if obj.get("verdict") != want or "message" not in err or "path" not in err \
                     or "file" not in err:
                 fail(f"--format json: bad error object {obj}")
             for p in phrases:

@@ -234,6 +234,20 @@ static void test_tvalue_print(void) {
   g_assert_cmpstr(sd2, ==, "f64[5] [1, 2, 3, nan, inf]");
 }
 
+/* Issue 19: an expected value near zero made the relative error huge
+ * ("largest rel error 5.42e+280" while every element held to 1.8e-14):
+ * the denominator is floored at atol * scale / rtol. */
+static void test_compare_rel_near_zero(void) {
+  g_autoptr(sc_tvalue) a = T(F64, 1, DIMS(3), DATA(3e-295, 1, 2));
+  g_autoptr(sc_tvalue) b = T(F64, 1, DIMS(3), DATA(1.8e-14, 1, 2));
+  sc_tcompare r;
+  g_assert_true(sc_tvalue_compare(a, b, NULL, &r));
+  g_assert_cmpfloat_with_epsilon(r.max_abs_diff, 1.8e-14, 1e-20);
+  /* scale 2, atol 1e-9, rtol 1e-7: floor 0.02 */
+  g_assert_cmpfloat(r.max_rel_diff, <, 1e-11);
+  g_assert_cmpfloat_with_epsilon(r.max_rel_diff, 1.8e-14 / 0.02, 1e-20);
+}
+
 static void test_compare(void) {
   g_autoptr(sc_tvalue) a = T(F32, 2, DIMS(2, 2), DATA(1, 2, 3, 4));
   g_autoptr(sc_tvalue) b = T(F32, 2, DIMS(2, 2), DATA(1, 2, 3.5, 4));
@@ -1807,6 +1821,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/interp/tvalue/round", test_tvalue_round);
   g_test_add_func("/interp/tvalue/print", test_tvalue_print);
   g_test_add_func("/interp/tvalue/compare", test_compare);
+  g_test_add_func("/interp/tvalue/compare-rel-near-zero", test_compare_rel_near_zero);
   g_test_add_func("/interp/rng/seeded", test_rng);
   g_test_add_func("/interp/rng/random-input-range", test_random_input_range);
   g_test_add_func("/interp/creation/empty-pattern", test_empty_pattern);

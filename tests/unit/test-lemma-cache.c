@@ -6,8 +6,10 @@
  *
  * Every test points SC_LEMMA_CACHE at a fresh temporary directory. */
 #include "lemma/lemma-private.h"
+#include "shardcheck/lemma-cache.h"
 
 #include <glib/gstdio.h>
+#include <utime.h>
 #include <string.h>
 
 static const char good[] = "lemma cache_neg_neg: neg(neg(?x)) => ?x\n";
@@ -81,11 +83,11 @@ static void test_failure_not_recorded(void) {
  * and a one-byte change of the text is a new key that runs it again. */
 static void test_key_covers_text(void) {
   g_autofree char *dir = fresh_cache();
-  g_autofree char *key = ld_cache_key(NULL, bad);
+  g_autofree char *key = sc_lemma_cache_file_key(NULL, bad);
   g_assert_nonnull(key);
   g_assert_cmpuint(strlen(key), ==, 64);
-  ld_cache_put(key);
-  g_assert_true(ld_cache_has(key));
+  sc_lemma_cache_put(key);
+  g_assert_true(sc_lemma_cache_has(key));
   g_assert_true(load("bad.lemma", bad, NULL));
   g_autofree char *changed = g_strconcat(bad, "# one more line\n", NULL);
   GError *err = NULL;
@@ -98,14 +100,14 @@ static void test_key_covers_text(void) {
 /* The key depends on the texts loaded before into the set. */
 static void test_key_covers_chain(void) {
   g_autofree char *dir = fresh_cache();
-  g_autofree char *chain = ld_cache_chain(NULL, good);
-  g_autofree char *k0 = ld_cache_key(NULL, bad);
-  g_autofree char *k1 = ld_cache_key(chain, bad);
-  g_autofree char *k2 = ld_cache_key(chain, good);
+  g_autofree char *chain = sc_lemma_cache_chain(NULL, good);
+  g_autofree char *k0 = sc_lemma_cache_file_key(NULL, bad);
+  g_autofree char *k1 = sc_lemma_cache_file_key(chain, bad);
+  g_autofree char *k2 = sc_lemma_cache_file_key(chain, good);
   g_assert_cmpstr(k0, !=, k1);
   g_assert_cmpstr(k1, !=, k2);
   /* a record for BAD alone does not vouch for BAD after GOOD */
-  ld_cache_put(k0);
+  sc_lemma_cache_put(k0);
   sc_lemma_set *s = sc_lemma_set_new();
   g_assert_true(sc_lemma_set_load_string(s, "a.lemma", good, NULL));
   GError *err = NULL;
@@ -120,8 +122,58 @@ static void test_off(void) {
   g_autofree char *dir = fresh_cache();
   g_setenv("SC_LEMMA_CACHE", "0", TRUE);
   g_assert_true(load("good.lemma", good, NULL));
-  g_assert_false(ld_cache_has("0000"));
+  g_assert_false(sc_lemma_cache_has("0000"));
   g_assert_cmpuint(n_entries(dir), ==, 0);
+  remove_dir(dir);
+}
+
+/* Issue 19: a cache directory that others can write is neither read nor
+ * written (an entry planted there would let an unchecked text pass). */
+static void test_untrusted_dir(void) {
+  g_autofree char *dir = fresh_cache();
+  g_autofree char *key = sc_lemma_cache_file_key(NULL, bad);
+  sc_lemma_cache_put(key);
+  g_assert_true(sc_lemma_cache_has(key));
+  g_assert_true(sc_lemma_cache_dir_trusted(dir));
+  g_assert_cmpint(g_chmod(dir, 0777), ==, 0);
+  g_assert_false(sc_lemma_cache_dir_trusted(dir));
+  g_assert_false(sc_lemma_cache_has(key));
+  /* the planted entry for BAD does not make it load */
+  GError *err = NULL;
+  g_assert_false(load("bad.lemma", bad, &err));
+  g_error_free(err);
+  g_assert_true(load("good.lemma", good, NULL));
+  g_assert_cmpuint(n_entries(dir), ==, 1); /* nothing written */
+  g_assert_cmpint(g_chmod(dir, 0700), ==, 0);
+  g_assert_true(sc_lemma_cache_has(key));
+  remove_dir(dir);
+}
+
+/* Issue 19: the cache keeps at most SC_LEMMA_CACHE_MAX_ENTRIES entries,
+ * evicting the least recently used; a hit refreshes an entry. */
+static void test_eviction(void) {
+  g_autofree char *dir = fresh_cache();
+  g_autofree char *keep = sc_lemma_cache_file_key(NULL, good);
+  for (guint i = 0; i < SC_LEMMA_CACHE_MAX_ENTRIES + 10; i++) {
+    g_autofree char *part = g_strdup_printf("entry %u", i);
+    const char *parts[] = {part};
+    g_autofree char *k = sc_lemma_cache_key("test", parts, 1);
+    g_autofree char *path = g_build_filename(dir, k, NULL);
+    g_assert_true(g_file_set_contents(path, "", 0, NULL));
+    struct utimbuf t = {(time_t)(1000 + i), (time_t)(1000 + i)};
+    g_assert_cmpint(utime(path, &t), ==, 0);
+  }
+  g_assert_cmpuint(n_entries(dir), ==, SC_LEMMA_CACHE_MAX_ENTRIES + 10);
+  sc_lemma_cache_put(keep);
+  g_assert_cmpuint(n_entries(dir), ==, SC_LEMMA_CACHE_MAX_ENTRIES);
+  g_assert_true(sc_lemma_cache_has(keep));
+  /* the oldest went first */
+  const char *p0[] = {"entry 0"};
+  g_autofree char *k0 = sc_lemma_cache_key("test", p0, 1);
+  g_assert_false(sc_lemma_cache_has(k0));
+  const char *pl[] = {"entry 2057"};
+  g_autofree char *kl = sc_lemma_cache_key("test", pl, 1);
+  g_assert_true(sc_lemma_cache_has(kl));
   remove_dir(dir);
 }
 
@@ -132,5 +184,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/lemma/cache/key-covers-text", test_key_covers_text);
   g_test_add_func("/lemma/cache/key-covers-chain", test_key_covers_chain);
   g_test_add_func("/lemma/cache/off", test_off);
+  g_test_add_func("/lemma/cache/untrusted-dir", test_untrusted_dir);
+  g_test_add_func("/lemma/cache/eviction", test_eviction);
   return g_test_run();
 }

@@ -576,6 +576,49 @@ static void test_assume_contradiction_later(void) {
   check_assume_error(st, "B % 2 == 0", SC_SYM_ERROR_INVALID, "assumption is false");
 }
 
+/* Issue 19: the first half of an equality (p >= 0) tightened a bound that
+ * folded the second half (-p >= 0) to a constant, which add_ge then read
+ * as a polynomial (SIGSEGV).  Accepted or refused, never a crash. */
+static void test_assume_eq_folds_to_constant(void) {
+  g_autoptr(sc_symtab) st = new_st();
+  g_autoptr(GError) error = NULL;
+  gboolean ok = sc_symtab_assume(st, "S>1/S/S*T==1", &error);
+  g_assert_true(ok || error != NULL);
+  g_autoptr(sc_symtab) st2 = new_st();
+  g_clear_error(&error);
+  ok = sc_symtab_assume(st2, "1/S/S*T == 1", &error);
+  g_assert_true(ok || error != NULL);
+  /* S == 1 and T == 1 satisfy it: still consistent with S == 1 */
+  if (ok)
+    g_assert_true(sc_symtab_assume(st2, "S == 1", NULL));
+}
+
+/* Issue 19: k*X/8 normal forms repeat X (4*X + (3*X)/8), so the tree of
+ * "S/S*35/8/S*35/8..." doubles per level.  Thirty levels: the too-large
+ * flag is set, intervals and comparisons stay fast (memoized per atom), and
+ * the printed form is cut at a bounded length. */
+static void test_nf_too_large(void) {
+  g_autoptr(sc_symtab) st = new_st();
+  g_autoptr(GString) text = g_string_new("S");
+  for (int i = 0; i < 30; i++)
+    g_string_append(text, "/S*35/8");
+  g_assert_false(sc_symtab_too_large(st));
+  sc_dim d = P(st, text->str);
+  g_assert_true(sc_symtab_too_large(st));
+  gint64 t0 = g_get_monotonic_time();
+  (void)sc_dim_le(st, sc_dim_const(0), d);
+  (void)sc_dim_eq(st, d, P(st, "S"));
+  g_assert_cmpint(g_get_monotonic_time() - t0, <, 5 * G_USEC_PER_SEC);
+  g_autofree char *s = sc_dim_to_string(st, d);
+  g_assert_cmpuint(strlen(s), <=, 256 * 1024 + 3);
+  g_assert_true(g_str_has_suffix(s, "..."));
+  sc_symtab_clear_too_large(st);
+  g_assert_false(sc_symtab_too_large(st));
+  /* ordinary sizes are far below the bound */
+  (void)P(st, "(S*T + 7) / 8 * 8 - S % 4 + max(S, T) // 2");
+  g_assert_false(sc_symtab_too_large(st));
+}
+
 static void test_assume_syntax(void) {
   g_autoptr(sc_symtab) st = new_st();
   check_assume_error(st, "S", SC_SYM_ERROR_SYNTAX,
@@ -1271,6 +1314,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/sym/print/null-symtab", test_print_null_symtab);
   g_test_add_func("/sym/assume/chain", test_assume_chain);
   g_test_add_func("/sym/symtab/many", test_symtab_many);
+  g_test_add_func("/sym/assume/eq-folds-to-constant", test_assume_eq_folds_to_constant);
+  g_test_add_func("/sym/limit/normal-form-size", test_nf_too_large);
   g_test_add_func("/sym/fuzz/plain", test_fuzz_plain);
   g_test_add_func("/sym/fuzz/assumptions", test_fuzz_assumptions);
   g_test_add_func("/sym/fuzz/substitution", test_fuzz_substitution);

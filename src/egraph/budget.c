@@ -1,0 +1,120 @@
+/* budget.c — the overall budget of a check (budget.h): CPU time, peak
+ * memory, e-nodes per e-graph.  Measuring costs a clock_gettime and a
+ * getrusage: cheap enough for every runner iteration. */
+#include "shardcheck/budget.h"
+
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+struct sc_budget {
+  double seconds;      /* <= 0: none */
+  uint64_t memory_mib; /* 0: none */
+  uint64_t max_enodes; /* 0: none */
+  char *spent;         /* the reason, once spent */
+  gboolean on_enodes;  /* spent by max_enodes */
+};
+
+sc_budget *sc_budget_new(double cpu_seconds, uint64_t memory_mib, uint64_t max_enodes) {
+  sc_budget *b = g_new0(sc_budget, 1);
+  b->seconds = cpu_seconds;
+  b->memory_mib = memory_mib;
+  b->max_enodes = max_enodes;
+  return b;
+}
+
+void sc_budget_free(sc_budget *b) {
+  if (b == NULL)
+    return;
+  g_free(b->spent);
+  g_free(b);
+}
+
+double sc_budget_cpu_seconds(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+    return 0.0;
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Peak resident set in MiB (Linux reports ru_maxrss in KiB). */
+static uint64_t peak_mib(void) {
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) != 0 || ru.ru_maxrss < 0)
+    return 0;
+  return (uint64_t)ru.ru_maxrss / 1024u;
+}
+
+const char *sc_budget_check(sc_budget *b, uint64_t enodes) {
+  if (b == NULL)
+    return NULL;
+  if (b->spent != NULL)
+    return b->spent;
+  if (b->max_enodes > 0 && enodes > b->max_enodes) {
+    b->spent = g_strdup_printf("e-node limit (--max-enodes %" G_GUINT64_FORMAT
+                               "): an e-graph reached %" G_GUINT64_FORMAT " e-nodes",
+                               b->max_enodes, enodes);
+    b->on_enodes = TRUE;
+    return b->spent;
+  }
+  if (b->seconds > 0) {
+    double s = sc_budget_cpu_seconds();
+    if (s > b->seconds) {
+      b->spent = g_strdup_printf("time limit (--time-limit %g s of CPU): %.2f s used",
+                                 b->seconds, s);
+      return b->spent;
+    }
+  }
+  if (b->memory_mib > 0) {
+    uint64_t m = peak_mib();
+    if (m > b->memory_mib) {
+      b->spent = g_strdup_printf("memory limit (--memory-limit %" G_GUINT64_FORMAT
+                                 " MiB): %" G_GUINT64_FORMAT " MiB resident at the peak",
+                                 b->memory_mib, m);
+      return b->spent;
+    }
+  }
+  return NULL;
+}
+
+const char *sc_budget_spent(const sc_budget *b) {
+  return b ? b->spent : NULL;
+}
+
+gboolean sc_budget_spent_on_enodes(const sc_budget *b) {
+  return b != NULL && b->on_enodes;
+}
+
+static void on_sigxcpu(int sig) {
+  static const char msg[] = "shardcheck: limit: the CPU time limit (--time-limit) was passed "
+                            "in a step that does not check it; stopped\n";
+  (void)sig;
+  ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+  (void)w;
+  _exit(3); /* SC_EXIT_LIMIT */
+}
+
+void sc_budget_arm_backstop(const sc_budget *b) {
+  if (b == NULL || b->seconds <= 0)
+    return;
+  double grace = b->seconds / 10 > 10 ? b->seconds / 10 : 10;
+  double soft = sc_budget_cpu_seconds() + b->seconds + grace;
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_CPU, &rl) != 0)
+    return;
+  rlim_t want = (rlim_t)soft + 1;
+  if (rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max)
+    want = rl.rlim_max;
+  if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur <= want)
+    return; /* already tighter */
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_sigxcpu;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(SIGXCPU, &sa, NULL) != 0)
+    return;
+  rl.rlim_cur = want;
+  (void)setrlimit(RLIMIT_CPU, &rl);
+}

@@ -1,0 +1,47 @@
+#!/bin/sh
+# run-fuzz.sh — run every libFuzzer harness of tests/fuzz for a bounded time.
+#
+#   tests/fuzz/run-fuzz.sh [SECONDS [HARNESS...]]
+#
+# Builds ./build-fuzz (clang, -Dfuzz=enabled, ASan+UBSan) when it is missing,
+# then runs each harness (default: all four) for SECONDS (default 60) on a
+# copy of its seed corpus tests/fuzz/corpus/NAME, niced, one at a time.  The
+# grown corpora and any crash artifacts go to $FUZZ_WORK (default
+# ./fuzz-work, outside the source tree's corpus).  Prints one line per harness
+# with its executions; exits 1 when a harness found something (crash, leak,
+# sanitizer report, timeout), naming the artifact.  For CI: CI must have
+# clang installed (Debian package `clang`).
+set -eu
+secs=${1:-60}
+[ $# -gt 0 ] && shift
+harnesses=${*:-fuzz-expr fuzz-sym fuzz-bundle fuzz-lemma}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${FUZZ_BUILD:-$root/build-fuzz}
+work=${FUZZ_WORK:-$root/fuzz-work}
+if [ ! -f "$build/build.ninja" ]; then
+  CC=clang CXX=clang++ meson setup "$build" "$root" -Dfuzz=enabled \
+    -Db_sanitize=address,undefined -Db_lundef=false --buildtype=debugoptimized
+fi
+targets=""
+for h in $harnesses; do targets="$targets tests/fuzz/$h"; done
+nice ninja -C "$build" $targets
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export SC_LEMMA_DIR="$root/lemmas"
+status=0
+for h in $harnesses; do
+  name=${h#fuzz-}
+  mkdir -p "$work/$name" "$work/artifacts-$name"
+  log="$work/$h.log"
+  if nice "$build/tests/fuzz/$h" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+      -max_len=8192 -print_final_stats=1 -artifact_prefix="$work/artifacts-$name/" \
+      "$work/$name" "$root/tests/fuzz/corpus/$name" >"$log" 2>&1; then
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    echo "$h: ${execs:-?} executions in ${secs} s, no finding"
+  else
+    echo "$h: FINDING (log $log):"
+    grep -E "^(==[0-9]+==ERROR|SUMMARY|.*runtime error|artifact_prefix|Test unit written)" "$log" | head -5
+    status=1
+  fi
+done
+exit $status

@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+"""run-limits.py — the budgets and input limits of `shardcheck check` (issue 19).
+
+usage: run-limits.py SHARDCHECK SRCDIR CASE
+
+Cases:
+  time      a generated 1,000-node bundle (gen-chain.py) under --time-limit 0.2:
+            exit 3 at once, verdict limit in text and JSON, naming the limit
+            and the spec node being visited
+  enodes    --max-enodes 10: exit 3 naming the e-node limit
+  memory    --memory-limit 1 (MiB): exit 3 naming the memory limit
+  defaults  the same bundle within the default budget: refines, exit 0
+  inputs    /dev/zero, a directory named bundle.json, a FIFO, a file over
+            --max-input-bytes, a lemma file that is a FIFO: exit 2 within a
+            second, with a message naming the file and what it is
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def run(exe, args, timeout=120):
+    t0 = time.monotonic()
+    r = subprocess.run([exe] + args, capture_output=True, text=True, timeout=timeout)
+    return r, time.monotonic() - t0
+
+
+def chain(tmp, src, n=1000):
+    out = os.path.join(tmp, "chain.json")
+    subprocess.run([sys.executable, os.path.join(src, "tests", "limits", "gen-chain.py"), str(n),
+                    out], check=True)
+    return out
+
+
+def expect_limit(exe, bundle, opts, phrase):
+    r, _ = run(exe, ["check", "-q"] + opts + [bundle])
+    print(r.stdout[:2000], r.stderr[:2000])
+    if r.returncode != 3:
+        fail(f"{opts}: exit {r.returncode}, expected 3")
+    if "limit" not in r.stdout.splitlines()[0] or phrase not in r.stdout or "spec node '" not in r.stdout:
+        fail(f"{opts}: text report lacks the verdict, '{phrase}' or the node")
+    r, _ = run(exe, ["check", "-q", "--format", "json"] + opts + [bundle])
+    if r.returncode != 3:
+        fail(f"{opts} json: exit {r.returncode}")
+    o = json.loads(r.stdout)
+    f = o.get("failure") or {}
+    if o.get("verdict") != "limit" or phrase not in f.get("limit", "") or not f.get("node"):
+        fail(f"{opts} json: verdict/limit/node missing: {o.get('verdict')} {f}")
+
+
+def expect_refused(exe, args, phrase):
+    r, dt = run(exe, args, timeout=20)
+    print(args, r.returncode, r.stderr.strip()[:300], f"{dt:.2f}s")
+    if r.returncode != 2:
+        fail(f"{args}: exit {r.returncode}, expected 2")
+    if phrase not in r.stderr:
+        fail(f"{args}: stderr lacks '{phrase}'")
+    if dt > 5:
+        fail(f"{args}: took {dt:.1f} s, not refused at once")
+
+
+def main():
+    exe, src, case = sys.argv[1], sys.argv[2], sys.argv[3]
+    with tempfile.TemporaryDirectory() as tmp:
+        if case == "time":
+            expect_limit(exe, chain(tmp, src), ["--time-limit", "0.2"], "time limit (--time-limit")
+        elif case == "enodes":
+            expect_limit(exe, chain(tmp, src, 40), ["--max-enodes", "10"], "e-node limit")
+        elif case == "memory":
+            expect_limit(exe, chain(tmp, src, 40), ["--memory-limit", "1"], "memory limit")
+        elif case == "defaults":
+            r, _ = run(exe, ["check", "-q", chain(tmp, src)], timeout=300)
+            if r.returncode != 0:
+                fail(f"default budget: exit {r.returncode}\n{r.stdout[:500]}")
+        elif case == "inputs":
+            expect_refused(exe, ["check", "/dev/zero"], "/dev/zero: is not a regular file")
+            d = os.path.join(tmp, "d")
+            os.makedirs(os.path.join(d, "bundle.json"))
+            expect_refused(exe, ["check", d], "is a directory")
+            fifo = os.path.join(tmp, "fifo.json")
+            os.mkfifo(fifo)
+            expect_refused(exe, ["check", fifo], "a FIFO")
+            expect_refused(exe, ["show", fifo], "a FIFO")
+            big = chain(tmp, src, 40)
+            expect_refused(exe, ["check", "--max-input-bytes", "1000", big],
+                           "over the input limit of 1000 bytes")
+            lem = os.path.join(tmp, "lemmas")
+            os.makedirs(lem)
+            os.mkfifo(os.path.join(lem, "x.lemma"))
+            expect_refused(exe, ["check", "--lemmas", lem, big], "x.lemma: error: is not a regular file")
+            expect_refused(exe, ["lemmas", "check", "--lemmas", lem], "is not a regular file")
+        else:
+            fail("unknown case " + case)
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
