@@ -19,6 +19,11 @@ import re
 import sys
 
 STMT = re.compile(r"^(lemma)\s+([A-Za-z_][A-Za-z0-9_]*)\s*:|^(op)\s+([A-Za-z_][A-Za-z0-9_.]*)\s*\(")
+FOR = re.compile(r"^\s+for\s+\?[A-Za-z_][A-Za-z0-9_]*\s+in\s+([A-Za-z_][A-Za-z0-9_]*)")
+
+# The size of the library before operator classes (issue 14, the last
+# commit with per-operator enumerations): lemma statements.
+STATEMENTS_BEFORE_CLASSES = 316
 
 
 def sentence(lines, limit=220):
@@ -52,13 +57,16 @@ def parse(path):
                 last_block = block
             block = []
             continue
+        fc = FOR.match(line)
+        if fc and entries:
+            entries[-1] = entries[-1][:2] + (entries[-1][2], fc.group(1))
         m = STMT.match(line)
         if m:
             kind = m.group(1) or m.group(3)
             name = m.group(2) or m.group(4)
             if block:
                 last_block = block
-            entries.append((kind, name, last_block))
+            entries.append((kind, name, last_block, None))
         block = []  # a statement line or one of its continuation lines
     return header, entries
 
@@ -66,8 +74,9 @@ def parse(path):
 def render(lemma_dir):
     files = sorted(glob.glob(os.path.join(lemma_dir, "*.lemma")))
     parsed = [(os.path.basename(p), *parse(p)) for p in files]
-    n_lemmas = sum(1 for _, _, es in parsed for k, _, _ in es if k == "lemma")
-    n_ops = sum(1 for _, _, es in parsed for k, _, _ in es if k == "op")
+    n_lemmas = sum(1 for _, _, es in parsed for k, _, _, _ in es if k == "lemma")
+    n_ops = sum(1 for _, _, es in parsed for k, _, _, _ in es if k == "op")
+    n_class = sum(1 for _, _, es in parsed for k, _, _, c in es if k == "lemma" and c)
     out = [
         "# The lemma library (lemmas/*.lemma)",
         "",
@@ -85,25 +94,57 @@ def render(lemma_dir):
         "|---|---:|---:|---|",
     ]
     for name, header, entries in parsed:
-        nl = sum(1 for k, _, _ in entries if k == "lemma")
-        no = sum(1 for k, _, _ in entries if k == "op")
+        nl = sum(1 for k, _, _, _ in entries if k == "lemma")
+        no = sum(1 for k, _, _, _ in entries if k == "op")
         about = sentence(header) if header else ""
         about = re.sub(r"^\S+\.lemma\s*[-—:]+\s*", "", about)
         out.append(f"| [`{name}`](#{name.replace('.', '')}) | {nl} | {no} | {about} |")
+    out += [
+        "",
+        "## Size of the library",
+        "",
+        f"{n_lemmas} lemma statements, {n_class} of them class lemmas (`for ?f in",
+        "CLASS`, docs/lemma-dsl.md \"Operator classes\"), each instantiated for every",
+        "operator of its class: the operators of the table and those lemma files",
+        "declare later.  Before operator classes the library had",
+        f"{STATEMENTS_BEFORE_CLASSES} lemma statements, with per-operator enumerations",
+        "(`gelu_cat`, `silu_cat`, ..., `sum_dim_cat_other_keep`, `sum01_cat_same`,",
+        "`rope_mul_cat_bcast_left`, ...) that the class lemmas replace while covering",
+        "more operators (every unary and binary elementwise operator, their",
+        "backward operators, every reduction with a dims list, any dims, keepdim or",
+        "not, negative dims, and the row-wise operators).  `shardcheck lemmas check`",
+        "lists every instance by name (`ew1_cat[gelu]`).",
+        "",
+        "## What is proved for all sizes, what is fuzzed",
+        "",
+        "Every lemma and every instance of a class lemma is fuzzed:",
+        "`shardcheck lemmas check` evaluates both sides with the reference",
+        "interpreter on random instances (ranks 1-4, random sizes, dims, keepdim,",
+        "split points, dtypes, and for class lemmas every operator of the class), and",
+        "the load-time instance test checks that both sides have one type on 600",
+        "instances.  This refutes; it does not prove.  No lemma's side conditions",
+        "are yet proved for all sizes with cvc5 (src/smt is used by the checker",
+        "for symbolic sizes of bundles, not for lemma conditions): all lemmas are",
+        "fuzzed only.  The class lemmas' conditions are linear integer arithmetic",
+        "over ranks, dims and sizes (`reduced`, `reduced_before` are finite case",
+        "splits at a bounded rank), the form TensorRight (POPL 2025) proves with a",
+        "rank bound; that is the next step.",
+    ]
     for name, header, entries in parsed:
         out += ["", f"## {name}", ""]
         if header:
             about = re.sub(r"^\S+\.lemma\s*[-—:]+\s*", "", sentence(header, 600))
             out += [about, ""]
-        ops = [(n, c) for k, n, c in entries if k == "op"]
-        lemmas = [(n, c) for k, n, c in entries if k == "lemma"]
+        ops = [(n, c) for k, n, c, _ in entries if k == "op"]
+        lemmas = [(n + (f"` (class `{cl}`)" if cl else "`"), c) for k, n, c, cl in entries
+                  if k == "lemma"]
         if ops:
             out += ["| operator | what it computes |", "|---|---|"]
             out += [f"| `{n}` | {sentence(c)} |" for n, c in ops]
             out.append("")
         if lemmas:
             out += ["| lemma | identity |", "|---|---|"]
-            out += [f"| `{n}` | {sentence(c)} |" for n, c in lemmas]
+            out += [f"| `{n} | {sentence(c)} |" for n, c in lemmas]
     return "\n".join(out) + "\n"
 
 

@@ -157,6 +157,12 @@ void sc_lang_set_opaque_name(sc_lang *lang, uint32_t key, const char *name);
 sc_id sc_lang_add_call(sc_lang *lang, const sc_op *op, const sc_value *args,
                        const sc_id *children, uint32_t n_children,
                        uint32_t result, GError **error);
+/* What a call of OP always becomes when added, for messages: the name of
+ * the operator it is renamed to ("view" for aten.reshape, "transpose" for
+ * aten.t) or "its input" (clone, detach, ..., every SC_OP_IDENTITY
+ * operator but _to_copy); NULL when a call of OP may stay in the e-graph
+ * (the table of canonical forms in canon.c is the one source). */
+const char *sc_lang_rewritten_to(const sc_op *op);
 /* A bound expression over the leaf graph (leaves -> tensor leaves). */
 sc_id sc_lang_add_texpr(sc_lang *lang, const sc_texpr *t, GError **error);
 /* Convenience: OP by qualified or expression name. */

@@ -82,13 +82,43 @@ typedef struct {
   X(SC_OP_IDENTITY, 7, "identity")       /* value of its first input (clone...) */\
   X(SC_OP_RANDOM, 8, "random")           /* draws random numbers (dropout) */    \
   X(SC_OP_MULTI, 9, "multi")             /* several results */                  \
-  X(SC_OP_DATA_DEPENDENT, 10, "data_dependent") /* size from values (above) */
+  X(SC_OP_DATA_DEPENDENT, 10, "data_dependent") /* size from values (above) */\
+  X(SC_OP_ROWWISE, 11, "rowwise")        /* acts along its int `dim` only */    \
+  X(SC_OP_REARRANGE, 12, "rearrange")    /* the input's values, moved */        \
+  X(SC_OP_SELECTS, 13, "selects")        /* some of the input's values */
 
 typedef enum {
 #define SC_X_FLAG(sym, bit, word) sym = 1u << bit,
   SC_OP_FLAGS(SC_X_FLAG)
 #undef SC_X_FLAG
 } sc_op_flag;
+
+/* The combiner of a reduction's partial results (bits 16-19 of the flags,
+ * written SC_OP_COMBINE(SC_COMBINE_SUM) in the table): how the reductions
+ * of the parts of a tensor split along a reduced dim give the reduction of
+ * the whole.  sum -> sum, mean -> size-weighted sum, amax -> maximum, amin
+ * -> minimum, prod -> mul, any -> or, all -> and, logsumexp -> log-add-exp. */
+#define SC_OP_COMBINERS(X)                                                      \
+  X(SC_COMBINE_NONE, 0, "none")                                                 \
+  X(SC_COMBINE_SUM, 1, "sum")                                                   \
+  X(SC_COMBINE_MEAN, 2, "mean")                                                 \
+  X(SC_COMBINE_MAX, 3, "max")                                                   \
+  X(SC_COMBINE_MIN, 4, "min")                                                   \
+  X(SC_COMBINE_PROD, 5, "prod")                                                 \
+  X(SC_COMBINE_OR, 6, "or")                                                     \
+  X(SC_COMBINE_AND, 7, "and")                                                   \
+  X(SC_COMBINE_LOGADDEXP, 8, "logaddexp")
+
+typedef enum {
+#define SC_X_COMBINE(sym, val, word) sym = val,
+  SC_OP_COMBINERS(SC_X_COMBINE)
+#undef SC_X_COMBINE
+  SC_N_COMBINERS
+} sc_combiner;
+
+#define SC_OP_COMBINE_SHIFT 16
+#define SC_OP_COMBINE_MASK (0xfu << SC_OP_COMBINE_SHIFT)
+#define SC_OP_COMBINE(c) ((uint32_t)(c) << SC_OP_COMBINE_SHIFT)
 
 typedef struct sc_op sc_op;
 
@@ -185,6 +215,77 @@ gboolean sc_ops_bind(const sc_op *op, sc_symtab *st,
 
 /* Index of OP's argument NAME, or -1 when it has none. */
 int32_t sc_ops_arg_index(const sc_op *op, const char *name);
+
+/* ---- The operator algebra (src/ops/algebra.c) ----------------------------
+ *
+ * What the table's flags and schemas say about an operator, in the terms
+ * lemmas use: its combiner, the classes of operators a class lemma ranges
+ * over (docs/lemma-dsl.md, "Operator classes"), and how its values relate
+ * to its input's.  Everything here is computed from the row (flags and
+ * schema), so an operator declared at run time with the same flags is in
+ * the same classes. */
+
+sc_combiner sc_ops_combiner(const sc_op *op);
+/* "sum", "mean", ... ; "none" */
+const char *sc_ops_combiner_name(sc_combiner c);
+
+/* The operator classes of class lemmas.
+ *   elementwise1/2/3: SC_OP_ELEMENTWISE with exactly 1/2/3 Tensor arguments
+ *     (none optional, no tensor lists) and one result: out[i] =
+ *     f(in1[i], ...) with broadcasting; other arguments are attributes
+ *     (a Scalar operand, an approximation mode).
+ *   reduce_sum, reduce_mean, ... (one per combiner): SC_OP_REDUCTION with
+ *     that combiner, one Tensor argument, an int-list argument `dim` and a
+ *     bool `keepdim`, one result; reduce: the same with any combiner or
+ *     none (var).
+ *   rowwise1/2: SC_OP_ROWWISE with 1/2 Tensor arguments of the result's
+ *     shape, an int argument `dim`, one result: rows along `dim` are
+ *     computed independently of each other. */
+#define SC_OP_CLASSES(X)                                                        \
+  X(SC_CLASS_ELEMENTWISE1, "elementwise1")                                      \
+  X(SC_CLASS_ELEMENTWISE2, "elementwise2")                                      \
+  X(SC_CLASS_ELEMENTWISE3, "elementwise3")                                      \
+  X(SC_CLASS_REDUCE_SUM, "reduce_sum")                                          \
+  X(SC_CLASS_REDUCE_MEAN, "reduce_mean")                                        \
+  X(SC_CLASS_REDUCE_MAX, "reduce_max")                                          \
+  X(SC_CLASS_REDUCE_MIN, "reduce_min")                                          \
+  X(SC_CLASS_REDUCE_PROD, "reduce_prod")                                        \
+  X(SC_CLASS_REDUCE_OR, "reduce_or")                                            \
+  X(SC_CLASS_REDUCE_AND, "reduce_and")                                          \
+  X(SC_CLASS_REDUCE_LOGADDEXP, "reduce_logaddexp")                              \
+  X(SC_CLASS_REDUCE, "reduce")                                                  \
+  X(SC_CLASS_ROWWISE1, "rowwise1")                                              \
+  X(SC_CLASS_ROWWISE2, "rowwise2")
+
+typedef enum {
+#define SC_X_CLASS(sym, word) sym,
+  SC_OP_CLASSES(SC_X_CLASS)
+#undef SC_X_CLASS
+  SC_N_CLASSES
+} sc_op_class;
+
+/* The class named NAME ("elementwise1"); FALSE when there is none. */
+gboolean sc_ops_class_lookup(const char *name, sc_op_class *out);
+const char *sc_ops_class_name(sc_op_class c);
+/* The names of every class, ", "-separated (for error messages). */
+const char *sc_ops_class_names(void);
+/* Is OP a member of class C?  (reduce: every reduction with `dim` and
+ * `keepdim`, whatever its combiner, var included.)  Operators that are
+ * in place, random or data-dependent are in no class. */
+gboolean sc_ops_in_class(const sc_op *op, sc_op_class c);
+/* OP's Tensor arguments (indices into op->args, in order) into OUT (up to
+ * MAX); their number.  A Tensor[] or optional Tensor counts as one. */
+uint32_t sc_ops_tensor_args(const sc_op *op, uint32_t *out, uint32_t max);
+
+/* How the values of OP's first result relate to its first Tensor
+ * argument's:  SAME when they are the same multiset moved around or
+ * copied (clone, detach, views, transposes: SC_OP_IDENTITY or
+ * SC_OP_REARRANGE), SUBSET when every value is one of the input's (slices,
+ * selects, expands, gathers: SC_OP_SELECTS), OTHER otherwise.  _to_copy is
+ * SAME only where it keeps the dtype, which its flags cannot say: it
+ * answers OTHER (the caller compares dtypes). */
+typedef enum { SC_VALUES_OTHER, SC_VALUES_SAME, SC_VALUES_SUBSET } sc_values_relation;
+sc_values_relation sc_ops_values_relation(const sc_op *op);
 
 /* Run OP's shape rule (convenience over op->shape). */
 gboolean sc_ops_infer(const sc_op_call *call, GArray *out, GError **error);

@@ -1,5 +1,6 @@
 /* ops-list.c — `shardcheck ops`: one line (or JSON object) per registered
- * operator: qualified name, flags, schema.  Order is the registry's. */
+ * operator: qualified name, flags (with a reduction's combiner), schema.
+ * Order is the registry's. */
 #include "cli/cli.h"
 #include "shardcheck/ops.h"
 
@@ -18,6 +19,9 @@ static char *flags_text(uint32_t flags) {
   for (guint bit = 0; bit < G_N_ELEMENTS(flag_words); bit++)
     if (flags & (1u << bit))
       g_string_append_printf(s, "%s%s", s->len ? "," : "", flag_words[bit]);
+  sc_combiner c = (sc_combiner)((flags & SC_OP_COMBINE_MASK) >> SC_OP_COMBINE_SHIFT);
+  if (c != SC_COMBINE_NONE)
+    g_string_append_printf(s, "%scombine=%s", s->len ? "," : "", sc_ops_combiner_name(c));
   if (s->len == 0)
     g_string_append(s, "-");
   return g_string_free(s, FALSE);
@@ -53,8 +57,11 @@ int sc_cli_ops(int argc, char **argv) {
       for (guint bit = 0; bit < G_N_ELEMENTS(flag_words); bit++)
         if (op->flags & (1u << bit))
           json_array_append_new(fl, json_string(flag_words[bit]));
-      json_array_append_new(arr, json_pack("{s:s, s:o, s:s}", "name", op->qualname, "flags",
-                                           fl, "schema", op->schema));
+      json_t *o = json_pack("{s:s, s:o, s:s}", "name", op->qualname, "flags", fl, "schema",
+                            op->schema);
+      if (sc_ops_combiner(op) != SC_COMBINE_NONE)
+        json_object_set_new(o, "combine", json_string(sc_ops_combiner_name(sc_ops_combiner(op))));
+      json_array_append_new(arr, o);
     } else {
       g_autofree char *f = flags_text(op->flags);
       printf("%-44s %-24s %s::%s\n", op->qualname, f, op->ns, op->schema);

@@ -64,12 +64,9 @@ static const canon_rule canon_rules[] = {
   {"aten.cat.default", CANON_RENAME, "sc.cat.default", NULL},
   {"aten.slice.Tensor", CANON_RENAME, "sc.slice.default", NULL},
   {"aten.slice_copy.Tensor", CANON_RENAME, "sc.slice.default", NULL},
-  /* identities */
-  {"aten.clone.default", CANON_IDENTITY, NULL, NULL},
-  {"aten.detach.default", CANON_IDENTITY, NULL, NULL},
-  {"aten.alias.default", CANON_IDENTITY, NULL, NULL},
-  {"aten.lift_fresh_copy.default", CANON_IDENTITY, NULL, NULL},
-  {"_c10d_functional.wait_tensor.default", CANON_IDENTITY, NULL, NULL},
+  /* identities: every operator the table flags SC_OP_IDENTITY (clone,
+   * detach, alias, lift_fresh_copy, wait_tensor, ...) is added by
+   * rule_index; _to_copy, flagged too, keeps its input only for its dtype */
   {"aten._to_copy.default", CANON_TO_COPY, NULL, NULL},
   {"aten.copy.default", CANON_COPY, NULL, NULL},
   {"aten.expand.default", CANON_EXPAND, NULL, NULL},
@@ -98,6 +95,14 @@ static GHashTable *rule_index(void) {
         continue;
       }
       g_hash_table_insert(h, (gpointer)from->qualname, (gpointer)r);
+    }
+    /* The table's identities (built-in operators: the registry's first
+     * ids; a declared operator is never an identity). */
+    static const canon_rule identity = {NULL, CANON_IDENTITY, NULL, NULL};
+    for (uint32_t i = 0; i < sc_ops_count(); i++) {
+      const sc_op *op = sc_ops_at(i);
+      if ((op->flags & SC_OP_IDENTITY) && !g_hash_table_contains(h, op->qualname))
+        g_hash_table_insert(h, (gpointer)op->qualname, (gpointer)&identity);
     }
     g_once_init_leave(&once, (gsize)h);
   }
@@ -354,6 +359,21 @@ static sc_id rename_call(sc_lang *lang, const sc_op *op, const sc_value *args, c
   g_free(lay);
   free_args(to, t);
   return out;
+}
+
+const char *sc_lang_rewritten_to(const sc_op *op) {
+  const canon_rule *r = g_hash_table_lookup(rule_index(), op->qualname);
+  if (r == NULL)
+    return NULL;
+  switch (r->kind) {
+  case CANON_RENAME:
+  case CANON_T:
+    return sc_ops_lookup(r->to, NULL)->name;
+  case CANON_IDENTITY:
+    return "its input";
+  default:
+    return NULL; /* conditional or a normal form: the operator may stay */
+  }
 }
 
 static sc_id canon(sc_lang *lang, const sc_op *op, const sc_value *args, const sc_id *kids,

@@ -256,24 +256,14 @@ static gboolean is_tensor_arg(const sc_arg *a) {
 
 static gboolean tensor_like(const lx *e) { return e->kind == LX_VAR || e->kind == LX_CALL; }
 
-/* Operators the lang layer rewrites when a term is added: a left side
- * written with them could never match. */
-static const char *canonical_name(const sc_op *op) {
-  static const char *const map[][2] = {
-      {"aten.view.default", "view"},         {"aten._unsafe_view.default", "view"},
-      {"aten.reshape.default", "view"},      {"aten._reshape_alias.default", "view"},
-      {"aten.t.default", "transpose"},       {"aten.transpose.int", "transpose"},
-      {"aten.permute.default", "permute"},   {"aten.cat.default", "cat"},
-      {"aten.slice.Tensor", "slice"},        {"aten.clone.default", "its input"},
-      {"aten.detach.default", "its input"},  {"aten.alias.default", "its input"},
-  };
-  for (size_t i = 0; i < G_N_ELEMENTS(map); i++)
-    if (strcmp(op->qualname, map[i][0]) == 0)
-      return map[i][1];
-  return NULL;
-}
-
 static const sc_op *resolve_op(cctx *c, const lx *e) {
+  if (e->text[0] == '?') {
+    ld_error_at(c->d, e->start, SC_LEMMA_ERROR_UNKNOWN_OP,
+                "the operator variable %s is not bound: add 'for %s in CLASS' (classes: %s)",
+                e->text, e->text, sc_ops_class_names());
+    c->failed = TRUE;
+    return NULL;
+  }
   g_autoptr(GError) err = NULL;
   const sc_op *op = sc_ops_lookup_func(e->text, &err);
   if (op != NULL)
@@ -422,7 +412,7 @@ static pnode *resolve(cctx *c, const lx *e, side s) {
   if (op == NULL)
     return NULL;
   if (s != SIDE_RHS || c->both) {
-    const char *canon = canonical_name(op);
+    const char *canon = sc_lang_rewritten_to(op);
     if (canon != NULL) {
       err_at(c, e->start, SC_LEMMA_ERROR_ARGS,
              "%s never appears in the e-graph (it is rewritten to %s when added): write the "
@@ -596,7 +586,8 @@ static gboolean check_cond(cctx *c, const lx *e, gboolean in_decl) {
     } fns[] = {{"size", 2, 0},  {"rank", 1, 0},      {"dtype", 1, 0}, {"shape", 1, 0},
                {"numel", 1, 0}, {"with_size", 3, -1}, {"min", 2, -1}, {"max", 2, -1},
                {"indexof", 2, -1}, {"at", 2, -1},    {"vmin", 1, 0},  {"vmax", 1, 0},
-               {"append", 2, -1}, {"remove", 2, -1}};
+               {"append", 2, -1}, {"remove", 2, -1}, {"reduced", 3, -1},
+               {"reduced_before", 3, -1}};
     for (size_t i = 0; i < G_N_ELEMENTS(fns); i++) {
       if (strcmp(e->text, fns[i].name) != 0)
         continue;
@@ -626,7 +617,8 @@ static gboolean check_cond(cctx *c, const lx *e, gboolean in_decl) {
     }
     return err_at(c, e->start, SC_LEMMA_ERROR_ARGS,
                   "unknown function '%s' in a condition (known: size, rank, dtype, shape, numel, "
-                  "with_size, min, max, indexof, at, vmin, vmax, append, remove)",
+                  "with_size, min, max, indexof, at, vmin, vmax, append, remove, reduced, "
+                  "reduced_before)",
                   e->text);
   }
   default:

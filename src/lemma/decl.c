@@ -220,6 +220,41 @@ static gboolean def_names_ok(ld_diag *d, const lx *e, const sc_op *op) {
   return TRUE;
 }
 
+/* The flags a trait of `is TRAIT, ...` gives a declared operator (ops.h):
+ * the classes its flags put it in are the class lemmas that apply to it. */
+static gboolean trait_flags(ld_diag *d, const char *trait, uint32_t pos, uint32_t *flags) {
+  static const struct {
+    const char *name;
+    uint32_t flags;
+  } traits[] = {
+      {"elementwise", SC_OP_ELEMENTWISE},
+      {"rowwise", SC_OP_ROWWISE},
+      {"reduce_sum", SC_OP_REDUCTION | SC_OP_COMBINE(SC_COMBINE_SUM)},
+      {"reduce_mean", SC_OP_REDUCTION | SC_OP_COMBINE(SC_COMBINE_MEAN)},
+      {"reduce_max", SC_OP_REDUCTION | SC_OP_COMBINE(SC_COMBINE_MAX)},
+      {"reduce_min", SC_OP_REDUCTION | SC_OP_COMBINE(SC_COMBINE_MIN)},
+      {"reduce_prod", SC_OP_REDUCTION | SC_OP_COMBINE(SC_COMBINE_PROD)},
+      {"reduce_or", SC_OP_REDUCTION | SC_OP_COMBINE(SC_COMBINE_OR)},
+      {"reduce_and", SC_OP_REDUCTION | SC_OP_COMBINE(SC_COMBINE_AND)},
+      {"reduce_logaddexp", SC_OP_REDUCTION | SC_OP_COMBINE(SC_COMBINE_LOGADDEXP)},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(traits); i++)
+    if (strcmp(trait, traits[i].name) == 0) {
+      if ((*flags & SC_OP_COMBINE_MASK) && (traits[i].flags & SC_OP_COMBINE_MASK)) {
+        ld_error_at(d, pos, SC_LEMMA_ERROR_DECL, "an operator has one combiner: '%s' is a second",
+                    trait);
+        return FALSE;
+      }
+      *flags |= traits[i].flags;
+      return TRUE;
+    }
+  ld_error_at(d, pos, SC_LEMMA_ERROR_DECL,
+              "unknown operator trait '%s' (elementwise, rowwise, reduce_sum, reduce_mean, "
+              "reduce_max, reduce_min, reduce_prod, reduce_or, reduce_and, reduce_logaddexp)",
+              trait);
+  return FALSE;
+}
+
 const sc_op *ld_check_opdecl(ld_diag *d, const char *file, ld_opdecl *o, ld_checked **unfold) {
   *unfold = NULL;
   const char *dot = strchr(o->qualname, '.');
@@ -288,6 +323,10 @@ const sc_op *ld_check_opdecl(ld_diag *d, const char *file, ld_opdecl *o, ld_chec
     }
   }
   sc_ops_schema_clear(&tmp);
+  uint32_t flags = 0;
+  for (guint k = 0; ok && k < o->traits->len; k++)
+    ok = trait_flags(d, g_ptr_array_index(o->traits, k),
+                     g_array_index(o->trait_pos, uint32_t, k), &flags);
   if (!ok)
     return NULL;
 
@@ -318,7 +357,7 @@ const sc_op *ld_check_opdecl(ld_diag *d, const char *file, ld_opdecl *o, ld_chec
   }
   G_UNLOCK(rules_by_text);
   g_clear_error(&err);
-  const sc_op *op = sc_ops_register(ns, schema_text, ld_decl_shape_rule, 0, rule, &err);
+  const sc_op *op = sc_ops_register(ns, schema_text, ld_decl_shape_rule, flags, rule, &err);
   if (op == NULL) {
     ld_error_at(d, o->name_pos, SC_LEMMA_ERROR_DUPLICATE, "cannot declare %s: %s", o->qualname,
                 err->message);

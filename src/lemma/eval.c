@@ -37,6 +37,8 @@ enum {
   FN_AT,
   FN_MIN,
   FN_MAX,
+  FN_REDUCED,
+  FN_REDUCED_BEFORE,
 };
 
 static uint8_t fn_code(const char *f) {
@@ -49,6 +51,7 @@ static uint8_t fn_code(const char *f) {
       {"numel", FN_NUMEL},     {"dtype", FN_DTYPE},       {"shape", FN_SHAPE},
       {"with_size", FN_WITH_SIZE}, {"indexof", FN_INDEXOF}, {"at", FN_AT},
       {"min", FN_MIN},         {"max", FN_MAX},
+      {"reduced", FN_REDUCED}, {"reduced_before", FN_REDUCED_BEFORE},
   };
   if (f == NULL)
     return FN_OTHER;
@@ -203,6 +206,7 @@ static gboolean val_number(const ev_val *v, double *out) {
  * tensor value's `assumed` array (set by the lookup).  Shape atoms:
  * append(SHAPE, N) is SHAPE with one more dim N; remove(SHAPE, D) is SHAPE
  * without dim D (negative D counts from the end). */
+static gboolean reduced_call(const ev_env *env, const lx *e, uint8_t fn, ev_val *out);
 static gboolean range_call(const ev_env *env, const lx *e, uint8_t fn, ev_val *out,
                            gboolean *handled) {
   *handled = TRUE;
@@ -351,6 +355,8 @@ static gboolean call(const ev_env *env, const lx *e, ev_val *out) {
     out->d = s.dims[k];
     return TRUE;
   }
+  if ((fn == FN_REDUCED || fn == FN_REDUCED_BEFORE) && e->n == 3)
+    return reduced_call(env, e, fn, out);
   if ((fn == FN_MIN || fn == FN_MAX) && e->n == 2) {
     sc_dim a, b;
     if (!want_dim(env, e->kids[0], &a) || !want_dim(env, e->kids[1], &b))
@@ -360,6 +366,66 @@ static gboolean call(const ev_env *env, const lx *e, ev_val *out) {
     return TRUE;
   }
   return FALSE;
+}
+
+/* reduced(DIMS, D, RANK): 1 when a reduction over DIMS (an int list, an
+ * int, None or [] for every dim; negative entries count from RANK) at rank
+ * RANK reduces dim D (0 <= D < RANK), else 0.  reduced_before(DIMS, D,
+ * RANK): how many distinct dims below D it reduces (the shift of dim D
+ * when the reduced dims are dropped).  An entry out of range, a D out of
+ * range or a symbolic number cannot be evaluated. */
+static gboolean reduced_call(const ev_env *env, const lx *e, uint8_t fn, ev_val *out) {
+  ev_val dv;
+  sc_dim d, r;
+  if (!ev(env, e->kids[0], &dv) || !want_dim(env, e->kids[1], &d) ||
+      !want_dim(env, e->kids[2], &r) || !sc_dim_is_const(d) || !sc_dim_is_const(r) ||
+      r.value < 0 || r.value > SC_MAX_RANK || d.value < 0 || d.value >= r.value)
+    return FALSE;
+  gboolean red[SC_MAX_RANK] = {FALSE};
+  int64_t rank = r.value;
+  const sc_dim *v = NULL;
+  uint32_t n = 0;
+  sc_dim one;
+  if (dv.kind == EV_VALUE && dv.v->kind == SC_VAL_NONE) {
+    n = 0;
+  } else if (dv.kind == EV_VALUE && dv.v->kind == SC_VAL_INT_LIST) {
+    v = dv.v->u.ints.v;
+    n = dv.v->u.ints.n;
+  } else if (dv.kind == EV_VALUE && dv.v->kind == SC_VAL_INT) {
+    one = dv.v->u.i;
+    v = &one;
+    n = 1;
+  } else if (dv.kind == EV_DIM) {
+    one = dv.d;
+    v = &one;
+    n = 1;
+  } else if (dv.kind == EV_SHAPE) {
+    v = dv.shape.dims;
+    n = dv.shape.rank;
+  } else {
+    return FALSE;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    if (!sc_dim_is_const(v[i]))
+      return FALSE;
+    int64_t k = v[i].value < 0 ? v[i].value + rank : v[i].value;
+    if (k < 0 || k >= rank)
+      return FALSE;
+    red[k] = TRUE;
+  }
+  if (n == 0)
+    for (int64_t k = 0; k < rank; k++)
+      red[k] = TRUE;
+  int64_t count = 0;
+  if (fn == FN_REDUCED) {
+    count = red[d.value] ? 1 : 0;
+  } else {
+    for (int64_t k = 0; k < d.value; k++)
+      count += red[k];
+  }
+  out->kind = EV_DIM;
+  out->d = sc_dim_const(count);
+  return TRUE;
 }
 
 static sc_truth t_not(sc_truth a) { return a == SC_UNKNOWN ? SC_UNKNOWN : a == SC_YES ? SC_NO : SC_YES; }

@@ -81,6 +81,10 @@ struct lx {
 };
 
 void lx_free(lx *e);
+/* A node of kind K spanning [START, END) (result -1); append KID (owned)
+ * with KEY (copied; NULL: positional) to E. */
+lx *lx_new(lx_kind k, uint32_t start, uint32_t end);
+void lx_push(lx *e, const char *key, uint32_t key_pos, lx *kid);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(lx, lx_free)
 lx *lx_copy(const lx *e);
 /* Canonical text (used for the text of generated lemmas and tests). */
@@ -128,6 +132,10 @@ typedef struct {
   uint32_t arrow_pos;
   lx *where;            /* NULL when absent */
   GPtrArray *requires;  /* lx* */
+  /* `for ?f in CLASS`: a class lemma (NULL when absent); calls ?f(...) in
+   * the trees are LX_CALLs whose text is "?f" */
+  char *class_var, *class_name;
+  uint32_t class_var_pos, class_pos;
 } ld_lemma;
 
 typedef struct {
@@ -144,6 +152,8 @@ typedef struct {
   uint32_t results_pos;
   lx *where;
   lx *def;              /* = DEFINITION, or NULL */
+  GPtrArray *traits;    /* char*: `is elementwise, ...` (decl.c maps them to flags) */
+  GArray *trait_pos;    /* uint32_t, parallel */
 } ld_opdecl;
 
 typedef enum { LD_LEMMA, LD_OP } ld_stmt_kind;
@@ -158,6 +168,22 @@ typedef struct {
  * parser skips to the next statement after an error). */
 void ld_parse(ld_diag *d, const char *text, GPtrArray *stmts);
 void ld_stmt_free(gpointer s);
+void ld_lemma_free(ld_lemma *l);
+
+/* --- class lemmas (classes.c) --- */
+
+/* The lemma STMT (a class lemma: `for ?f in CLASS`) with ?f bound to OP:
+ * every call ?f(t1, ..., key=v) becomes OP(...) with t1, ... as OP's Tensor
+ * arguments in order, the keywords as written, and each other argument
+ * the attribute variable ?f__NAME, shared by every call of ?f (so that
+ * "the same operator" means the same attributes).  The name is
+ * NAME[OP's short name].  NULL with an error in D (an operand count or a
+ * keyword OP does not have).  Device/layout and dtype (ScalarType)
+ * arguments are not bound: they keep their defaults unless written.
+ * (transfer full) */
+ld_lemma *ld_class_instance(ld_diag *d, const ld_lemma *stmt, const sc_op *op);
+/* NAME[short name of OP] (transfer full). */
+char *ld_class_instance_name(const char *name, const sc_op *op);
 
 /* --- resolved patterns (check.c) --- */
 

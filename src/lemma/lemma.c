@@ -16,7 +16,27 @@
 
 G_DEFINE_QUARK(sc-lemma-error-quark, sc_lemma_error)
 
+/* A class lemma kept for operators of its class declared by later loads:
+ * its statement and the text its spans point into. */
+typedef struct {
+  ld_lemma *stmt;
+  sc_op_class cls;
+  char *file;
+  char *text;
+} ld_class;
+
+static void ld_class_free(gpointer p) {
+  ld_class *k = p;
+  if (k == NULL)
+    return;
+  ld_lemma_free(k->stmt);
+  g_free(k->file);
+  g_free(k->text);
+  g_free(k);
+}
+
 struct sc_lemma_set {
+  GPtrArray *classes;  /* ld_class*: the class lemmas loaded so far */
   GPtrArray *lemmas;   /* ld_checked* */
   GArray *infos;       /* sc_lemma_info, parallel */
   GHashTable *by_name; /* name -> index + 1 */
@@ -26,6 +46,7 @@ struct sc_lemma_set {
 
 sc_lemma_set *sc_lemma_set_new(void) {
   sc_lemma_set *s = g_new0(sc_lemma_set, 1);
+  s->classes = g_ptr_array_new_with_free_func(ld_class_free);
   s->lemmas = g_ptr_array_new_with_free_func(ld_checked_free);
   s->infos = g_array_new(FALSE, FALSE, sizeof(sc_lemma_info));
   s->by_name = g_hash_table_new(g_str_hash, g_str_equal);
@@ -39,6 +60,7 @@ void sc_lemma_set_free(sc_lemma_set *s) {
   g_hash_table_destroy(s->by_name);
   g_array_free(s->infos, TRUE);
   g_ptr_array_free(s->lemmas, TRUE);
+  g_ptr_array_free(s->classes, TRUE);
   g_ptr_array_free(s->ops, TRUE);
   g_free(s->chain);
   g_free(s);
@@ -78,6 +100,92 @@ static void rebuild_infos(sc_lemma_set *s) {
   }
 }
 
+/* Check the instance of class lemma STMT for OP (errors into D, prefixed
+ * with the operator) and add it to PENDING, unless its name is taken. */
+static void add_instance(ld_diag *d, const char *file, const ld_lemma *stmt, const sc_op *op,
+                         const sc_lemma_set *set, GHashTable *names, GPtrArray *pending) {
+  guint n0 = d->errors->len;
+  ld_lemma *l = ld_class_instance(d, stmt, op);
+  ld_checked *k = l != NULL ? ld_check_lemma(d, file, l) : NULL;
+  ld_lemma_free(l);
+  for (guint i = n0; i < d->errors->len; i++) {
+    ld_error *e = &g_array_index(d->errors, ld_error, i);
+    char *msg = g_strdup_printf("with ?%s = %s: %s", stmt->class_var, op->qualname, e->msg);
+    g_free(e->msg);
+    e->msg = msg;
+  }
+  if (k == NULL)
+    return;
+  char *text = g_strdup_printf("%s\n  (instance: ?%s = %s)", k->text, stmt->class_var, op->qualname);
+  g_free(k->text);
+  k->text = text;
+  if (g_hash_table_contains(set->by_name, k->name) || g_hash_table_contains(names, k->name)) {
+    ld_error_at(d, stmt->name_pos, SC_LEMMA_ERROR_DUPLICATE, "lemma %s is defined twice",
+                k->name);
+    ld_checked_free(k);
+    return;
+  }
+  g_hash_table_add(names, k->name);
+  g_ptr_array_add(pending, k);
+}
+
+/* The class lemma of statement S: its instances for every operator of its
+ * class registered so far into PENDING, and S (moved) into NEW_CLASSES. */
+static void load_class_lemma(ld_diag *d, const char *file, const char *text, ld_stmt *s,
+                             const sc_lemma_set *set, GHashTable *names, GHashTable *class_names,
+                             GPtrArray *pending, GPtrArray *new_classes) {
+  ld_lemma *l = s->lemma;
+  sc_op_class cls;
+  if (!sc_ops_class_lookup(l->class_name, &cls)) {
+    ld_error_at(d, l->class_pos, SC_LEMMA_ERROR_UNKNOWN_OP,
+                "unknown operator class '%s' (classes: %s)", l->class_name, sc_ops_class_names());
+    return;
+  }
+  gboolean dup = g_hash_table_contains(class_names, l->name);
+  for (guint i = 0; i < set->classes->len && !dup; i++)
+    dup = strcmp(((ld_class *)g_ptr_array_index(set->classes, i))->stmt->name, l->name) == 0;
+  if (dup) {
+    ld_error_at(d, l->name_pos, SC_LEMMA_ERROR_DUPLICATE, "lemma %s is defined twice", l->name);
+    return;
+  }
+  g_hash_table_add(class_names, l->name);
+  for (uint32_t i = 0; i < sc_ops_count(); i++)
+    if (sc_ops_in_class(sc_ops_at(i), cls))
+      add_instance(d, file, l, sc_ops_at(i), set, names, pending);
+  ld_class *k = g_new0(ld_class, 1);
+  k->stmt = g_steal_pointer(&s->lemma);
+  k->cls = cls;
+  k->file = g_strdup(file);
+  k->text = g_strdup(text);
+  g_ptr_array_add(new_classes, k);
+}
+
+/* The instances of the class lemmas of earlier loads for the operators
+ * this load declares (NEW_OPS); errors go to D at the declaration. */
+static void instantiate_old_classes(ld_diag *d, const sc_lemma_set *set, GPtrArray *new_ops,
+                                    GArray *new_op_pos, GHashTable *names, GPtrArray *pending) {
+  for (guint i = 0; i < set->classes->len; i++) {
+    const ld_class *k = g_ptr_array_index(set->classes, i);
+    for (guint j = 0; j < new_ops->len; j++) {
+      const sc_op *op = g_ptr_array_index(new_ops, j);
+      if (!sc_ops_in_class(op, k->cls))
+        continue;
+      ld_diag d2;
+      ld_diag_init(&d2, k->file, k->text);
+      d2.skip_instance_test = d->skip_instance_test;
+      add_instance(&d2, k->file, k->stmt, op, set, names, pending);
+      if (d2.errors->len > 0) {
+        g_autoptr(GError) err = NULL;
+        ld_diag_to_gerror(&d2, &err);
+        ld_error_at(d, g_array_index(new_op_pos, uint32_t, j), SC_LEMMA_ERROR_DECL,
+                    "%s is in class %s, whose lemma %s does not hold for it: %s", op->qualname,
+                    sc_ops_class_name(k->cls), k->stmt->name, err->message);
+      }
+      ld_diag_clear(&d2);
+    }
+  }
+}
+
 gboolean sc_lemma_set_load_string(sc_lemma_set *set, const char *filename, const char *text,
                                   GError **error) {
   g_return_val_if_fail(set != NULL && filename != NULL && text != NULL, FALSE);
@@ -94,7 +202,10 @@ gboolean sc_lemma_set_load_string(sc_lemma_set *set, const char *filename, const
   ld_parse(&d, text, stmts);
   GPtrArray *pending = g_ptr_array_new_with_free_func(ld_checked_free);
   GPtrArray *new_ops = g_ptr_array_new();
+  GArray *new_op_pos = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  GPtrArray *new_classes = g_ptr_array_new_with_free_func(ld_class_free);
   GHashTable *names = g_hash_table_new(g_str_hash, g_str_equal);
+  GHashTable *class_names = g_hash_table_new(g_str_hash, g_str_equal);
   /* declarations first, so that lemmas anywhere in the file may use them */
   for (int pass = 0; pass < 2; pass++) {
     for (guint i = 0; i < stmts->len; i++) {
@@ -103,9 +214,14 @@ gboolean sc_lemma_set_load_string(sc_lemma_set *set, const char *filename, const
       uint32_t name_pos = 0;
       if (pass == 0 && s->kind == LD_OP) {
         const sc_op *op = ld_check_opdecl(&d, filename, s->op, &k);
-        if (op != NULL)
+        if (op != NULL) {
           g_ptr_array_add(new_ops, (gpointer)op);
+          g_array_append_val(new_op_pos, s->op->name_pos);
+        }
         name_pos = s->op->name_pos;
+      } else if (pass == 1 && s->kind == LD_LEMMA && s->lemma->class_var != NULL) {
+        load_class_lemma(&d, filename, text, s, set, names, class_names, pending, new_classes);
+        continue;
       } else if (pass == 1 && s->kind == LD_LEMMA) {
         name_pos = s->lemma->name_pos;
         if (g_hash_table_contains(set->by_name, s->lemma->name) ||
@@ -129,8 +245,13 @@ gboolean sc_lemma_set_load_string(sc_lemma_set *set, const char *filename, const
       g_ptr_array_add(pending, k);
     }
   }
+  instantiate_old_classes(&d, set, new_ops, new_op_pos, names, pending);
   gboolean ok = d.errors->len == 0;
   if (ok) {
+    for (guint i = 0; i < new_classes->len; i++) {
+      g_ptr_array_add(set->classes, g_ptr_array_index(new_classes, i));
+      new_classes->pdata[i] = NULL;
+    }
     for (guint i = 0; i < pending->len; i++) {
       ld_checked *k = g_ptr_array_index(pending, i);
       pending->pdata[i] = NULL;
@@ -149,6 +270,9 @@ gboolean sc_lemma_set_load_string(sc_lemma_set *set, const char *filename, const
     ld_diag_to_gerror(&d, error);
   }
   g_hash_table_destroy(names);
+  g_hash_table_destroy(class_names);
+  g_ptr_array_free(new_classes, TRUE);
+  g_array_free(new_op_pos, TRUE);
   g_ptr_array_free(new_ops, TRUE);
   g_ptr_array_free(pending, TRUE);
   g_ptr_array_free(stmts, TRUE);

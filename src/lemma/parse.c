@@ -58,7 +58,7 @@ lx *lx_copy(const lx *e) {
   return c;
 }
 
-static lx *lx_new(lx_kind k, uint32_t start, uint32_t end) {
+lx *lx_new(lx_kind k, uint32_t start, uint32_t end) {
   lx *e = g_new0(lx, 1);
   e->kind = k;
   e->start = start;
@@ -67,7 +67,7 @@ static lx *lx_new(lx_kind k, uint32_t start, uint32_t end) {
   return e;
 }
 
-static void lx_push(lx *e, const char *key, uint32_t key_pos, lx *kid) {
+void lx_push(lx *e, const char *key, uint32_t key_pos, lx *kid) {
   e->kids = g_renew(lx *, e->kids, e->n + 1);
   if (e->kind == LX_CALL) {
     e->keys = g_renew(char *, e->keys, e->n + 1);
@@ -483,11 +483,12 @@ static gboolean is_stmt_end(const lexer *L) {
 /* Expressions                                                               */
 
 static lx *p_cond(lexer *L, int depth);
+static lx *p_call_items(lexer *L, lx *e, int depth);
 
 #define MAX_DEPTH 200
 
 /* atom := INT | FLOAT | STRING | ?x | ?_ | NAME | NAME ['#' INT] '(' items ')'
- *       | '[' [cond {',' cond}] ']' | '(' cond ')' */
+ *       | ?f '(' items ')' | '[' [cond {',' cond}] ']' | '(' cond ')' */
 static lx *p_atom(lexer *L, int depth) {
   if (depth > MAX_DEPTH) {
     fail(L, "a shallower expression (nesting too deep)");
@@ -515,9 +516,20 @@ static lx *p_atom(lexer *L, int depth) {
     return e;
   }
   case T_VAR: {
-    lx *e = lx_new(LX_VAR, st, t->end);
-    e->text = g_strdup(t->text);
+    uint32_t end = t->end;
+    char *name = g_strdup(t->text);
     next(L);
+    if (is_p(L, "(") && L->tok.start == end) {
+      /* ?f(...): a call of an operator-class variable (`for ?f in CLASS`);
+       * the text keeps the '?' so that it never names an operator */
+      lx *e = lx_new(LX_CALL, st, st);
+      e->text = g_strconcat("?", name, NULL);
+      g_free(name);
+      e->result = -1;
+      return p_call_items(L, e, depth);
+    }
+    lx *e = lx_new(LX_VAR, st, end);
+    e->text = name;
     return e;
   }
   case T_WILD: {
@@ -550,41 +562,10 @@ static lx *p_atom(lexer *L, int depth) {
       e->text = name;
       return e;
     }
-    next(L);
     lx *e = lx_new(LX_CALL, st, st);
     e->text = name;
     e->result = result;
-    if (!is_p(L, ")")) {
-      for (;;) {
-        uint32_t key_pos = L->tok.start;
-        lx *a = p_cond(L, depth + 1);
-        if (a == NULL) {
-          lx_free(e);
-          return NULL;
-        }
-        g_autofree char *key = NULL;
-        if (a->kind == LX_NAME && !strchr(a->text, '.') && is_p(L, "=")) {
-          key = g_strdup(a->text);
-          lx_free(a);
-          next(L);
-          a = p_cond(L, depth + 1);
-          if (a == NULL) {
-            lx_free(e);
-            return NULL;
-          }
-        }
-        lx_push(e, key, key_pos, a);
-        if (accept_p(L, ","))
-          continue;
-        break;
-      }
-    }
-    e->end = L->tok.end;
-    if (!expect_p(L, ")", "',' or ')'")) {
-      lx_free(e);
-      return NULL;
-    }
-    return e;
+    return p_call_items(L, e, depth);
   }
   case T_PUNCT:
     if (is_p(L, "[")) {
@@ -627,6 +608,44 @@ static lx *p_atom(lexer *L, int depth) {
   }
   fail(L, "an expression");
   return NULL;
+}
+
+/* The items of a call whose head E (a CALL) was read, from its '(':
+ *   '(' [ [KEY '='] cond { ',' [KEY '='] cond } ] ')'
+ * Frees E and returns NULL on an error. */
+static lx *p_call_items(lexer *L, lx *e, int depth) {
+  next(L);
+  if (!is_p(L, ")")) {
+    for (;;) {
+      uint32_t key_pos = L->tok.start;
+      lx *a = p_cond(L, depth + 1);
+      if (a == NULL) {
+        lx_free(e);
+        return NULL;
+      }
+      g_autofree char *key = NULL;
+      if (a->kind == LX_NAME && !strchr(a->text, '.') && is_p(L, "=")) {
+        key = g_strdup(a->text);
+        lx_free(a);
+        next(L);
+        a = p_cond(L, depth + 1);
+        if (a == NULL) {
+          lx_free(e);
+          return NULL;
+        }
+      }
+      lx_push(e, key, key_pos, a);
+      if (accept_p(L, ","))
+        continue;
+      break;
+    }
+  }
+  e->end = L->tok.end;
+  if (!expect_p(L, ")", "',' or ')'")) {
+    lx_free(e);
+    return NULL;
+  }
+  return e;
 }
 
 /* unary := '-' unary | atom */
@@ -776,10 +795,12 @@ static lx *p_cond(lexer *L, int depth) {
 /* ------------------------------------------------------------------------ */
 /* Statements                                                                */
 
-static void lemma_free(ld_lemma *l) {
+void ld_lemma_free(ld_lemma *l) {
   if (l == NULL)
     return;
   g_free(l->name);
+  g_free(l->class_var);
+  g_free(l->class_name);
   lx_free(l->lhs);
   lx_free(l->rhs);
   lx_free(l->where);
@@ -803,6 +824,10 @@ static void opdecl_free(ld_opdecl *o) {
   }
   lx_free(o->where);
   lx_free(o->def);
+  if (o->traits)
+    g_ptr_array_free(o->traits, TRUE);
+  if (o->trait_pos)
+    g_array_free(o->trait_pos, TRUE);
   g_free(o);
 }
 
@@ -810,7 +835,7 @@ void ld_stmt_free(gpointer p) {
   ld_stmt *s = p;
   if (s == NULL)
     return;
-  lemma_free(s->lemma);
+  ld_lemma_free(s->lemma);
   opdecl_free(s->op);
   g_free(s);
 }
@@ -825,7 +850,7 @@ static gboolean is_keyword(const char *s) {
 }
 
 /* lemma := 'lemma' NAME ':' cond ('=>' | '<=>') cond
- *          { 'where' cond | 'requires' cond {',' cond} } END */
+ *          { 'for' ?f 'in' CLASS | 'where' cond | 'requires' cond {',' cond} } END */
 static ld_lemma *p_lemma(lexer *L) {
   ld_lemma *l = g_new0(ld_lemma, 1);
   l->start = L->tok.start;
@@ -849,9 +874,31 @@ static ld_lemma *p_lemma(lexer *L) {
     goto bad;
   if ((l->rhs = p_cond(L, 0)) == NULL)
     goto bad;
-  gboolean seen_where = FALSE, seen_req = FALSE;
+  gboolean seen_where = FALSE, seen_req = FALSE, seen_for = FALSE;
   while (!is_stmt_end(L)) {
-    if (is_kw(L, "where") && !seen_where) {
+    if (is_kw(L, "for") && !seen_for) {
+      seen_for = TRUE;
+      next(L);
+      if (L->tok.kind != T_VAR) {
+        fail(L, "an operator variable ?f after 'for'");
+        goto bad;
+      }
+      l->class_var = g_strdup(L->tok.text);
+      l->class_var_pos = L->tok.start;
+      next(L);
+      if (!is_kw(L, "in")) {
+        fail(L, "'in' and an operator class");
+        goto bad;
+      }
+      next(L);
+      if (L->tok.kind != T_IDENT) {
+        fail(L, "an operator class name");
+        goto bad;
+      }
+      l->class_name = g_strdup(L->tok.text);
+      l->class_pos = L->tok.start;
+      next(L);
+    } else if (is_kw(L, "where") && !seen_where) {
       seen_where = TRUE;
       next(L);
       if ((l->where = p_cond(L, 0)) == NULL)
@@ -871,14 +918,15 @@ static ld_lemma *p_lemma(lexer *L) {
       fail(L, seen_where && seen_req ? "end of statement"
               : seen_where           ? "'requires' or end of statement"
               : seen_req             ? "'where' or end of statement"
-                                     : "'where', 'requires' or end of statement");
+              : seen_for             ? "'where', 'requires' or end of statement"
+                                     : "'for', 'where', 'requires' or end of statement");
       goto bad;
     }
   }
   l->end = L->tok.start;
   return l;
 bad:
-  lemma_free(l);
+  ld_lemma_free(l);
   return NULL;
 }
 
@@ -904,11 +952,13 @@ static gboolean p_result(lexer *L, GArray *results) {
 }
 
 /* op := 'op' QUALNAME '(' PARAMS ')' '->' (result | '(' result {',' result} ')')
- *       ['where' cond] ['=' cond] END */
+ *       ['is' TRAIT {',' TRAIT}] ['where' cond] ['=' cond] END */
 static ld_opdecl *p_opdecl(lexer *L) {
   ld_opdecl *o = g_new0(ld_opdecl, 1);
   o->start = L->tok.start;
   o->results = g_array_new(FALSE, FALSE, sizeof(ld_result));
+  o->traits = g_ptr_array_new_with_free_func(g_free);
+  o->trait_pos = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   next(L);
   if (L->tok.kind != T_IDENT || !strchr(L->tok.text, '.')) {
     fail(L, "a qualified operator name (namespace.name)");
@@ -948,6 +998,20 @@ static ld_opdecl *p_opdecl(lexer *L) {
       goto bad;
   } else if (!p_result(L, o->results)) {
     goto bad;
+  }
+  if (is_kw(L, "is")) {
+    next(L);
+    for (;;) {
+      if (L->tok.kind != T_IDENT) {
+        fail(L, "an operator trait (elementwise, rowwise, reduce_sum, ...)");
+        goto bad;
+      }
+      g_ptr_array_add(o->traits, g_strdup(L->tok.text));
+      g_array_append_val(o->trait_pos, L->tok.start);
+      next(L);
+      if (!accept_p(L, ","))
+        break;
+    }
   }
   if (is_kw(L, "where")) {
     next(L);

@@ -40,8 +40,8 @@ def run(exe, *args):
 # interpreter cannot run (declared without a definition, or with several
 # results: vLLM's rotary and attention kernels).  That is reported, not a
 # relation that fails; every other skip is an error here.
-NO_EVALUATOR = re.compile(r"^validation skipped: .*(has no evaluator|has \d+ results: only "
-                          r"single-result declared operators)", re.M)
+NO_EVALUATOR = re.compile(r"^validation skipped: .*(has no evaluator|has no definition|"
+                          r"has \d+ results: only single-result declared operators)", re.M)
 
 
 def check_model(exe, path, verdict, errors, prover_limit=False):

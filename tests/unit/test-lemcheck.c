@@ -110,7 +110,10 @@ static void test_library_passes(void) {
   g_assert_cmpuint(p, >=, 60);
   /* the core lemmas each found instances */
   static const char *const core[] = {"mm_cat_contract", "slice_cat_right", "slice_split",
-                                     "permute_cat", "sum_view", "transpose_cat_dim0"};
+                                     "permute_cat", "sum_view", "transpose_cat_dim0",
+                                     "ew1_cat[tanh]", "ew2_cat[tanh_backward]",
+                                     "reduce_cat_other[amax]", "reduce_mean_cat_same[mean.dim]",
+                                     "rowwise_cat_other[_softmax]"};
   for (size_t k = 0; k < G_N_ELEMENTS(core); k++) {
     int32_t i = sc_lemma_set_find(set, core[k]);
     g_assert_cmpint(i, >=, 0);

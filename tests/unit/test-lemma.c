@@ -394,7 +394,8 @@ static const struct {
      SC_LEMMA_ERROR_VAR},
     {"lemma a: neg(?x) => relu(?x) where frob(?x) > 1\n",
      "t.lemma:1:36: error: unknown function 'frob' in a condition (known: size, rank, dtype, "
-     "shape, numel, with_size, min, max, indexof, at, vmin, vmax, append, remove)",
+     "shape, numel, with_size, min, max, indexof, at, vmin, vmax, append, remove, reduced, "
+     "reduced_before)",
      SC_LEMMA_ERROR_ARGS},
     {"lemma a: neg(?x) => gelu(?x, approximate=?_)\n",
      "t.lemma:1:42: error: '?_' matches any value: it cannot be used on the right side",
@@ -433,7 +434,7 @@ static const struct {
      "with ?x: ...",
      SC_LEMMA_ERROR_TYPE},
     {"lemma a: neg(?x) => ?x\n  lemma b: relu(?x) => ?x\n",
-     "t.lemma:2:3: error: expected 'where', 'requires' or end of statement, found 'lemma'",
+     "t.lemma:2:3: error: expected 'for', 'where', 'requires' or end of statement, found 'lemma'",
      SC_LEMMA_ERROR_SYNTAX},
     {"op aten.foo(Tensor x) -> Tensor: shape(x)\n",
      "t.lemma:1:4: error: cannot declare aten.foo: namespace 'aten' is reserved for built-in "
@@ -460,6 +461,32 @@ static const struct {
     {"op badname(Tensor x) -> Tensor: shape(x)\n",
      "t.lemma:1:4: error: expected a qualified operator name (namespace.name), found 'badname'",
      SC_LEMMA_ERROR_SYNTAX},
+    /* operator classes */
+    {"lemma a: ?f(?x) => ?x\n",
+     "t.lemma:1:10: error: the operator variable ?f is not bound: add 'for ?f in CLASS' "
+     "(classes: elementwise1, ...",
+     SC_LEMMA_ERROR_UNKNOWN_OP},
+    {"lemma a: ?f(?x) => ?x for ?f in elementwize1\n",
+     "t.lemma:1:33: error: unknown operator class 'elementwize1' (classes: elementwise1, ...",
+     SC_LEMMA_ERROR_UNKNOWN_OP},
+    {"lemma a: ?f(?x, ?y) => ?x for ?f in elementwise1\n",
+     "t.lemma:1:10: error: with ?f = aten.add.Scalar: ?f is called with 2 tensor operands, but "
+     "aten.add.Scalar (bound to it) takes 1",
+     SC_LEMMA_ERROR_ARGS},
+    {"lemma a: ?f(?x, bogus=1) => ?x for ?f in elementwise1\n",
+     "t.lemma:1:17: error: with ?f = aten.add.Scalar: aten.add.Scalar (bound to ?f) has no "
+     "argument 'bogus'",
+     SC_LEMMA_ERROR_ARGS},
+    {"lemma a: ?f(?x) => ?x for f in elementwise1\n",
+     "t.lemma:1:27: error: expected an operator variable ?f after 'for', found 'f'",
+     SC_LEMMA_ERROR_SYNTAX},
+    {"op mylib.bad6(Tensor x) -> Tensor: shape(x) is elementwize\n",
+     "t.lemma:1:48: error: unknown operator trait 'elementwize' (elementwise, rowwise, "
+     "reduce_sum, ...",
+     SC_LEMMA_ERROR_DECL},
+    {"op mylib.bad7(Tensor x, int[] dim) -> Tensor: shape(x) is reduce_sum, reduce_max\n",
+     "t.lemma:1:71: error: an operator has one combiner: 'reduce_max' is a second",
+     SC_LEMMA_ERROR_DECL},
 };
 
 static void test_errors(void) {
@@ -490,6 +517,106 @@ static void test_errors(void) {
     }
   }
   g_assert_cmpuint(failures, ==, 0);
+}
+
+/* Class lemmas: one instance per operator of the class, built-in or
+ * declared by a later load, matched per operator; a 3-way and a 6-way
+ * split (cats nested to the left) pass through a declared elementwise
+ * operator that has no lemma of its own. */
+static const char *const class_lemma =
+    "lemma c: ?f(cat(?a, ?b, dim=?d)) <=> cat(?f(?a), ?f(?b), dim=?d)\n"
+    "  for ?f in elementwise1\n"
+    "  where dtype(?a) == dtype(?b)\n";
+
+static void test_class_lemmas(void) {
+  world w;
+  world_init(&w);
+  g_autoptr(GError) err = NULL;
+  g_assert_true(sc_lemma_set_load_string(w.set, "c.lemma", class_lemma, &err));
+  g_assert_no_error(err);
+  g_assert_cmpint(sc_lemma_set_find(w.set, "c[neg]"), >=, 0);
+  g_assert_cmpint(sc_lemma_set_find(w.set, "c[add.Scalar]"), >=, 0);
+  g_assert_cmpint(sc_lemma_set_find(w.set, "c[gelu]"), >=, 0);
+  g_assert_cmpint(sc_lemma_set_find(w.set, "c[add.Tensor]"), ==, -1); /* two tensors */
+  g_assert_cmpint(sc_lemma_set_find(w.set, "c[mm]"), ==, -1);
+  g_assert_cmpint(sc_lemma_set_find(w.set, "c[clstest.sq]"), ==, -1);
+  uint32_t before = sc_lemma_set_n_lemmas(w.set);
+  /* declared after the class lemma: instantiated when declared */
+  g_assert_true(sc_lemma_set_load_string(
+      w.set, "d.lemma", "op clstest.sq(Tensor x) -> Tensor: shape(x) is elementwise\n", &err));
+  g_assert_no_error(err);
+  int32_t k = sc_lemma_set_find(w.set, "c[clstest.sq]");
+  g_assert_cmpint(k, >=, 0);
+  g_assert_cmpuint(sc_lemma_set_n_lemmas(w.set), ==, before + 1);
+  g_assert_nonnull(strstr(sc_lemma_set_lemma(w.set, (uint32_t)k)->text,
+                          "(instance: ?f = clstest.sq.default)"));
+  /* not elementwise: no instance */
+  g_assert_true(sc_lemma_set_load_string(
+      w.set, "e.lemma", "op clstest.other(Tensor x) -> Tensor: shape(x)\n", &err));
+  g_assert_cmpint(sc_lemma_set_find(w.set, "c[clstest.other]"), ==, -1);
+
+  sc_ttype t = {sc_shape_of(2, (int64_t[]){2, 6}), SC_DTYPE_F32};
+  const char *names[] = {"x0", "x1", "x2", "x3", "x4", "x5"};
+  sc_id id;
+  for (int i = 0; i < 6; i++)
+    g_assert_true(sc_graph_add_input(w.g, names[i], &t, &id, &err));
+  world_add(&w, "clstest.sq(cat(x0, x1, x2, dim=0))");
+  world_add(&w, "clstest.sq(cat(x0, x1, x2, x3, x4, x5, dim=1))");
+  world_add(&w, "gelu(cat(x0, x1, x2, dim=0), approximate=\"tanh\")");
+  world_run(&w);
+  g_assert_true(world_equal(&w, "clstest.sq(cat(x0, x1, x2, dim=0))",
+                            "cat(clstest.sq(x0), clstest.sq(x1), clstest.sq(x2), dim=0)"));
+  g_assert_true(world_equal(&w, "clstest.sq(cat(x0, x1, x2, x3, x4, x5, dim=1))",
+                            "cat(clstest.sq(x0), clstest.sq(x1), clstest.sq(x2), "
+                            "clstest.sq(x3), clstest.sq(x4), clstest.sq(x5), dim=1)"));
+  g_assert_cmpuint(applications(&w, "c[clstest.sq]"), >=, 7);
+  /* the operator's attributes are the same on both sides */
+  g_assert_true(world_equal(&w, "gelu(cat(x0, x1, x2, dim=0), approximate=\"tanh\")",
+                            "cat(gelu(x0, approximate=\"tanh\"), gelu(x1, approximate=\"tanh\"), "
+                            "gelu(x2, approximate=\"tanh\"), dim=0)"));
+  g_assert_false(world_equal(&w, "gelu(cat(x0, x1, x2, dim=0), approximate=\"tanh\")",
+                             "cat(gelu(x0), gelu(x1), gelu(x2), dim=0)"));
+  g_assert_false(world_equal(&w, "clstest.other(cat(x0, x1, dim=0))",
+                             "cat(clstest.other(x0), clstest.other(x1), dim=0)"));
+  world_clear(&w);
+}
+
+/* reduced / reduced_before in conditions: which dims a dims list
+ * reduces at a rank (None and [] reduce all), negative entries wrapped. */
+static void test_reduced_fn(void) {
+  static const struct {
+    const char *cond;
+    gboolean holds;
+  } cases[] = {
+      {"reduced([1], 1, 3) == 1", TRUE},
+      {"reduced([-1], 2, 3) == 1", TRUE},
+      {"reduced([-1], 1, 3) == 0", TRUE},
+      {"reduced([], 0, 2) == 1", TRUE},
+      {"reduced([0, 2], 1, 3) == 0", TRUE},
+      {"reduced_before([0, -1], 1, 3) == 1", TRUE},
+      {"reduced_before([0, 1, -1], 3, 4) == 2", TRUE},
+      {"reduced_before([], 2, 3) == 2", TRUE},
+      {"reduced([3], 0, 3) == 0", FALSE}, /* out of range: cannot be evaluated */
+      {"reduced([0], 3, 3) == 0", FALSE},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *text =
+        g_strdup_printf("lemma r%zu: neg(?x) => relu(?x) where %s\n", i, cases[i].cond);
+    world w;
+    world_init(&w);
+    g_autoptr(GError) err = NULL;
+    g_assert_true(sc_lemma_set_load_string(w.set, "r.lemma", text, &err));
+    g_assert_no_error(err);
+    sc_ttype t = {sc_shape_of(1, (int64_t[]){4}), SC_DTYPE_F32};
+    sc_id id;
+    g_assert_true(sc_graph_add_input(w.g, "x", &t, &id, &err));
+    world_add(&w, "neg(x)");
+    world_run(&w);
+    g_autofree char *name = g_strdup_printf("r%zu", i);
+    if (applications(&w, name) != (cases[i].holds ? 1u : 0u))
+      g_error("case %s: expected %s", cases[i].cond, cases[i].holds ? "to fire" : "no firing");
+    world_clear(&w);
+  }
 }
 
 /* A failed load changes nothing; errors of several statements are all reported. */
@@ -606,7 +733,7 @@ static void test_library(void) {
   static const char *const names[] = {
       "slice_cat_left", "slice_cat_right", "slice_cat_span", "cat_adjacent_slices",
       "slice_split",    "mm_cat_rows",     "mm_cat_cols",    "mm_cat_contract",
-      "bmm_cat_batch",  "addmm_to_add",    "gelu_cat",       "add_cat",
+      "bmm_cat_batch",  "addmm_to_add",    "ew1_cat[gelu]",  "ew2_cat[add.Tensor]",
       "mul_sum_right",  "sum_comm",        "sum_assoc_right", "sum_transpose",
       "sum_view",       "transpose_cat_other", "permute_cat"};
   for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
@@ -980,6 +1107,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/lemma/steer", test_steer);
   g_test_add_func("/lemma/pattern/opt-list", test_opt_list_pattern);
   g_test_add_func("/lemma/programs", test_programs);
+  g_test_add_func("/lemma/class/instances", test_class_lemmas);
+  g_test_add_func("/lemma/class/reduced", test_reduced_fn);
   g_test_add_func("/lemma/dir/declaration-order", test_dir_declaration_order);
   return g_test_run();
 }
