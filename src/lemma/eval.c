@@ -38,6 +38,7 @@ enum {
   FN_DIFFAT,
   FN_PROD,
   FN_CUTAT,
+  FN_INSERT,
   FN_MIN,
   FN_MAX,
 };
@@ -52,6 +53,7 @@ static uint8_t fn_code(const char *f) {
       {"numel", FN_NUMEL},     {"dtype", FN_DTYPE},       {"shape", FN_SHAPE},
       {"with_size", FN_WITH_SIZE}, {"indexof", FN_INDEXOF}, {"at", FN_AT},
       {"diffat", FN_DIFFAT},   {"prod", FN_PROD},         {"cutat", FN_CUTAT},
+      {"insert", FN_INSERT},
       {"min", FN_MIN},         {"max", FN_MAX},
   };
   if (f == NULL)
@@ -392,6 +394,26 @@ static gboolean call(const ev_env *env, const lx *e, ev_val *out) {
       p = sc_dim_mul(env->st, p, s.dims[k]);
     out->kind = EV_DIM;
     out->d = p;
+    return TRUE;
+  }
+  if (fn == FN_INSERT && e->n == 3) {
+    /* insert(SHAPE, D, N): SHAPE with N inserted before entry D (0 <= D <=
+     * length; negative D counts from the end of the result, as
+     * unsqueeze's dim does: -1 appends). */
+    sc_shape s;
+    sc_dim d, n;
+    if (!want_shape(env, e->kids[0], &s) || !want_dim(env, e->kids[1], &d) ||
+        !want_dim(env, e->kids[2], &n) || !sc_dim_is_const(d) || s.rank >= SC_MAX_RANK)
+      return FALSE;
+    int64_t k = d.value < 0 ? d.value + (int64_t)s.rank + 1 : d.value;
+    if (k < 0 || k > (int64_t)s.rank)
+      return FALSE;
+    for (int64_t i = (int64_t)s.rank; i > k; i--)
+      s.dims[i] = s.dims[i - 1];
+    s.dims[k] = n;
+    s.rank++;
+    out->kind = EV_SHAPE;
+    out->shape = s;
     return TRUE;
   }
   if (fn == FN_CUTAT && e->n == 2) {
