@@ -7,10 +7,19 @@ r // (n/KV)).
   style "shard":     wk, wv placed Shard(1, replicas=n/KV) (the loader
                      hands each rank its kv head); repeat_kv as Llama
                      writes it (x[:, :, None].expand(...).reshape(...)).
+                     At TP > KV the relation says wk = cat(wk_0, wk_2) =
+                     cat(wk_1, wk_3): the ranks of one kv head are known
+                     equal through cat injectivity (layout-repeat.lemma).
   style "slice":     wk, wv replicated; each rank slices the columns of its
-                     kv head g = r * KV // n; repeat_kv by index_select of
-                     arange(nh) // n_rep (repeat_interleave does not trace
-                     with fake tensors in torch 1.13).
+                     kv head g = r * KV // n; repeat_kv as
+                     k.unsqueeze(2).expand(-1, -1, r, -1, -1).flatten(1, 2).
+  style "slice-llama": as "slice", with Llama's repeat_kv.
+  style "index":     as "slice", repeat_kv by index_select of arange(nh) //
+                     n_rep (repeat_interleave does not trace with fake
+                     tensors in torch 1.13).  Does not prove yet: the
+                     driver does not relate the index, a constant the
+                     ranks build (arange), so the index_select never joins
+                     (not in BUNDLES: --variant gqa-index writes it).
   style "slice-bug": BUG ON PURPOSE: GQA takes kv head g + 1 (mod KV), the
                      head of another group of query heads; MQA's rank 1
                      takes the value weight for its keys -- must fail.
@@ -28,9 +37,10 @@ B, S, HD = 2, 4, 4
 NH = 8
 D = NH * HD
 
-BUNDLES = [(2, False, "gqa-shard"), (4, False, "gqa-shard"), (4, False, "gqa-slice"),
-           (4, False, "gqa-slice-bug"), (2, False, "mqa-shard"), (4, False, "mqa-slice"),
-           (4, False, "mqa-slice-bug")]
+BUNDLES = [(2, False, "gqa-shard"), (4, False, "gqa-shard"), (2, False, "gqa-slice"), (4, False, "gqa-slice"),
+           (2, False, "gqa-slice-llama"), (4, False, "gqa-slice-llama"), (4, False, "gqa-slice-bug"),
+           (2, False, "mqa-shard"), (4, False, "mqa-shard"), (4, False, "mqa-slice"),
+           (4, False, "mqa-slice-llama"), (4, False, "mqa-slice-bug")]
 
 
 def repeat_kv(x, n_rep):
@@ -62,7 +72,7 @@ def attention_tp(x, wq, wk, wv, wo, kv, style):
             wk_r, wv_r = wk[r], wv[r]
         else:
             kvl = max(1, kv // n)
-            g = r * kv // n if style == "slice" else (r * kv // n + 1) % kv
+            g = (r * kv // n + 1) % kv if style == "slice-bug" else r * kv // n
             wk_r = wk[r][:, g * HD:(g + kvl) * HD]
             wv_r = wv[r][:, g * HD:(g + kvl) * HD]
             if style == "slice-bug" and kv == 1 and r == 1:
@@ -72,9 +82,14 @@ def attention_tp(x, wq, wk, wv, wo, kv, style):
         v = (x[r] @ wv_r).view(B, S, kvl, HD).transpose(1, 2)
         if style == "shard":
             k, v = repeat_kv(k, nh // kvl), repeat_kv(v, nh // kvl)
-        else:
+        elif style == "slice-llama":
+            k, v = repeat_kv(k, nh // kvl), repeat_kv(v, nh // kvl)
+        elif style == "index":
             heads = torch.arange(nh) // (nh // kvl)     # kv head of each query head
             k, v = k.index_select(1, heads), v.index_select(1, heads)
+        else:
+            k = k.unsqueeze(2).expand(-1, -1, nh // kvl, -1, -1).flatten(1, 2)
+            v = v.unsqueeze(2).expand(-1, -1, nh // kvl, -1, -1).flatten(1, 2)
         s = (q @ k.transpose(-1, -2)) / HD ** 0.5
         p = torch.softmax(s, dim=-1)
         o = (p @ v).transpose(1, 2).reshape(B, S, nh * HD)
