@@ -166,6 +166,13 @@ def corpus():
     }
 
 
+def functional(name):
+    """The exporter writes an in-place overload as its out-of-place one
+    (docs/exporter.md): add_.Tensor is recorded as add.Tensor."""
+    ns, op, ov = name.split(".", 2)
+    return f"{ns}.{op[:-1]}.{ov}" if op.endswith("_") and not op.endswith("__") else name
+
+
 def traced_ops():
     sys.path.insert(0, os.path.join(HERE, "export"))
     from torch.fx.experimental.proxy_tensor import make_fx
@@ -176,7 +183,7 @@ def traced_ops():
         gm = make_fx(fn)(*args)
         for n in gm.graph.nodes:
             if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload):
-                seen.setdefault(op_name(n), set()).add(name)
+                seen.setdefault(functional(op_name(n)), set()).add(name)
     return seen
 
 
