@@ -203,6 +203,20 @@ static gboolean walk(sc_rel_ctx *c, gboolean *stop, GError **error) {
     ok = sc_rel_visit_node(c, v, stop, error);
     done++;
     c->res->stats.visited++;
+    /* The overall budget (budget.h), after each node: a spent budget ends
+     * the check as a limit at the node being visited. */
+    const char *spent = ok ? sc_budget_check(opts->limits.budget, 0) : NULL;
+    if (spent != NULL) {
+      sc_infer_result *res = c->res;
+      if (res->verdict != SC_VERDICT_LIMIT) {
+        sc_rel_clear_failure(res);
+        res->verdict = SC_VERDICT_LIMIT;
+        res->fnode = v;
+      }
+      g_free(res->limit_reason);
+      res->limit_reason = g_strdup(spent);
+      *stop = TRUE;
+    }
   }
   if (opts->progress)
     opts->progress(done, total, NULL, opts->progress_user);

@@ -23,7 +23,8 @@ typedef enum {
   CANON_IDENTITY,      /* the value of the first tensor argument */
   CANON_TO_COPY,       /* _to_copy: its input when dtype is None or the input's */
   CANON_COPY,          /* copy(self, src): src when src has the result's type */
-  CANON_EXPAND,        /* expand: its input when the result has the input's shape */
+  CANON_EXPAND,        /* expand: its input when the result has the input's shape;
+                        * sizes of -1 written as the result's sizes */
   CANON_VIEW,          /* sc.view: shape resolved; same shape -> input */
   CANON_TRANSPOSE,     /* sc.transpose: dims wrapped, ordered; d == d -> input */
   CANON_PERMUTE,       /* sc.permute: dims wrapped; identity -> input */
@@ -429,6 +430,22 @@ static sc_id canon(sc_lang *lang, const sc_op *op, const sc_value *args, const s
         (sc_shape_equal(&in->shape, &out_type->shape) ||
          sc_shape_same(lang->st, &in->shape, &out_type->shape) == SC_YES))
       return kids[0];
+    /* a size of -1 keeps the input's size there: written as the result's
+     * size, the size list is the result shape (one form per expand) */
+    const sc_value *sz = arg(op, args, "size");
+    if (sz != NULL && sz->kind == SC_VAL_INT_LIST && sz->u.ints.n == out_type->shape.rank) {
+      gboolean minus = FALSE;
+      for (uint32_t i = 0; i < sz->u.ints.n; i++)
+        if (sc_dim_is_const(sz->u.ints.v[i]) && sz->u.ints.v[i].value == -1)
+          minus = TRUE;
+      if (minus) {
+        sc_value *a = copy_args(op, args);
+        set_arg(op, a, "size", int_list(out_type->shape.dims, out_type->shape.rank));
+        sc_id c = sc_lang_add_node(lang, op, a, kids, n_kids, 0);
+        free_args(op, a);
+        return c;
+      }
+    }
     break;
   }
   case CANON_VIEW:

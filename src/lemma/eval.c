@@ -35,6 +35,10 @@ enum {
   FN_WITH_SIZE,
   FN_INDEXOF,
   FN_AT,
+  FN_DIFFAT,
+  FN_PROD,
+  FN_CUTAT,
+  FN_INSERT,
   FN_MIN,
   FN_MAX,
   FN_REDUCED,
@@ -50,6 +54,8 @@ static uint8_t fn_code(const char *f) {
       {"remove", FN_REMOVE},   {"size", FN_SIZE},         {"rank", FN_RANK},
       {"numel", FN_NUMEL},     {"dtype", FN_DTYPE},       {"shape", FN_SHAPE},
       {"with_size", FN_WITH_SIZE}, {"indexof", FN_INDEXOF}, {"at", FN_AT},
+      {"diffat", FN_DIFFAT},   {"prod", FN_PROD},         {"cutat", FN_CUTAT},
+      {"insert", FN_INSERT},
       {"min", FN_MIN},         {"max", FN_MAX},
       {"reduced", FN_REDUCED}, {"reduced_before", FN_REDUCED_BEFORE},
   };
@@ -357,6 +363,86 @@ static gboolean call(const ev_env *env, const lx *e, ev_val *out) {
   }
   if ((fn == FN_REDUCED || fn == FN_REDUCED_BEFORE) && e->n == 3)
     return reduced_call(env, e, fn, out);
+  if (fn == FN_DIFFAT && e->n == 2) {
+    /* diffat(A, B): the one index at which two lists of one length differ
+     * (entries compared as normal forms); none, several or lengths that
+     * differ cannot be evaluated.  How a lemma names the dim that a
+     * required node changes (an expand to a smaller size along one dim). */
+    sc_shape a, b;
+    if (!want_shape(env, e->kids[0], &a) || !want_shape(env, e->kids[1], &b) || a.rank != b.rank)
+      return FALSE;
+    uint32_t found = UINT32_MAX;
+    for (uint32_t i = 0; i < a.rank; i++)
+      if (!sc_dim_identical(a.dims[i], b.dims[i])) {
+        if (found != UINT32_MAX)
+          return FALSE;
+        found = i;
+      }
+    if (found == UINT32_MAX)
+      return FALSE;
+    out->kind = EV_DIM;
+    out->d = sc_dim_const(found);
+    return TRUE;
+  }
+  if (fn == FN_PROD && e->n == 3) {
+    /* prod(LIST, I, J): the product of entries I..J-1 (1 when I == J);
+     * 0 <= I <= J <= length, else it cannot be evaluated. */
+    sc_shape s;
+    sc_dim i, j;
+    if (!want_shape(env, e->kids[0], &s) || !want_dim(env, e->kids[1], &i) ||
+        !want_dim(env, e->kids[2], &j) || !sc_dim_is_const(i) || !sc_dim_is_const(j))
+      return FALSE;
+    int64_t lo = i.value, hi = j.value;
+    if (lo < 0 || lo > hi || hi > (int64_t)s.rank)
+      return FALSE;
+    sc_dim p = sc_dim_const(1);
+    for (int64_t k = lo; k < hi; k++)
+      p = sc_dim_mul(env->st, p, s.dims[k]);
+    out->kind = EV_DIM;
+    out->d = p;
+    return TRUE;
+  }
+  if (fn == FN_INSERT && e->n == 3) {
+    /* insert(SHAPE, D, N): SHAPE with N inserted before entry D (0 <= D <=
+     * length; negative D counts from the end of the result, as
+     * unsqueeze's dim does: -1 appends). */
+    sc_shape s;
+    sc_dim d, n;
+    if (!want_shape(env, e->kids[0], &s) || !want_dim(env, e->kids[1], &d) ||
+        !want_dim(env, e->kids[2], &n) || !sc_dim_is_const(d) || s.rank >= SC_MAX_RANK)
+      return FALSE;
+    int64_t k = d.value < 0 ? d.value + (int64_t)s.rank + 1 : d.value;
+    if (k < 0 || k > (int64_t)s.rank)
+      return FALSE;
+    for (int64_t i = (int64_t)s.rank; i > k; i--)
+      s.dims[i] = s.dims[i - 1];
+    s.dims[k] = n;
+    s.rank++;
+    out->kind = EV_SHAPE;
+    out->shape = s;
+    return TRUE;
+  }
+  if (fn == FN_CUTAT && e->n == 2) {
+    /* cutat(LIST, P): the largest K < length with prod(LIST, 0, K) == P
+     * (normal forms compared): the dim of a reshape target at which a
+     * block of P leading elements ends.  None cannot be evaluated. */
+    sc_shape s;
+    sc_dim want;
+    if (!want_shape(env, e->kids[0], &s) || !want_dim(env, e->kids[1], &want))
+      return FALSE;
+    sc_dim p = sc_dim_const(1);
+    int64_t found = -1;
+    for (uint32_t k = 0; k < s.rank; k++) {
+      if (sc_dim_identical(p, want))
+        found = k;
+      p = sc_dim_mul(env->st, p, s.dims[k]);
+    }
+    if (found < 0)
+      return FALSE;
+    out->kind = EV_DIM;
+    out->d = sc_dim_const(found);
+    return TRUE;
+  }
   if ((fn == FN_MIN || fn == FN_MAX) && e->n == 2) {
     sc_dim a, b;
     if (!want_dim(env, e->kids[0], &a) || !want_dim(env, e->kids[1], &b))

@@ -1,5 +1,5 @@
-/* registry.c — the operator registry: the table built from ops-layout.def and
- * ops-math.def, the ATen schema parser, lookup by name (exact, bare, and the
+/* registry.c — the operator registry: the table built from ops-layout.def,
+ * ops-math.def and ops-extra.def, the ATen schema parser, lookup by name (exact, bare, and the
  * expression language's short names), nearest-name suggestions, binding of
  * raw argument values to a schema, and the shape-rule entry point.
  *
@@ -32,6 +32,7 @@ static const sc_op_entry op_table[] = {
 #define SC_OP(ns, schema, rule, flags) {ns, schema, rule, flags},
 #include "ops/ops-layout.def"
 #include "ops/ops-math.def"
+#include "ops/ops-extra.def"
 #undef SC_OP
     {NULL, NULL, NULL, 0}, /* sentinel: keeps the array non-empty */
 };

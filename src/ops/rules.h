@@ -11,6 +11,10 @@
  *   ops-math.def    elementwise and broadcasting, matmul, reductions,
  *                   normalization, softmax, losses, embedding and their
  *                   backward operators (rules-math.c)
+ *   ops-extra.def   operators make_fx emits that the two lists lacked
+ *                   (tools/coverage.py): activations, unary functions,
+ *                   losses and their backward operators, norms, argsort;
+ *                   their own rules in rules-extra.c
  *
  * Every RULE named in a .def file is declared here, so that the table, the
  * declarations and the definitions cannot drift (registry.c includes both
@@ -24,6 +28,7 @@
   gboolean rule(const sc_op_call *call, GArray *out, GError **error);
 #include "ops/ops-layout.def"
 #include "ops/ops-math.def"
+#include "ops/ops-extra.def"
 #undef SC_OP
 
 /* Helpers shared by the rule files (defined in rules-common.c). */

@@ -1,6 +1,7 @@
 /* test-interp-models.c — the interpreter as a judge of the example models:
  * for every bundle under models/ (and tests/bundles/accept/), random implementation inputs are drawn
- * (replicas made equal), the spec inputs are computed from the input
+ * (replicas made equal, and the leaves of a second cat of an input's
+ * relation given their slices), the spec inputs are computed from the input
  * relation, both graphs are run, and every expression of
  * expect_output_relation must agree with the spec output it names, except
  * in bundles described as having a "BUG ON PURPOSE", where at least one
@@ -28,6 +29,41 @@ static void run_state_clear(run_state *s) {
   g_free(s->sym);
   sc_bundle_free(s->b);
   memset(s, 0, sizeof *s);
+}
+
+/* A cat of leaves along DIM as another expression of a spec input (a
+ * kv head held by several ranks: wk = cat(wk_0, wk_2) = cat(wk_1, wk_3)):
+ * every leaf takes its slice of the spec input's value VAL. */
+static void fill_cat_leaves(const sc_texpr *e, const sc_tvalue *val, sc_tvalue **iv) {
+  const sc_op *op = sc_texpr_get_kind(e) == SC_TEXPR_CALL ? sc_texpr_op(e) : NULL;
+  if (op == NULL || strcmp(op->qualname, "sc.cat.default") != 0)
+    return;
+  int32_t di = sc_ops_arg_index(op, "dim");
+  const sc_value *dv = di >= 0 ? &sc_texpr_args(e)[di] : NULL;
+  if (dv == NULL || dv->kind != SC_VAL_INT || !sc_dim_is_const(dv->u.i) || val->rank == 0)
+    return;
+  int64_t d = dv->u.i.value < 0 ? dv->u.i.value + val->rank : dv->u.i.value, off = 0;
+  for (uint32_t c = 0; c < sc_texpr_n_children(e); c++) {
+    const sc_texpr *ch = sc_texpr_child(e, c);
+    if (sc_texpr_get_kind(ch) != SC_TEXPR_TENSOR)
+      return;
+    sc_tvalue *leaf = iv[sc_texpr_tensor(ch)];
+    if (leaf == NULL || leaf->rank != val->rank)
+      return;
+    int64_t idx[SC_MAX_RANK] = {0};
+    for (int64_t k = 0; k < leaf->numel; k++) {
+      int64_t o = 0;
+      for (uint32_t q = 0; q < val->rank; q++)
+        o = o * val->dims[q] + idx[q] + (q == (uint32_t)d ? off : 0);
+      leaf->data[k] = val->data[o];
+      for (int32_t q = (int32_t)leaf->rank - 1; q >= 0; q--) {
+        if (++idx[q] < leaf->dims[q])
+          break;
+        idx[q] = 0;
+      }
+    }
+    off += leaf->dims[d];
+  }
 }
 
 /* Load PATH, draw inputs with SEED and run both graphs; FALSE (and a test
@@ -82,6 +118,8 @@ static gboolean run_bundle(const char *path, uint64_t seed, run_state *s) {
         sc_id leaf = sc_texpr_tensor(e->exprs[k]);
         sc_tvalue_free(iv[leaf]);
         iv[leaf] = sc_tvalue_copy(sv[i]);
+      } else {
+        fill_cat_leaves(e->exprs[k], sv[i], iv);
       }
   }
   sc_tvalue **impl_inputs = g_new0(sc_tvalue *, sc_graph_n_inputs(impl) + 1);

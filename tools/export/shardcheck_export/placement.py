@@ -10,6 +10,11 @@ expressions over the pieces gives back the full tensor.
   Shard(dim)           rank i holds chunk i of n equal chunks along dim
   Shard(dim, blocks=k) dim is k equal blocks (a fused q|k|v weight), each
                        sharded: rank i holds chunk i of every block, in order
+  Shard(dim, replicas=k) dim is n/k equal chunks, each held by k ranks in a
+                       row: rank i holds chunk i // k (the key/value heads of
+                       grouped-query attention when the TP degree exceeds
+                       their number); one relation per replica j, the cat of
+                       ranks j, k + j, 2k + j, ...; forward only
   Partial()            (outputs only) the tensor is the sum of the ranks'
   Slice(dim, start, end) (outputs only) every rank's tensor holds the whole
                        tensor as its part start:end along dim (a result
@@ -44,18 +49,32 @@ class Replicate(Placement):
 
 
 class Shard(Placement):
-    def __init__(self, dim, blocks=1):
-        self.dim, self.blocks = dim, blocks
+    def __init__(self, dim, blocks=1, replicas=1):
+        if blocks != 1 and replicas != 1:
+            raise ValueError("Shard(): blocks and replicas do not combine")
+        self.dim, self.blocks, self.replicas = dim, blocks, replicas
 
     def _check(self, shape, n):
         d = self.dim % len(shape)
-        if shape[d] % (n * self.blocks):
+        if n % self.replicas:
+            raise ValueError(f"{self}: {n} ranks are not groups of {self.replicas} replicas")
+        if shape[d] % (n // self.replicas * self.blocks):
             raise ValueError(f"{self}: size {shape[d]} of dim {d} does not split "
-                             f"into {n} ranks x {self.blocks} blocks")
+                             f"into {n // self.replicas} chunks x {self.blocks} blocks")
         return d
+
+    def grad_placement(self):
+        if self.replicas != 1:
+            raise ValueError(f"{self}: the gradient of a replicated shard is not a placement "
+                             "(forward only)")
+        return self
 
     def shards(self, full, n):
         d = self._check(full.shape, n)
+        if self.replicas != 1:
+            k = self.replicas
+            chunks = torch.chunk(full, n // k, d)
+            return [chunks[r // k].clone() for r in range(n)]
         if self.blocks == 1:
             return [c.clone() for c in torch.chunk(full, n, d)]
         blocks = torch.chunk(full, self.blocks, d)
@@ -68,6 +87,12 @@ class Shard(Placement):
         if n == 1:
             return [names[0]]
         d = self._check(shape, n)
+        if self.replicas != 1:
+            k = self.replicas
+            if n == k:
+                return list(names)
+            return [f"cat({', '.join(names[c * k + j] for c in range(n // k))}, dim={self.dim})"
+                    for j in range(k)]
         if self.blocks == 1:
             return [f"cat({', '.join(names)}, dim={self.dim})"]
         local = shape[d] // (n * self.blocks)
@@ -78,6 +103,7 @@ class Shard(Placement):
 
     def __repr__(self):
         extra = f", blocks={self.blocks}" if self.blocks != 1 else ""
+        extra += f", replicas={self.replicas}" if self.replicas != 1 else ""
         return f"Shard({self.dim}{extra})"
 
 
