@@ -82,6 +82,7 @@ class Lowering:
         self.constants = {}               # input name -> literal text (array constants)
         self.collectives = []             # (group name, members)
         self.tensors = set()
+        self.fills = {}                   # tensor name -> fill value of an aten.full
         self.ins = None
         self.step = 0
 
@@ -124,6 +125,8 @@ class Lowering:
         if last is not None and last["outputs"][0]["name"] == t.name and \
                 t.name.startswith(want + "/") and len(last["outputs"]) == 1:
             self.tensors.discard(t.name)
+            if t.name in self.fills:
+                self.fills[want] = self.fills.pop(t.name)
             last["name"] = want
             last["outputs"][0]["name"] = want
             self.tensors.add(want)
@@ -284,6 +287,11 @@ class Lowering:
             return float(v)
         return int(v)
 
+    def full(self, shape, value, dtype):
+        t = self.emit("aten.full.default", [list(shape), value], shape, dtype, {"dtype": dtype})
+        self.fills[t.name] = value
+        return t
+
     def scalar_const(self, v, dt):
         dtype = BUNDLE_DTYPES[dt]
         return self.emit("aten.scalar_tensor.default", [self.scalar_json(v, dt)], [], dtype,
@@ -304,8 +312,7 @@ class Lowering:
         if vals is not None and shape == []:
             return self.scalar_const(vals[0], dt)
         if vals is not None and all(v == vals[0] for v in vals):
-            return self.emit("aten.full.default", [shape, self.scalar_json(vals[0], dt)], shape,
-                             dtype, {"dtype": dtype})
+            return self.full(shape, self.scalar_json(vals[0], dt), dtype)
         if vals is not None and n <= 64:
             parts = []
             for v in vals:
@@ -518,6 +525,10 @@ class Lowering:
         v = self.fold_scalar(0)
         if v is not None and numel(shape) == 1:
             self.cval[self.ins.name] = v
+        src = self.mod.entry.by_name.get(self.ins.operands[0])
+        if v is not None and x.shape == [] and src is not None and src.opcode == "constant":
+            # a constant broadcast is a constant: full, as XLA folds it
+            return self.full(shape, self.scalar_json(v, src.type[1]), dtype)
         t = self.broadcast_to(x, dims, shape)
         return t if t is not x else self.emit("aten.alias.default", [x.name], shape, dtype)
 
@@ -780,21 +791,31 @@ class Lowering:
         return self.scatter_into(x, u, starts, 0)
 
     def scatter_into(self, x, u, starts, d):
-        """x with u written at starts, dims d.. (nested slice_scatter)."""
+        """x with u written at starts, from dim d on: along the first dim
+        where u does not cover x, the cat of x's part before, the update
+        (itself written into x's part if u leaves other dims uncovered)
+        and x's part after -- the same values as a slice_scatter, in the
+        operators the cat/slice laws speak of."""
         while d < len(x.shape) and (starts[d], u.shape[d]) == (0, x.shape[d]):
             d += 1
         if d == len(x.shape):
             return u
-        s, z = starts[d], u.shape[d]
-        inner = x
+        s, z, n = starts[d], u.shape[d], x.shape[d]
+
+        def part(a, b):
+            shape = x.shape[:d] + [b - a] + x.shape[d + 1:]
+            if x.name in self.fills:      # a part of a constant is a constant
+                return self.full(shape, self.fills[x.name], x.dtype)
+            return self.emit("aten.slice.Tensor", [x.name, d, a, b],
+                             x.shape[:d] + [b - a] + x.shape[d + 1:], x.dtype)
         if any((starts[j], u.shape[j]) != (0, x.shape[j]) for j in range(d + 1, len(x.shape))):
-            part = self.emit("aten.slice.Tensor", [x.name, d, s, s + z],
-                             x.shape[:d] + [z] + x.shape[d + 1:], x.dtype)
-            inner = self.scatter_into(part, u, starts, d + 1)
+            mid = self.scatter_into(part(s, s + z), u, starts, d + 1)
         else:
-            inner = u
-        return self.emit("aten.slice_scatter.default", [x.name, inner.name, d, s, s + z],
-                         x.shape, x.dtype)
+            mid = u
+        parts = ([part(0, s)] if s > 0 else []) + [mid] + ([part(s + z, n)] if s + z < n else [])
+        if len(parts) == 1:
+            return mid
+        return self.emit("aten.cat.default", [[p.name for p in parts], d], x.shape, x.dtype)
 
     # --- tuples ---------------------------------------------------------------------
 
