@@ -24,6 +24,7 @@
   gboolean rule(const sc_op_call *call, GArray *out, GError **error);
 #include "ops/ops-layout.def"
 #include "ops/ops-math.def"
+#include "ops/ops-hlo.def"
 #undef SC_OP
 
 /* Helpers shared by the rule files (defined in rules-common.c). */

@@ -665,6 +665,40 @@ class Lowering:
             return None
         return REDUCERS[r.opcode]
 
+    REDUCER_BINARY = {"add", "subtract", "multiply", "divide", "maximum", "minimum", "and",
+                      "or", "power"}
+    REDUCER_UNARY = {"negate", "abs", "exponential", "log"}
+
+    def reducer_text(self, comp):
+        """The reducer as hlo.reduce's expression over the accumulator a
+        (parameter 0) and the element b (parameter 1): `multiply(a,b)`."""
+        params = {i.name: i.param for i in comp.instrs if i.opcode == "parameter"}
+        if sorted(params.values()) != [0, 1]:
+            self.fail(f"reduce: the reducer {comp.name!r} must take two scalar parameters",
+                      col=self.ins.attrs["to_apply"][1])
+
+        def text(name, depth=0):
+            ins = comp.by_name[name]
+            if ins.type != ("array", ins.type[1], []) or depth > 64:
+                self.fail(f"reduce: the reducer {comp.name!r} computes on non-scalars",
+                          col=self.ins.attrs["to_apply"][1])
+            if ins.opcode == "parameter":
+                return "a" if ins.param == 0 else "b"
+            if ins.opcode == "constant":
+                vals = self.literal_values(ins, ins.type[1])
+                if vals and len(vals) == 1 and not isinstance(vals[0], bool) and \
+                        math.isfinite(vals[0]):
+                    return repr(float(vals[0]))
+            if ins.opcode in self.REDUCER_BINARY and len(ins.operands) == 2:
+                return f"{ins.opcode}({text(ins.operands[0], depth + 1)},{text(ins.operands[1], depth + 1)})"
+            if ins.opcode in self.REDUCER_UNARY and len(ins.operands) == 1:
+                return f"{ins.opcode}({text(ins.operands[0], depth + 1)})"
+            self.fail(f"reduce: the reducer {comp.name!r} uses {ins.opcode!r}; reducers of "
+                      f"{', '.join(sorted(self.REDUCER_BINARY | self.REDUCER_UNARY))}, the two "
+                      f"parameters and finite constants are supported",
+                      col=self.ins.attrs["to_apply"][1])
+        return text(comp.root.name)
+
     def identity_of(self, kind, dt):
         if kind == "sum":
             return 0
@@ -689,12 +723,14 @@ class Lowering:
         init = self.operand(1)
         comp = P.comp_attr(self.mod, ins, "to_apply")
         kind = self.reducer_kind(comp)
-        if kind is None:
-            self.fail(f"reduce: the reducer {comp.name!r} is not add, maximum, minimum, and, or "
-                      f"of its two parameters; other reducers are not supported yet",
-                      col=ins.attrs["to_apply"][1])
         dims = P.int_list(self.mod, ins, "dimensions")
         shape, dtype = self.out_type()
+        if kind is None:         # any other reducer: the opaque hlo row
+            text = self.reducer_text(comp)
+            if sorted(set(dims)) != sorted(dims) or any(not 0 <= d < len(x.shape) for d in dims):
+                self.fail(f"reduce dimensions {dims} do not fit rank {len(x.shape)}")
+            return self.emit("hlo.reduce.default", [x.name, init.name, sorted(dims), text],
+                             shape, dtype)
         if sorted(set(dims)) != sorted(dims) or any(not 0 <= d < len(x.shape) for d in dims):
             self.fail(f"reduce dimensions {dims} do not fit rank {len(x.shape)}")
         if dims:
@@ -750,15 +786,15 @@ class Lowering:
         i = self.view(idx, ishape)
         return self.emit("aten.index_select.default", [x.name, a, i.name], shape, dtype)
 
-    def static_starts(self, first, n, what):
+    def static_starts(self, first, n):
+        """The start operands first.. as ints if all fold to constants
+        (constants, replica-id, partition-id), else None."""
         starts = []
         for i in range(first, first + n):
+            self.operand(i)
             v = self.fold_scalar(i)
             if v is None or isinstance(v, float):
-                self.fail(f"{what}: start index {i - first} (%{self.ins.operands[i]}) is not a "
-                          f"constant for {self.role}; only starts that fold to constants (from "
-                          f"constants, replica-id, partition-id) are supported yet",
-                          col=self.ins.operand_cols[i] + 1)
+                return None
             starts.append(int(v))
         return starts
 
@@ -768,7 +804,12 @@ class Lowering:
         if len(sizes) != len(x.shape) or len(self.ins.operands) != 1 + len(x.shape):
             self.fail("dynamic-slice needs one start per dim and dynamic_slice_sizes of the "
                       "operand's rank")
-        starts = self.static_starts(1, len(x.shape), "dynamic-slice")
+        starts = self.static_starts(1, len(x.shape))
+        if starts is None:       # data-dependent: the hlo row
+            shape, dtype = self.out_type()
+            return self.emit("hlo.dynamic_slice.default",
+                             [x.name, [self.operand(i).name for i in range(1, 1 + len(x.shape))],
+                              sizes], shape, dtype)
         t = x
         for d, (s, z) in enumerate(zip(starts, sizes)):
             s = min(max(s, 0), x.shape[d] - z)      # HLO clamps the start
@@ -786,7 +827,12 @@ class Lowering:
         if len(self.ins.operands) != 2 + len(x.shape) or len(u.shape) != len(x.shape):
             self.fail("dynamic-update-slice needs an update of the operand's rank and one "
                       "start per dim")
-        starts = self.static_starts(2, len(x.shape), "dynamic-update-slice")
+        starts = self.static_starts(2, len(x.shape))
+        if starts is None:       # data-dependent: the hlo row
+            return self.emit("hlo.dynamic_update_slice.default",
+                             [x.name, u.name,
+                              [self.operand(i).name for i in range(2, 2 + len(x.shape))]],
+                             x.shape, x.dtype)
         starts = [min(max(s, 0), n - z) for s, n, z in zip(starts, x.shape, u.shape)]
         return self.scatter_into(x, u, starts, 0)
 
