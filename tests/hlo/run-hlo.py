@@ -9,6 +9,13 @@
                                            and two bugs planted in it at test time
     run-hlo.py reader SHARDCHECK ROOT      reader and lowering details, and the
                                            errors with their line:col
+    run-hlo.py scale SHARDCHECK ROOT L N [BUG]
+                                           gen-llama.py's Llama of L layers at TP N
+                                           (the real module's program, deeper and
+                                           wider): refines with the logits gathered
+                                           along the vocabulary, or with BUG
+                                           (drop-allreduce, shift-k) fails where
+                                           the bug is
 
 A case sheet's "bugs" entries: "impl" (the buggy module), optional
 "expect_output_relation" (replacing the sheet's), "expected_failure_kind"
@@ -348,6 +355,44 @@ def run_reader(sc, root):
     return 1 if fails else 0
 
 
+# BUG -> (operator of the failing spec node, text in one of its inputs'
+# relations): the last layer's MLP input cast after an un-reduced partial
+# sum; the rotary product that first reads the shifted K columns.
+SCALE_BUGS = {"drop-allreduce": ("aten._to_copy.default", "sum("),
+              "shift-k": ("aten.mul.Tensor", "")}
+
+
+def run_scale(sc, root, layers, ranks, bug=None):
+    gen = os.path.join(root, "tests", "hlo", "gen-llama.py")
+    with tempfile.TemporaryDirectory() as tmp:
+        args = [PY, gen, tmp, "--layers", str(layers), "--ranks", str(ranks)]
+        if bug:
+            args += ["--bug", bug]
+        subprocess.run(args, check=True)
+        with open(os.path.join(tmp, "sheet.json")) as f:
+            sheet = json.load(f)
+        b = os.path.join(tmp, "bundle.json")
+        convert(root, ["--sheet-only", os.path.join(tmp, "sheet.json"), "--root", tmp], b)
+        if bug is None:
+            r = expect_refines(sc, b, sheet["expect_output_relation"])
+            st = r.get("stats", {})
+            print(f"{sheet['case']}: refines, {sheet['expect_output_relation']}; "
+                  f"{st.get('spec_nodes')} spec nodes, {st.get('seconds')} s")
+            return 0
+        code, r = check(sc, b)
+        f = r.get("failure") or {}
+        op, text = SCALE_BUGS[bug]
+        if code != 1 or f.get("kind") != "unmapped" or f.get("op") != op:
+            raise AssertionError(f"{bug}: expected unmapped at a {op} node, got "
+                                 f"{r.get('verdict')} {f.get('kind')} at {f.get('node')} "
+                                 f"({f.get('op')})")
+        rels = [e for v in f.get("input_relation", {}).values() for e in v]
+        if text and not any(text in e for e in rels):
+            raise AssertionError(f"{bug}: expected an input relation with {text!r}, found {rels[:4]}")
+        print(f"{sheet['case']} with {bug}: fails at {f['node']} ({op})")
+    return 0
+
+
 def main(argv):
     try:
         if len(argv) == 5 and argv[1] == "case":
@@ -357,6 +402,9 @@ def main(argv):
             return run_real(argv[2], argv[3])
         if len(argv) == 4 and argv[1] == "reader":
             return run_reader(argv[2], argv[3])
+        if len(argv) in (6, 7) and argv[1] == "scale":
+            return run_scale(argv[2], argv[3], int(argv[4]), int(argv[5]),
+                             argv[6] if len(argv) == 7 else None)
     except AssertionError as e:
         print(f"FAIL: {e}")
         return 1
