@@ -257,6 +257,9 @@ READER_ERRORS = [
     ("HloModule m\n\nENTRY %main (p: f32[4]) -> f32[4] {\n  %p = f32[4]{0} parameter(0)\n"
      "  ROOT %a = f32[4]{0} all-reduce(%p), replica_groups={{0,1,2}}, to_apply=%nowhere\n}\n",
      "5:74: to_apply: no computation named 'nowhere'"),
+    ("HloModule m\n\nENTRY %main (p: f32[4]) -> f32[6] {\n  %p = f32[4]{0} parameter(0)\n"
+     "  ROOT %g = f32[6]{0} all-gather(%p), replica_groups={{0,1}}, dimensions={0}\n}\n",
+     "5:8: all-gather gives f32[8] for these operands, but the instruction declares f32[6]"),
 ]
 
 

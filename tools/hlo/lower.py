@@ -253,6 +253,11 @@ class Lowering:
                       f"supported ones)")
         v = h()
         if isinstance(v, T):
+            if ins.type[0] == "array" and (v.shape != ins.type[2] or
+                                           v.dtype != self.dtype_of(ins.type)):
+                self.fail(f"{op} gives {v.dtype}"
+                          f"{v.shape} for these operands, but the instruction declares "
+                          f"{ins.type[1]}{ins.type[2]}", col=ins.col)
             v = self.finish(v)
         self.env[ins.name] = v
 
