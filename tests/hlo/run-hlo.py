@@ -191,6 +191,23 @@ def run_real(sc, root):
         print(f"aws_llama/tp2_layer1: refines, {sheet['expect_output_relation']} found; "
               f"{st.get('spec_nodes')} spec nodes, {st.get('impl_nodes')} impl nodes, "
               f"{st.get('seconds')} s (GraphGuard: 10.0 s)")
+        # the KV-cache outputs too (the sheet's derived_output_relation,
+        # not checked upstream): kv heads split on dim 2
+        if sheet.get("derived_output_relation"):
+            full = dict(sheet, check_outputs=sheet["check_outputs"] +
+                        list(sheet["derived_output_relation"]),
+                        expect_output_relation=dict(sheet["expect_output_relation"],
+                                                    **sheet["derived_output_relation"]),
+                        spec=[os.path.join(rg, x) for x in sheet["spec"]],
+                        impl=[os.path.join(rg, x) for x in sheet["impl"]])
+            fs = os.path.join(tmp, "sheet-kv.json")
+            with open(fs, "w") as f:
+                json.dump(full, f)
+            bk = os.path.join(tmp, "bundle-kv.json")
+            convert(root, ["--sheet-only", fs, "--root", "/"], bk)
+            expect_refines(sc, bk, full["expect_output_relation"])
+            print(f"aws_llama/tp2_layer1 with the KV caches: refines, "
+                  f"{sheet['derived_output_relation']} found")
         impl = os.path.join(rg, sheet["impl"][0])
         with open(impl) as f:
             text = f.read()
