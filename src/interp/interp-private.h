@@ -58,6 +58,7 @@ typedef struct {
 extern const sc_eval_entry sc_eval_layout_table[];
 extern const sc_eval_entry sc_eval_math_table[];
 extern const sc_eval_entry sc_eval_extra_table[];
+extern const sc_eval_entry sc_eval_hlo_table[];
 
 /* tvalue.c */
 int64_t sc_interp_max_elements(const sc_interp_config *cfg);

@@ -40,7 +40,7 @@ static gpointer build_table(gpointer unused) {
   sc_ops_init();
   GHashTable *t = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
   const sc_eval_entry *tables[] = {sc_eval_layout_table, sc_eval_math_table,
-                                   sc_eval_extra_table};
+                                   sc_eval_extra_table, sc_eval_hlo_table};
   for (size_t k = 0; k < G_N_ELEMENTS(tables); k++) {
     for (const sc_eval_entry *e = tables[k]; e->qualname != NULL; e++) {
       eval_box *b = g_new(eval_box, 1);

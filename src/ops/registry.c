@@ -33,6 +33,7 @@ static const sc_op_entry op_table[] = {
 #include "ops/ops-layout.def"
 #include "ops/ops-math.def"
 #include "ops/ops-extra.def"
+#include "ops/ops-hlo.def"
 #undef SC_OP
     {NULL, NULL, NULL, 0}, /* sentinel: keeps the array non-empty */
 };
@@ -695,7 +696,7 @@ static sc_op *reg_at(uint32_t i) {
   return i < reg_n_builtin ? &reg_ops[i] : g_ptr_array_index(reg_extra, i - reg_n_builtin);
 }
 
-static const char *const reserved_ns[] = {"aten", "sc", "comm", "prims"};
+static const char *const reserved_ns[] = {"aten", "sc", "comm", "prims", "hlo"};
 
 const sc_op *sc_ops_register(const char *ns, const char *schema, sc_shape_rule rule,
                              uint32_t flags, const void *rule_data, GError **error) {

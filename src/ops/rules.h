@@ -29,6 +29,7 @@
 #include "ops/ops-layout.def"
 #include "ops/ops-math.def"
 #include "ops/ops-extra.def"
+#include "ops/ops-hlo.def"
 #undef SC_OP
 
 /* Helpers shared by the rule files (defined in rules-common.c). */
