@@ -11,12 +11,14 @@ while record.Recorder and collectives.Context watch, and writes
     DIR/rank{R}.pt    the inputs' values (as first read) and the outputs' values
 Later calls just run fn.  Inputs are named: the parameters and buffers of
 nn.Module arguments by their qualified names (`layers.0.attn.wq.weight`),
-other tensor arguments `arg0`, `arg1.2`, `name` (a keyword).  Outputs:
+other tensor arguments by fn's parameter names (`x`, `batch.0`; `arg2`
+where fn takes *args).  Outputs:
 fn's tensors `out` (one) or `out.0`, `out.1`, ...; each parameter's
 gradient when fn made or changed it, `grad.NAME`; each parameter or buffer
 fn wrote in place (an optimizer step), `updated.NAME`.
 """
 
+import inspect
 import json
 import os
 
@@ -40,10 +42,24 @@ def _flat(value, prefix, out):
             _flat(v, f"{prefix}.{k}", out)
 
 
-def _named_inputs(args, kwargs):
+def _arg_names(fn, args):
+    """fn's parameter names for the positional args (arg0, ... where unknown)."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    names = []
+    for i in range(len(args)):
+        p = params[i] if i < len(params) else None
+        ok = p is not None and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        names.append(p.name if ok else f"arg{i}")
+    return names
+
+
+def _named_inputs(fn, args, kwargs):
     items = []
-    for i, a in enumerate(args):
-        _flat(a, f"arg{i}", items)
+    for nm, a in zip(_arg_names(fn, args), args):
+        _flat(a, nm, items)
     for k, v in kwargs.items():
         _flat(v, k, items)
     modules = [it for it in items if it[0] == "module"]
@@ -94,7 +110,7 @@ def capture_step(fn, *args, **kwargs):
     world = int(os.environ.get("WORLD_SIZE", "1"))
     rec = Recorder(src_root=os.environ.get("SHARDCHECK_SRC_ROOT"),
                    collectives=Context())
-    named = _named_inputs(args, kwargs)
+    named = _named_inputs(fn, args, kwargs)
     params = [(n, t) for n, t, is_p in named if is_p]
     for n, t, _ in named:
         rec.add_input(t, n)
