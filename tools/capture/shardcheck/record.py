@@ -186,6 +186,8 @@ class Recorder(TorchDispatchMode):
         kwargs = kwargs or {}
         sch = func._schema
         ns = sch.name.split("::")[0]
+        if ns == "profiler":        # record_function markers: no data
+            return func(*args, **kwargs)
         if ns == "c10d":
             if self.collectives is None:
                 raise CaptureError(f"{sch.name}: a collective outside a capture")
