@@ -89,10 +89,19 @@ def run_world(script, args, n, out_dir, log_dir, timeout, label):
                     f"(a hang: a collective or send/recv without its partner?); "
                     f"see --timeout", EXIT_LIMIT)
             time.sleep(0.05)
-        k = failed
-        code = procs[k][0].returncode
-        raise RunError(f"{label} run: rank {k} exited with status {code}; its stderr ends:\n"
-                       f"{_tail(os.path.join(log_dir, f'{label}-rank{k}.err'))}", EXIT_INPUT)
+        # the others usually fail in turn (a peer went away): give them a
+        # moment, then show every failed rank, the first one first
+        end = time.monotonic() + 2.0
+        while time.monotonic() < end and any(p.poll() is None for p, _, _ in procs):
+            time.sleep(0.05)
+        lines = []
+        for k in [failed] + [j for j in range(n) if j != failed]:
+            code = procs[k][0].poll()
+            if code in (None, 0):
+                continue
+            lines.append(f"rank {k} exited with status {code}; its stderr ends:\n"
+                         f"{_tail(os.path.join(log_dir, f'{label}-rank{k}.err'))}")
+        raise RunError(f"{label} run: " + "\n".join(lines), EXIT_INPUT)
     finally:
         for p, so, se in procs:
             if p.poll() is None:

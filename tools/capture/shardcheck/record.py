@@ -200,7 +200,10 @@ class Recorder(TorchDispatchMode):
         ns, name = sch.name.split("::")
         overload = sch.overload_name or "default"
         where = f"{ns}.{name}.{overload}"
-        if name in ("_local_scalar_dense",):     # .item(): a Python number, no tensor
+        results = out if isinstance(out, (list, tuple)) else [out]
+        if not any(isinstance(r, torch.Tensor) for r in results):
+            # .item(), is_same_size, equal: a Python value the program reads;
+            # the graph holds the path it took (as any trace does)
             return
         target = func
         inplace = _is_inplace(sch)
