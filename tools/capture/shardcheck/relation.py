@@ -22,6 +22,9 @@ Found.ambiguous says so, for the report.
 import torch
 
 
+MAX_BLOCKS = 8      # fused blocks per rank tried (QKV: 3, gate/up: 2)
+
+
 class Found:
     def __init__(self, exprs, kind, ambiguous=False):
         self.exprs, self.kind, self.ambiguous = exprs, kind, ambiguous
@@ -66,7 +69,7 @@ def _split(whole, pieces, name, d, exact):
         if lk == 0 or lk > L:
             return None
         placed = None
-        for m in range(1, lk + 1):
+        for m in range(1, min(lk, MAX_BLOCKS) + 1):
             if lk % m or L % m:
                 continue
             b = lk // m
