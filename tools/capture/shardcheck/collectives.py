@@ -128,6 +128,19 @@ class Context:
         wrapped.__name__ = method
         return wrapped
 
+    def note_functional(self, func, args):
+        """torch 2.x's _c10d_functional ops name their group (last string
+        argument); record its members (documented API: get_process_group_ranks
+        of the group _resolve_process_group gives).  Untested here (torch 1.13)."""
+        name = next((a for a in reversed(args) if isinstance(a, str)), None)
+        if name is None or name in self.groups:
+            return
+        c10d = dist.distributed_c10d
+        resolve = getattr(c10d, "_resolve_process_group", None)
+        if resolve is None or not hasattr(dist, "get_process_group_ranks"):
+            raise CaptureError(f"{func}: this torch cannot tell the members of group {name!r}")
+        self.groups[name] = sorted(dist.get_process_group_ranks(resolve(name)))
+
     # -- recording ------------------------------------------------------------------
     def record(self, rec, func, args, kwargs):
         opname = func._schema.name.split("::")[1]

@@ -188,6 +188,12 @@ class Recorder(TorchDispatchMode):
         ns = sch.name.split("::")[0]
         if ns == "profiler":        # record_function markers: no data
             return func(*args, **kwargs)
+        if ns == "_c10d_functional":   # torch 2.x: already the bundle's form
+            if self.collectives is not None:
+                self.collectives.note_functional(func, args)
+            out = func(*args, **kwargs)
+            self._record_aten(func, sch, args, kwargs, out)
+            return out
         if ns == "c10d":
             if self.collectives is None:
                 raise CaptureError(f"{sch.name}: a collective outside a capture")
