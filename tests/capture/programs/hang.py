@@ -1,4 +1,5 @@
-"""Rank 0 makes one all_reduce more than the others: it waits forever."""
+"""Both ranks wait to receive from each other: a deadlock (the one-process
+run, which has no peer, does not communicate)."""
 import torch
 import torch.distributed as dist
 
@@ -7,9 +8,10 @@ from shardcheck.capture import capture_step
 
 def step(x):
     y = x * 2
-    dist.all_reduce(y)
-    if dist.get_rank() == 0 and dist.get_world_size() > 1:
-        dist.all_reduce(y)
+    if dist.get_world_size() > 1:
+        t = torch.empty_like(y)
+        dist.recv(t, src=1 - dist.get_rank())
+        y = y + t
     return y
 
 
