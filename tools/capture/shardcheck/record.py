@@ -84,6 +84,7 @@ class Recorder(TorchDispatchMode):
         self.names = Names()
         self.name_of = {}        # id(tensor) -> current graph name
         self.keep = []           # strong refs: ids stay unique while recording
+        self.by_storage = {}     # storage address -> ids of the tensors on it
         self.stale = {}          # id(tensor) -> why it may not be read
         self.inputs = []         # graph input entries
         self.input_values = {}   # name -> tensor (a copy, as it was when first read)
@@ -95,9 +96,13 @@ class Recorder(TorchDispatchMode):
 
     # -- names ------------------------------------------------------------------
     def _bind(self, t, name):
+        if id(t) not in self.name_of:
+            self.keep.append(t)
+            key = _storage_key(t)
+            if key is not None:
+                self.by_storage.setdefault(key, []).append(id(t))
         self.name_of[id(t)] = name
         self.stale.pop(id(t), None)
-        self.keep.append(t)
 
     def add_input(self, t, name):
         """Declare tensor t a graph input named name (before recording)."""
@@ -114,8 +119,9 @@ class Recorder(TorchDispatchMode):
         """The graph name of tensor t, read by `where`."""
         why = self.stale.get(id(t))
         if why is not None:
-            raise CaptureError(f"{where} reads a tensor that {why}: the recorder cannot "
-                               f"write that as a functional graph")
+            raise CaptureError(f"{where} reads {why}: the recorder cannot write that as "
+                               f"a functional graph (clone the view before the write, or "
+                               f"take it after)")
         n = self.name_of.get(id(t))
         if n is None:
             # a tensor made outside the step (a global constant, a buffer
@@ -143,12 +149,11 @@ class Recorder(TorchDispatchMode):
         key = _storage_key(t)
         if key is None:
             return
-        for tid, nm in list(self.name_of.items()):
-            if tid == id(t):
-                continue
-            u = next((k for k in self.keep if id(k) == tid), None)
-            if u is not None and _storage_key(u) == key:
-                self.stale[tid] = f"shares storage with {nm}, written in place by {where}"
+        for tid in self.by_storage.get(key, ()):
+            if tid != id(t) and tid in self.name_of:
+                self.stale[tid] = (f"{self.name_of[tid]}, which shares storage with "
+                                   f"{self.name_of.get(id(t), 'a tensor')}, written in place "
+                                   f"by {where}")
 
     # -- nodes ------------------------------------------------------------------------
     def arg(self, a, where):
