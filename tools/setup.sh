@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(meson ninja-build pkg-config gcc g++ libglib2.0-dev libjansson-dev libcvc5-dev python3)
+packages+=(python3-torch)   # tools/shardcheck-capture and tools/shardcheck-export, their test suites
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

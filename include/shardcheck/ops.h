@@ -70,7 +70,12 @@ typedef struct {
  * node's attributes, so two nodes with different size symbols are distinct
  * e-nodes until the driver proves their inputs equal and learns that the
  * sizes are equal (docs/adding-an-operator.md, "Data-dependent sizes"); the
- * interpreter gives the symbol its value when it computes the node. */
+ * interpreter gives the symbol its value when it computes the node.
+ *
+ * SC_OP_DECLARED (comm.recv): the result's type is not computed from the
+ * arguments but given by the graph (the node's declared result); a graph
+ * takes it from the declaration, which must give the shape (dtype default
+ * f32), and the shape rule, called without one, refuses. */
 #define SC_OP_FLAGS(X)                                                          \
   X(SC_OP_CLEAN, 0, "clean")             /* allowed in relations (sc.* ops) */  \
   X(SC_OP_ELEMENTWISE, 1, "elementwise") /* out[i] = f(in[i]...) w/ broadcast */\
@@ -85,7 +90,8 @@ typedef struct {
   X(SC_OP_DATA_DEPENDENT, 10, "data_dependent") /* size from values (above) */\
   X(SC_OP_ROWWISE, 11, "rowwise")        /* acts along its int `dim` only */    \
   X(SC_OP_REARRANGE, 12, "rearrange")    /* the input's values, moved */        \
-  X(SC_OP_SELECTS, 13, "selects")        /* some of the input's values */
+  X(SC_OP_SELECTS, 13, "selects")        /* some of the input's values */       \
+  X(SC_OP_DECLARED, 14, "declared")      /* result type as declared (above) */
 
 typedef enum {
 #define SC_X_FLAG(sym, bit, word) sym = 1u << bit,

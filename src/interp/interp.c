@@ -27,6 +27,10 @@ static const struct {
      "an in-place operator: graphs are functional and bundles refuse it"},
     {"aten.index_put_.default",
      "an in-place operator: graphs are functional and bundles refuse it"},
+    {"comm.send.default", "half of a point-to-point move: the loader pairs it with its "
+                          "comm.recv into comm.send_recv"},
+    {"comm.recv.default", "half of a point-to-point move: the loader pairs it with its "
+                          "comm.send into comm.send_recv"},
 };
 
 static GHashTable *eval_table; /* qualname -> sc_evaluator (as gpointer via wrapper) */

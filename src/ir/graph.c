@@ -404,6 +404,20 @@ static gboolean infer(sc_graph *g, const char *node_name, const sc_op *op, sc_va
       g_propagate_prefixed_error(error, err, "node '%s' (%s): ", node_name, op->qualname);
     return FALSE;
   }
+  if (op->flags & SC_OP_DECLARED) {
+    /* ops.h, SC_OP_DECLARED: the rule checked the arguments; the type is
+     * the declaration's. */
+    if (decls == NULL || n_names != 1 || names[0] == NULL || !decls[0].has_shape) {
+      g_set_error(error, SC_GRAPH_ERROR, SC_GRAPH_ERROR_SHAPE,
+                  "node '%s': the result of %s must be declared with its shape (it is not "
+                  "computed from the arguments)",
+                  node_name, op->qualname);
+      return FALSE;
+    }
+    sc_ttype *t = &g_array_index(out, sc_ttype, out->len - 1);
+    t->shape = decls[0].shape;
+    t->dtype = decls[0].has_dtype ? decls[0].dtype : SC_DTYPE_F32;
+  }
   if (out->len != n_names) {
     g_set_error(error, SC_GRAPH_ERROR, SC_GRAPH_ERROR_SHAPE,
                 "node '%s': %s gives %u result%s but %u %s listed", node_name, op->qualname,

@@ -14,9 +14,16 @@
  *     "rk.n" (tensor rank k), each call of a group of two or more members is
  *     one comm.* node named "comm:G:j" whose result i is the tensor that
  *     member i's call produced, and a call on a one-member group stays the
- *     rank's own `_c10d_functional.*` node (an identity with a shape rule).
+ *     rank's own `_c10d_functional.*` node (an identity with a shape rule);
+ *   - pairs point-to-point moves: the j-th `comm.send(x, dst=b, tag=t)` of
+ *     rank a with the j-th `comm.recv(src=a, tag=t)` of rank b, checking
+ *     that both exist and that x and the recv's declared result agree in
+ *     shape and dtype; each pair becomes one node
+ *     `comm.send_recv(inputs=[ra.x], src=a, dst=b)` named "p2p:a>b:t:j",
+ *     declared where the recv is, whose result is the recv's tensor (the
+ *     send, which has no result, leaves no node of its own).
  * sc_ranks_check_calls runs the per-call checks alone, for the spec graph
- * (one rank; its groups must have one member).
+ * (one rank; its groups must have one member; no comm.send/comm.recv).
  *
  * Errors carry a location: the rank and the node of that rank's graph the
  * problem is about (sc_ranks_loc), so that the loader can name the JSON path

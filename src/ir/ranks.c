@@ -263,16 +263,136 @@ static gboolean read_call(const sc_graph *g, uint32_t rank, sc_id node, const sc
   return TRUE;
 }
 
+typedef enum { P2P_NONE, P2P_SEND, P2P_RECV } p2p_kind;
+
+static p2p_kind p2p_of(const sc_op *op) {
+  if (op == NULL || strcmp(op->ns, "comm") != 0)
+    return P2P_NONE;
+  if (strcmp(op->name, "send") == 0)
+    return P2P_SEND;
+  if (strcmp(op->name, "recv") == 0)
+    return P2P_RECV;
+  return P2P_NONE;
+}
+
 gboolean sc_ranks_check_calls(const sc_graph *g, uint32_t rank, const sc_ranks_groups *gs,
                               sc_ranks_loc *loc, GError **error) {
   loc->rank = -1;
   loc->node = SC_ID_NONE;
   for (sc_id i = 0; i < sc_graph_n_nodes(g); i++) {
-    if (!sc_ranks_is_collective(sc_graph_node(g, i)->op))
+    const sc_op *op = sc_graph_node(g, i)->op;
+    if (p2p_of(op) != P2P_NONE)
+      return fail_at(loc, (int32_t)rank, i, error,
+                     "%s in a graph of one rank: point-to-point moves pair across the ranks "
+                     "of a per-rank implementation",
+                     op->qualname);
+    if (!sc_ranks_is_collective(op))
       continue;
     call c;
     if (!read_call(g, rank, i, gs, &c, loc, error))
       return FALSE;
+  }
+  return TRUE;
+}
+
+static char *type_text(const sc_ttype *t);
+
+/* ---- point-to-point moves ---- */
+
+/* One direction and tag: the sends of rank a to rank b with tag t and the
+ * recvs of rank b from rank a with tag t, each in program order. */
+typedef struct {
+  uint32_t a, b;
+  int64_t tag;
+  GArray *sends; /* sc_id, nodes of rank a */
+  GArray *recvs; /* sc_id, nodes of rank b */
+} p2p_chan;
+
+static void p2p_chan_free(gpointer p) {
+  p2p_chan *c = p;
+  g_array_free(c->sends, TRUE);
+  g_array_free(c->recvs, TRUE);
+  g_free(c);
+}
+
+/* One matched pair: send #j and recv #j of channel CHAN. */
+typedef struct {
+  const p2p_chan *chan;
+  uint32_t j;
+  sc_id send, recv;
+} p2p_pair;
+
+/* The peer (dst of a send, src of a recv) and tag of node I of rank R's
+ * graph G, checked: a concrete rank of the run other than R. */
+static gboolean read_p2p(const sc_graph *g, uint32_t rank, uint32_t n_ranks, sc_id i,
+                         uint32_t *peer, int64_t *tag, sc_ranks_loc *loc, GError **error) {
+  const sc_node *n = sc_graph_node(g, i);
+  gboolean send = p2p_of(n->op) == P2P_SEND;
+  const char *pname = send ? "dst" : "src";
+  const sc_value *pv = arg_of(n, pname);
+  const sc_value *tv = arg_of(n, "tag");
+  if (pv == NULL || pv->kind != SC_VAL_INT || !sc_dim_is_const(pv->u.i) || tv == NULL ||
+      tv->kind != SC_VAL_INT || !sc_dim_is_const(tv->u.i))
+    return fail_at(loc, (int32_t)rank, i, error, "%s needs a concrete %s rank and tag",
+                   n->op->qualname, pname);
+  int64_t p = pv->u.i.value;
+  if (p < 0 || p >= (int64_t)n_ranks)
+    return fail_at(loc, (int32_t)rank, i, error,
+                   "%s on rank %u %s rank %" G_GINT64_FORMAT ", which does not exist (there %s "
+                   "%u rank%s)",
+                   n->op->qualname, rank, send ? "sends to" : "receives from", (gint64)p,
+                   n_ranks == 1 ? "is" : "are", n_ranks, n_ranks == 1 ? "" : "s");
+  if (p == (int64_t)rank)
+    return fail_at(loc, (int32_t)rank, i, error, "%s on rank %u %s itself", n->op->qualname,
+                   rank, send ? "sends to" : "receives from");
+  *peer = (uint32_t)p;
+  *tag = tv->u.i.value;
+  return TRUE;
+}
+
+/* Pair the sends and recvs of every channel, in first-seen order, into
+ * PAIRS; mark each pair's recv node (recv_pair[b][node] = pair index + 1)
+ * and send node (is_send[a][node]). */
+static gboolean match_p2p(sc_graph *const *ranks, GPtrArray *chans, GArray *pairs,
+                          uint32_t **recv_pair, sc_ranks_loc *loc, GError **error) {
+  for (guint c = 0; c < chans->len; c++) {
+    const p2p_chan *ch = g_ptr_array_index(chans, c);
+    guint ns = ch->sends->len, nr = ch->recvs->len;
+    if (ns != nr) {
+      gboolean extra_send = ns > nr;
+      uint32_t j = extra_send ? nr : ns;
+      sc_id node = extra_send ? g_array_index(ch->sends, sc_id, j) : g_array_index(ch->recvs, sc_id, j);
+      fail_at(loc, (int32_t)(extra_send ? ch->a : ch->b), node, error,
+              "%s #%u from rank %u to rank %u with tag %" G_GINT64_FORMAT " has no matching %s: "
+              "rank %u makes only %u %s %s rank %u with that tag (the program would hang)",
+              extra_send ? "send" : "recv", j, ch->a, ch->b, (gint64)ch->tag,
+              extra_send ? "recv" : "send", extra_send ? ch->b : ch->a, extra_send ? nr : ns,
+              extra_send ? "recv" : "send", extra_send ? "from" : "to",
+              extra_send ? ch->a : ch->b);
+      return set_code(error, SC_RANKS_ERROR_MISMATCH);
+    }
+    for (uint32_t j = 0; j < ns; j++) {
+      p2p_pair pr = {ch, j, g_array_index(ch->sends, sc_id, j), g_array_index(ch->recvs, sc_id, j)};
+      const sc_node *sn = sc_graph_node(ranks[ch->a], pr.send);
+      const sc_node *rn = sc_graph_node(ranks[ch->b], pr.recv);
+      const sc_value *xv = arg_of(sn, "x");
+      const sc_ttype *ts = &sc_graph_tensor(ranks[ch->a], xv->u.tensor)->type;
+      const sc_ttype *tr = &sc_graph_tensor(ranks[ch->b], rn->results[0])->type;
+      sc_truth same = sc_shape_same(sc_graph_symtab(ranks[ch->b]), &ts->shape, &tr->shape);
+      if (ts->dtype != tr->dtype || same != SC_YES) {
+        g_autofree char *a = type_text(ts);
+        g_autofree char *b = type_text(tr);
+        fail_at(loc, (int32_t)ch->b, pr.recv, error,
+                "send #%u from rank %u to rank %u with tag %" G_GINT64_FORMAT " sends %s but "
+                "rank %u's recv #%u receives %s%s",
+                j, ch->a, ch->b, (gint64)ch->tag, a, ch->b, j, b,
+                same == SC_UNKNOWN && ts->dtype == tr->dtype ? " (the sizes cannot be proved equal)"
+                                                            : "");
+        return set_code(error, SC_RANKS_ERROR_MISMATCH);
+      }
+      g_array_append_val(pairs, pr);
+      recv_pair[ch->b][pr.recv] = pairs->len;
+    }
   }
   return TRUE;
 }
@@ -378,10 +498,11 @@ static gboolean match_group(sc_graph *const *ranks, group_calls *gc, sc_ranks_lo
 /* What a stitched node was made from. */
 typedef struct {
   gboolean is_comm;
-  uint32_t rank;        /* copy: the rank; comm: the lowest member */
-  sc_id node;           /* copy: the rank's node; comm: the lowest member's call */
+  uint32_t rank;        /* copy: the rank; comm: the lowest member; p2p: the receiver */
+  sc_id node;           /* copy: the rank's node; comm: the lowest member's call; p2p: recv */
   group_calls *gc;      /* comm */
   uint32_t j;           /* comm: call index */
+  const p2p_pair *pair; /* a point-to-point move (comm.send_recv), else NULL */
 } origin;
 
 static const char *comm_qualname(kind k) {
@@ -513,6 +634,34 @@ static gboolean bind_comm(sc_graph *merged, sc_id *const *maps,
   return TRUE;
 }
 
+/* Bind the arguments of the comm.send_recv node of PAIR. */
+static gboolean bind_p2p(sc_graph *merged, sc_id *const *maps, sc_graph *const *ranks,
+                         const p2p_pair *pair, sc_value **out, GError **error) {
+  const sc_op *op = sc_ops_lookup("comm.send_recv", NULL);
+  g_assert(op != NULL);
+  const sc_node *sn = sc_graph_node(ranks[pair->chan->a], pair->send);
+  sc_id x = arg_of(sn, "x")->u.tensor;
+  g_autoptr(GPtrArray) names = g_ptr_array_new();
+  g_ptr_array_add(names, sc_graph_tensor(merged, maps[pair->chan->a][x])->name);
+  const char *kw_names[3] = {"inputs", "src", "dst"};
+  sc_value kw[3] = {str_list(names), sc_value_int(pair->chan->a), sc_value_int(pair->chan->b)};
+  name_env env = {merged};
+  sc_value *bound = g_new0(sc_value, op->n_args);
+  sc_bind_loc bl;
+  gboolean ok = sc_ops_bind(op, sc_graph_symtab(merged), NULL, 0, kw_names, kw, 3,
+                            resolve_merged, &env, bound, &bl, error);
+  for (uint32_t i = 0; i < 3; i++)
+    sc_value_clear(&kw[i]);
+  if (!ok) {
+    for (uint32_t i = 0; i < op->n_args; i++)
+      sc_value_clear(&bound[i]);
+    g_free(bound);
+    return FALSE;
+  }
+  *out = bound;
+  return TRUE;
+}
+
 static const char *const comm_reduce_ok[] = {"sum", "max", "min", "avg", NULL};
 
 sc_graph *sc_ranks_stitch(sc_graph *const *ranks, uint32_t n, const sc_ranks_groups *gs,
@@ -528,12 +677,47 @@ sc_graph *sc_ranks_stitch(sc_graph *const *ranks, uint32_t n, const sc_ranks_gro
    * its call index (only for groups of two or more members). */
   g_autofree group_calls ***stitched_group = g_new0(group_calls **, n);
   g_autofree uint32_t **stitched_j = g_new0(uint32_t *, n);
+  /* Point-to-point: channels "a>b:tag" in first-seen order; per rank, node
+   * id -> 1 + index of the pair whose recv it is, and whether it is a send. */
+  g_autoptr(GHashTable) chan_by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                                            p2p_chan_free);
+  g_autoptr(GPtrArray) chans = g_ptr_array_new();
+  g_autoptr(GArray) pairs = g_array_new(FALSE, FALSE, sizeof(p2p_pair));
+  g_autofree uint32_t **recv_pair = g_new0(uint32_t *, n);
+  g_autofree gboolean **is_send = g_new0(gboolean *, n);
   gboolean ok = TRUE;
   for (uint32_t r = 0; r < n && ok; r++) {
     uint32_t nn = sc_graph_n_nodes(ranks[r]);
     stitched_group[r] = g_new0(group_calls *, nn ? nn : 1);
     stitched_j[r] = g_new0(uint32_t, nn ? nn : 1);
+    recv_pair[r] = g_new0(uint32_t, nn ? nn : 1);
+    is_send[r] = g_new0(gboolean, nn ? nn : 1);
     for (sc_id i = 0; i < nn && ok; i++) {
+      p2p_kind pk = p2p_of(sc_graph_node(ranks[r], i)->op);
+      if (pk != P2P_NONE) {
+        uint32_t peer;
+        int64_t tag;
+        if (!(ok = read_p2p(ranks[r], r, n, i, &peer, &tag, loc, error)))
+          break;
+        uint32_t a = pk == P2P_SEND ? r : peer, b = pk == P2P_SEND ? peer : r;
+        char *key = g_strdup_printf("%u>%u:%" G_GINT64_FORMAT, a, b, (gint64)tag);
+        p2p_chan *ch = g_hash_table_lookup(chan_by_key, key);
+        if (ch == NULL) {
+          ch = g_new0(p2p_chan, 1);
+          ch->a = a;
+          ch->b = b;
+          ch->tag = tag;
+          ch->sends = g_array_new(FALSE, FALSE, sizeof(sc_id));
+          ch->recvs = g_array_new(FALSE, FALSE, sizeof(sc_id));
+          g_hash_table_insert(chan_by_key, key, ch);
+          g_ptr_array_add(chans, ch);
+        } else {
+          g_free(key);
+        }
+        g_array_append_val(pk == P2P_SEND ? ch->sends : ch->recvs, i);
+        is_send[r][i] = pk == P2P_SEND;
+        continue;
+      }
       if (!sc_ranks_is_collective(sc_graph_node(ranks[r], i)->op))
         continue;
       call c;
@@ -576,6 +760,8 @@ sc_graph *sc_ranks_stitch(sc_graph *const *ranks, uint32_t n, const sc_ranks_gro
   /* 2. Pair the calls. */
   for (guint g = 0; g < group_order->len && ok; g++)
     ok = match_group(ranks, g_ptr_array_index(group_order, g), loc, error);
+  if (ok)
+    ok = match_p2p(ranks, chans, pairs, recv_pair, loc, error);
 
   /* 3. Declare every node of the stitched graph. */
   sc_graph *merged = ok ? sc_graph_new(st) : NULL;
@@ -609,13 +795,26 @@ sc_graph *sc_ranks_stitch(sc_graph *const *ranks, uint32_t n, const sc_ranks_gro
     for (sc_id i = 0; i < sc_graph_n_nodes(rg) && ok; i++) {
       const sc_node *node = sc_graph_node(rg, i);
       group_calls *gc = stitched_group[r][i];
-      origin o = {FALSE, r, i, NULL, 0};
+      origin o = {FALSE, r, i, NULL, 0, NULL};
+      if (is_send[r][i])
+        continue; /* its pair's comm.send_recv is declared at the recv */
       g_autofree char *node_name = NULL;
       const sc_op *op = node->op;
       g_array_set_size(names, 0);
       g_array_set_size(decls, 0);
       /* results[k] of each contributing call: (rank, tensor) */
-      if (gc != NULL) {
+      if (recv_pair[r][i] != 0) {
+        o.pair = &g_array_index(pairs, p2p_pair, recv_pair[r][i] - 1);
+        node_name = g_strdup_printf("p2p:%u>%u:%" G_GINT64_FORMAT ":%u", o.pair->chan->a,
+                                    o.pair->chan->b, (gint64)o.pair->chan->tag, o.pair->j);
+        op = sc_ops_lookup("comm.send_recv", NULL);
+        sc_id res = node->results[0];
+        char *rn = g_strdup_printf("r%u.%s", r, sc_graph_tensor(rg, res)->name);
+        g_array_append_val(names, rn);
+        sc_tensor_decl d;
+        decl_of(&sc_graph_tensor(rg, res)->type, &d);
+        g_array_append_val(decls, d);
+      } else if (gc != NULL) {
         uint32_t j = stitched_j[r][i];
         if (gc->merged[j] != SC_ID_NONE)
           continue; /* declared where a lower member called it */
@@ -695,7 +894,17 @@ sc_graph *sc_ranks_stitch(sc_graph *const *ranks, uint32_t n, const sc_ranks_gro
   for (guint m = 0; m < (ok ? origins->len : 0) && ok; m++) {
     const origin *o = &g_array_index(origins, origin, m);
     sc_value *args = NULL;
-    if (o->is_comm) {
+    if (o->pair != NULL) {
+      if (!bind_p2p(merged, maps, ranks, o->pair, &args, &err)) {
+        ok = FALSE;
+        loc->rank = (int32_t)o->rank;
+        loc->node = o->node;
+        g_set_error(error, SC_RANKS_ERROR, SC_RANKS_ERROR_GRAPH, "recv #%u from rank %u: %s",
+                    o->pair->j, o->pair->chan->a, err->message);
+        g_clear_error(&err);
+        break;
+      }
+    } else if (o->is_comm) {
       if (!bind_comm(merged, maps, o->gc, o->j, &args, &err)) {
         ok = FALSE;
         loc->rank = (int32_t)o->rank;
@@ -754,6 +963,8 @@ sc_graph *sc_ranks_stitch(sc_graph *const *ranks, uint32_t n, const sc_ranks_gro
     g_free(maps[r]);
     g_free(stitched_group[r]);
     g_free(stitched_j[r]);
+    g_free(recv_pair[r]);
+    g_free(is_send[r]);
   }
   if (!ok) {
     sc_graph_free(merged);

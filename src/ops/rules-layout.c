@@ -2115,6 +2115,19 @@ gboolean sc_rule_comm_broadcast(const sc_op_call *call, GArray *out, GError **er
   return TRUE;
 }
 
+/* A rank argument: None (when OPTIONAL), else a concrete integer >= 0. */
+static gboolean check_rank_arg(R *r, const char *name, gboolean optional) {
+  const sc_value *v = arg_named(r, name);
+  if (optional && (v == NULL || v->kind == SC_VAL_NONE))
+    return TRUE;
+  int64_t k;
+  if (!get_concrete(r, name, &k))
+    return FALSE;
+  if (k < 0)
+    return rerr(r, SC_OPS_ERROR_SHAPE, "%s %" G_GINT64_FORMAT " is not a rank", name, (gint64)k);
+  return TRUE;
+}
+
 gboolean sc_rule_comm_send_recv(const sc_op_call *call, GArray *out, GError **error) {
   R r = rctx(call, error);
   g_autofree const sc_ttype **ts = NULL;
@@ -2123,7 +2136,32 @@ gboolean sc_rule_comm_send_recv(const sc_op_call *call, GArray *out, GError **er
     return FALSE;
   if (n != 1)
     return rerr(&r, SC_OPS_ERROR_SHAPE, "takes exactly one input, found %u", n);
+  if (!check_rank_arg(&r, "src", TRUE) || !check_rank_arg(&r, "dst", TRUE))
+    return FALSE;
   emit(out, &ts[0]->shape, ts[0]->dtype);
+  return TRUE;
+}
+
+/* comm.send: no result; the loader pairs it with its comm.recv. */
+gboolean sc_rule_comm_send(const sc_op_call *call, GArray *out, GError **error) {
+  (void)out;
+  R r = rctx(call, error);
+  const sc_ttype *x;
+  sc_dim tag;
+  return get_tensor(&r, "x", &x) && check_rank_arg(&r, "dst", FALSE) && get_int(&r, "tag", &tag);
+}
+
+/* comm.recv: the result is what the matching send sends.  Its type is the
+ * node's declared result (ops.h, SC_OP_DECLARED): the rule checks the
+ * arguments and emits a 0-dim f32 placeholder that a graph replaces with
+ * the declaration (and refuses without one). */
+gboolean sc_rule_comm_recv(const sc_op_call *call, GArray *out, GError **error) {
+  R r = rctx(call, error);
+  sc_dim tag;
+  if (!check_rank_arg(&r, "src", FALSE) || !get_int(&r, "tag", &tag))
+    return FALSE;
+  sc_shape s = sc_shape_scalar();
+  emit(out, &s, SC_DTYPE_F32);
   return TRUE;
 }
 

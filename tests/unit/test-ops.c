@@ -412,7 +412,9 @@ static void test_registry_builtins(void) {
     const sc_op *op = sc_ops_at(i);
     g_assert_cmpuint(op->id, ==, i);
     g_assert_nonnull(op->shape);
-    g_assert_true(op->n_results > 0 || op->results_variadic);
+    /* only the sending half of a point-to-point move has no result */
+    g_assert_true(op->n_results > 0 || op->results_variadic ||
+                  strcmp(op->qualname, "comm.send.default") == 0);
     g_assert_true(sc_ops_lookup(op->qualname, NULL) == op);
   }
   const sc_op *op = sc_ops_lookup("aten.fill_.Scalar", NULL);

@@ -3,8 +3,9 @@
  * nodes, one-member groups, wait_tensor chains, vllm.all_reduce, group
  * mismatch errors with their messages and JSON paths, rank symbols
  * ("u0" -> "rk.u0"), spec groups, inputs_behind_assumptions, warnings for
- * unknown top-level fields, the Tensor->Scalar overload and unread null
- * results.
+ * unknown top-level fields, the Tensor->Scalar overload, unread null
+ * results, and comm.send/comm.recv pairs stitched into comm.send_recv (their
+ * errors are pinned by tests/bundles/reject/ranks-p2p-*).
  *
  * Bundles are written with single quotes (q() turns them into JSON's
  * double quotes); the spec is a placeholder unless a test is about it. */
@@ -343,6 +344,47 @@ static void test_vllm(void) {
 }
 
 /* ---- mismatches ---- */
+
+/* Point-to-point: the j-th send a->b with tag t pairs with the j-th recv on b
+ * from a with tag t; each pair is one comm.send_recv declared at the recv,
+ * tags keep two streams apart even when they interleave. */
+static void test_send_recv(void) {
+  g_autofree char *r0 = rank(NULL,
+                             "{'name': 'h', 'op': 'aten.relu.default', 'args': ['x'], "
+                             "'outputs': [{'name': 'a'}]}, "
+                             "{'name': 's0', 'op': 'comm.send', 'args': ['a', 1], 'kwargs': "
+                             "{'tag': 5}, 'outputs': []}, "
+                             "{'name': 's1', 'op': 'comm.send', 'args': ['x', 1], 'outputs': []}",
+                             "'a'");
+  g_autofree char *r1 = rank(NULL,
+                             "{'name': 'v0', 'op': 'comm.recv', 'args': [0], 'outputs': "
+                             "[{'name': 'got_x', 'shape': [4, 8]}]}, "
+                             "{'name': 'v1', 'op': 'comm.recv', 'args': [0, 5], 'outputs': "
+                             "[{'name': 'got_a', 'shape': [4, 8], 'dtype': 'f32'}]}, "
+                             "{'name': 'add', 'op': 'aten.add.Tensor', 'args': ['got_a', 'got_x'], "
+                             "'outputs': [{'name': 'y'}]}",
+                             "'y'");
+  g_autofree char *ranks = g_strdup_printf("%s, %s", r0, r1);
+  g_autofree char *json = bundle(NULL, ranks, NULL, NULL);
+  g_autoptr(sc_bundle) b = load_ok(json);
+  sc_graph *impl = sc_bundle_impl(b);
+  /* relu, add and two moves; the sends leave no node of their own */
+  g_assert_cmpuint(sc_graph_n_nodes(impl), ==, 4);
+  const sc_node *m = node_named(impl, "p2p:0>1:5:0");
+  g_assert_cmpstr(m->op->qualname, ==, "comm.send_recv.default");
+  g_autofree char *ins = list_names(impl, arg(m, "inputs"));
+  g_assert_cmpstr(ins, ==, "r0.a");
+  g_assert_cmpint(arg(m, "src")->u.i.value, ==, 0);
+  g_assert_cmpint(arg(m, "dst")->u.i.value, ==, 1);
+  g_assert_cmpstr(sc_graph_tensor(impl, m->results[0])->name, ==, "r1.got_a");
+  g_assert_cmpint(sc_graph_tensor(impl, m->results[0])->rank, ==, 1);
+  const sc_node *m0 = node_named(impl, "p2p:0>1:0:0");
+  g_autofree char *ins0 = list_names(impl, arg(m0, "inputs"));
+  g_assert_cmpstr(ins0, ==, "r0.x");
+  g_assert_cmpstr(sc_graph_tensor(impl, m0->results[0])->name, ==, "r1.got_x");
+  g_assert_cmpuint(sc_graph_find_node(impl, "r0.s0"), ==, SC_ID_NONE);
+  g_assert_cmpuint(sc_graph_find_node(impl, "r1.v0"), ==, SC_ID_NONE);
+}
 
 static void test_mismatch_messages(void) {
   g_autofree char *c0 = call("all_reduce", "'sum', '12'");
@@ -732,6 +774,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/ranks/stitch/wait_chain_and_dead", test_wait_chain_and_dead);
   g_test_add_func("/ranks/stitch/vllm", test_vllm);
   g_test_add_func("/ranks/stitch/large", test_large);
+  g_test_add_func("/ranks/stitch/send_recv", test_send_recv);
   g_test_add_func("/ranks/errors/mismatch", test_mismatch_messages);
   g_test_add_func("/ranks/errors/deadlock", test_deadlock);
   g_test_add_func("/ranks/errors/groups", test_groups_invalid);

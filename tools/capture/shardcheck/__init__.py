@@ -1,0 +1,4 @@
+"""shardcheck -- check your own torch.distributed program (docs/capture.md).
+
+    from shardcheck.capture import capture_step
+"""
