@@ -9,6 +9,7 @@
 #include "shardcheck/bundle.h"
 #include "shardcheck/infer.h"
 #include "shardcheck/lemma.h"
+#include "shardcheck/report.h"
 
 int sc_cli_check(int argc, char **argv);
 int sc_cli_show(int argc, char **argv);
@@ -29,6 +30,12 @@ int sc_cli_validate(const sc_bundle *b, const sc_infer_result *res, const sc_lem
  * (may be NULL), ", "-separated.  NULL with an error (a file's first
  * errors, or a DIR that is not a directory). */
 sc_lemma_set *sc_cli_load_lemmas(gboolean builtin, char **dirs, GString *where, GError **error);
+
+/* `check --html FILE --dot FILE` (report-files.c): write the HTML page
+ * and the DOT graph of RES (either path may be NULL); FALSE after a
+ * message on stderr when a file cannot be written. */
+gboolean sc_cli_write_report_files(const char *html, const char *dot, const sc_bundle *b,
+                                   const sc_infer_result *r, const sc_report_options *opts);
 
 /* "text" or "json" (from --format); FALSE with a message otherwise. */
 gboolean sc_cli_parse_format(const char *s, gboolean *json, GError **error);
