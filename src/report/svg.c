@@ -6,7 +6,8 @@
  *      inputs -> spec node -> spec results, spec tensor -> impl tensor ->
  *      impl node -> impl results);
  *   2. within a layer, insertion order, then one pass sorting by the mean
- *      x of the predecessors (barycenter), which removes most crossings;
+ *      x of the predecessors (barycenter), which removes most crossings,
+ *      spec vertices first so that the spec side reads on the left;
  *   3. boxes sized from their text (monospace, so width = characters),
  *      layers centred, straight edges with an arrowhead, relation edges
  *      dashed.
@@ -138,6 +139,9 @@ void sc_picture_write_svg(FILE *out, const sc_picture *p) {
       }
     }
     pl[i].order = k ? sum / k : pl[i].x;
+    const sc_pic_vertex *v = &g_array_index(p->vertices, sc_pic_vertex, i);
+    if (v->kind == SC_PIC_IMPL_TENSOR || v->kind == SC_PIC_IMPL_NODE)
+      pl[i].order += 1e6; /* spec on the left of each layer, impl on the right */
   }
   double width = place_layers(p, pl, n_layers);
   width = MAX(width, text_width(p->title));

@@ -1,0 +1,250 @@
+/* test-report.c — the report writers (report.h): impl tensor labels and
+ * the legend, the JSON extension impl_tensors (existing keys unchanged),
+ * colour, and the DOT and HTML pictures of the failing neighbourhood, on
+ * models of the repository checked with the lemma library. */
+#include "report/report-private.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  sc_bundle *b;
+  sc_lemma_set *set;
+  sc_infer_result *r;
+} checked;
+
+static void check_model(checked *c, const char *rel) {
+  GError *err = NULL;
+  g_autofree char *path = g_build_filename(SC_TEST_SRCDIR, rel, NULL);
+  g_autofree char *lemmas = g_build_filename(SC_TEST_SRCDIR, "lemmas", NULL);
+  c->set = sc_lemma_set_new();
+  g_assert_true(sc_lemma_set_load_dir(c->set, lemmas, &err));
+  g_assert_no_error(err);
+  c->b = sc_bundle_load(path, &err);
+  g_assert_no_error(err);
+  sc_infer_options opts;
+  sc_infer_options_init(&opts);
+  opts.lemmas = c->set;
+  c->r = sc_infer_run(c->b, &opts, &err);
+  g_assert_no_error(err);
+}
+
+static void checked_clear(checked *c) {
+  sc_infer_result_free(c->r);
+  sc_lemma_set_free(c->set);
+  sc_bundle_free(c->b);
+}
+
+typedef void (*writer)(FILE *, const sc_bundle *, const sc_infer_result *,
+                       const sc_report_options *);
+
+static char *write_to_string(writer w, const checked *c, const sc_report_options *o) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  g_assert_nonnull(f);
+  w(f, c->b, c->r, o);
+  fclose(f);
+  char *out = g_strdup(buf);
+  free(buf);
+  return out;
+}
+
+#define EXTRA_SCALING "models/mlp-tp2-bugs/extra-scaling.json"
+
+static void test_mark(void) {
+  checked c;
+  check_model(&c, EXTRA_SCALING);
+  g_autoptr(GArray) seen = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  g_autofree char *a = sc_report_mark_expr(c.b, "slice(mm_1, dim=0, start=0, end=4)", seen);
+  g_assert_cmpstr(a, ==, "slice(r0:mm_1, dim=0, start=0, end=4)");
+  /* an operator named like a tensor is a call; keywords and quoted text
+   * are no tensors; numbers keep their letters */
+  g_autofree char *b2 = sc_report_mark_expr(c.b, "gelu(gelu, mm_3=\"mm_3\", eps=1e-05)", seen);
+  g_assert_cmpstr(b2, ==, "gelu(r0:gelu, mm_3=\"mm_3\", eps=1e-05)");
+  g_assert_cmpuint(seen->len, ==, 2);
+  /* the spec's own names are not the impl's: no rank, not listed */
+  g_autofree char *s = sc_report_mark_expr(c.b, "cat(w2, x)", seen);
+  g_assert_cmpstr(s, ==, "cat(w2, x)");
+  g_assert_cmpuint(seen->len, ==, 2);
+  g_autofree char *where = sc_report_impl_where(c.b, g_array_index(seen, sc_id, 1));
+  g_assert_cmpstr(where, ==, "rank 0, aten.gelu.default at model.py:42, f32[4, 8]");
+  checked_clear(&c);
+}
+
+static void test_text_names(void) {
+  checked c;
+  check_model(&c, EXTRA_SCALING);
+  g_autofree char *text = write_to_string(sc_report_text, &c, NULL);
+  g_assert_nonnull(strstr(text, "    gelu = cat(r0:gelu, r1:gelu_1, dim=1)\n"));
+  g_assert_nonnull(strstr(text, "impl tensors named above"));
+  g_assert_nonnull(strstr(text, "  r1:gelu_1  rank 1, aten.gelu.default at model.py:42, f32[4, 8]\n"));
+  g_assert_nonnull(strstr(text, "  r0:w2_0  rank 0, impl input, f32[8, 8]\n"));
+  g_assert_null(strstr(text, "\033["));
+  checked_clear(&c);
+}
+
+static void test_json_names(void) {
+  checked c;
+  check_model(&c, EXTRA_SCALING);
+  g_autofree char *js = sc_report_json(c.b, c.r, NULL);
+  json_error_t je;
+  json_t *o = json_loads(js, 0, &je);
+  g_assert_nonnull(o);
+  /* the spec's keys are as before: expressions over the names as written */
+  json_t *f = json_object_get(o, "failure");
+  g_assert_cmpstr(json_string_value(json_object_get(f, "node")), ==, "mm_1");
+  json_t *gelu = json_object_get(json_object_get(f, "input_relation"), "gelu");
+  g_assert_cmpstr(json_string_value(json_array_get(gelu, 0)), ==, "cat(gelu, gelu_1, dim=1)");
+  /* the extension: what each impl tensor named is */
+  json_t *it = json_object_get(o, "impl_tensors");
+  g_assert_true(json_is_object(it));
+  json_t *g = json_object_get(it, "gelu");
+  g_assert_cmpstr(json_string_value(json_object_get(g, "label")), ==, "r0:gelu");
+  g_assert_cmpint(json_integer_value(json_object_get(g, "rank")), ==, 0);
+  g_assert_cmpstr(json_string_value(json_object_get(g, "src")), ==, "model.py:42");
+  g_assert_cmpstr(json_string_value(json_object_get(g, "op")), ==, "aten.gelu.default");
+  g_assert_true(json_is_true(json_object_get(json_object_get(it, "w2_0"), "input")));
+  g_assert_null(json_object_get(it, "w2")); /* a spec name */
+  json_decref(o);
+  checked_clear(&c);
+}
+
+static void test_colour(void) {
+  sc_report_colour m;
+  GError *err = NULL;
+  g_assert_true(sc_report_parse_colour("always", &m, &err) && m == SC_COLOUR_ALWAYS);
+  g_assert_true(sc_report_parse_colour(NULL, &m, &err) && m == SC_COLOUR_AUTO);
+  g_assert_false(sc_report_parse_colour("sometimes", &m, &err));
+  g_assert_error(err, SC_REPORT_ERROR, SC_REPORT_ERROR_USAGE);
+  g_assert_cmpstr(err->message, ==, "--color: expected auto, always or never, found 'sometimes'");
+  g_clear_error(&err);
+  g_assert_true(sc_report_colour_enabled(SC_COLOUR_ALWAYS, -1));
+  g_assert_false(sc_report_colour_enabled(SC_COLOUR_NEVER, -1));
+  g_assert_false(sc_report_colour_enabled(SC_COLOUR_AUTO, -1)); /* not a terminal */
+  g_setenv("NO_COLOR", "1", TRUE);
+  g_assert_false(sc_report_colour_enabled(SC_COLOUR_AUTO, 1));
+  g_unsetenv("NO_COLOR");
+
+  checked c;
+  check_model(&c, EXTRA_SCALING);
+  sc_report_options o = {FALSE, 0, NULL, TRUE};
+  g_autofree char *text = write_to_string(sc_report_text, &c, &o);
+  g_assert_true(g_str_has_prefix(text, "mlp-tp2-extra-scaling: \033[1;31mfails\033[0m\n"));
+  g_assert_nonnull(strstr(text, "first unmapped spec node: \033[1;31mmm_1\033[0m"));
+  checked_clear(&c);
+}
+
+static void test_dot(void) {
+  checked c;
+  check_model(&c, EXTRA_SCALING);
+  g_autofree char *dot = write_to_string(sc_report_dot, &c, NULL);
+  g_assert_true(g_str_has_prefix(dot, "digraph shardcheck {"));
+  g_assert_true(g_str_has_suffix(dot, "}\n"));
+  /* the failing node, its inputs with their relations, the impl side */
+  g_assert_nonnull(strstr(dot, "label=\"spec mm_1\\naten.mm.default at model.py:38\""));
+  g_assert_nonnull(strstr(dot, "label=\"spec gelu\\n= cat(r0:gelu, r1:gelu_1, dim=1)\""));
+  g_assert_nonnull(strstr(dot, "label=\"spec y\\nno clean expression\""));
+  g_assert_nonnull(strstr(dot, "subgraph cluster_impl"));
+  g_assert_nonnull(strstr(dot, "label=\"all_reduce\\ncomm.all_reduce.default at model.py:60\""));
+  g_assert_nonnull(strstr(dot, "style=dashed"));
+  int depth = 0;
+  for (const char *p = dot; *p; p++)
+    depth += *p == '{' ? 1 : *p == '}' ? -1 : 0;
+  g_assert_cmpint(depth, ==, 0);
+  checked_clear(&c);
+
+  check_model(&c, "models/mlp-tp2/bundle.json");
+  g_autofree char *ok = write_to_string(sc_report_dot, &c, NULL);
+  g_assert_nonnull(strstr(ok, "no failure to draw"));
+  checked_clear(&c);
+}
+
+static void test_html(void) {
+  checked c;
+  check_model(&c, EXTRA_SCALING);
+  sc_report_options o = {FALSE, 0, NULL, TRUE}; /* colour never reaches HTML */
+  g_autofree char *html = write_to_string(sc_report_html, &c, &o);
+  g_assert_true(g_str_has_prefix(html, "<!DOCTYPE html>"));
+  g_assert_nonnull(strstr(html, "<span class=\"verdict v-fails\" id=\"verdict\">fails</span>"));
+  g_assert_nonnull(strstr(html, "id=\"failing-node\">mm_1</code>"));
+  g_assert_nonnull(strstr(html, "<svg xmlns=\"http://www.w3.org/2000/svg\""));
+  g_assert_nonnull(strstr(html, "<code>r0:gelu</code></td><td>0</td><td>gelu (aten.gelu.default)"
+                                "</td><td class=\"src\">model.py:42</td>"));
+  g_assert_null(strstr(html, "\033["));
+  /* self-contained: no script, and the only URL is the SVG namespace */
+  g_assert_null(strstr(html, "<script"));
+  const char *p = html;
+  int urls = 0;
+  while ((p = strstr(p, "http")) != NULL) {
+    g_assert_true(g_str_has_prefix(p, "http://www.w3.org/2000/svg"));
+    urls++;
+    p += 4;
+  }
+  g_assert_cmpint(urls, ==, 1);
+  checked_clear(&c);
+
+  check_model(&c, "models/mlp-tp2/bundle.json");
+  g_autofree char *ok = write_to_string(sc_report_html, &c, NULL);
+  g_assert_nonnull(strstr(ok, "id=\"verdict\">refines</span>"));
+  g_assert_null(strstr(ok, "<svg"));
+  g_assert_nonnull(strstr(ok, "<code>r0:y_0</code>"));
+  checked_clear(&c);
+}
+
+/* The SVG drawing: every vertex is drawn once, inside the picture, and
+ * vertices of one layer do not overlap. */
+static void test_svg_layout(void) {
+  checked c;
+  check_model(&c, EXTRA_SCALING);
+  g_autoptr(sc_picture) p = sc_picture_build(c.b, c.r);
+  g_assert_cmpstr(p->failing, ==, "mm_1");
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  sc_picture_write_svg(f, p);
+  fclose(f);
+  double w = 0, h = 0;
+  g_assert_cmpint(sscanf(strstr(buf, "width=\""), "width=\"%lf\" height=\"%lf\"", &w, &h), ==, 2);
+  typedef struct {
+    double x, y, w, h;
+  } box;
+  GArray *boxes = g_array_new(FALSE, FALSE, sizeof(box));
+  const char *q = buf;
+  guint groups = 0;
+  while ((q = strstr(q, "<g id=\"")) != NULL) {
+    box r;
+    g_assert_cmpint(sscanf(strstr(q, "<rect"), "<rect x=\"%lf\" y=\"%lf\" width=\"%lf\" height=\"%lf\"",
+                           &r.x, &r.y, &r.w, &r.h), ==, 4);
+    g_assert_cmpfloat(r.x, >=, 0);
+    g_assert_cmpfloat(r.x + r.w, <=, w);
+    g_assert_cmpfloat(r.y + r.h, <=, h);
+    for (guint i = 0; i < boxes->len; i++) {
+      const box *o = &g_array_index(boxes, box, i);
+      gboolean apart = o->x + o->w <= r.x || r.x + r.w <= o->x || o->y + o->h <= r.y ||
+                       r.y + r.h <= o->y;
+      g_assert_true(apart);
+    }
+    g_array_append_val(boxes, r);
+    groups++;
+    q++;
+  }
+  g_assert_cmpuint(groups, ==, p->vertices->len);
+  g_array_unref(boxes);
+  free(buf);
+  checked_clear(&c);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_setenv("SC_LEMMA_DIR", SC_TEST_SRCDIR "/lemmas", TRUE);
+  g_test_add_func("/report/names/mark", test_mark);
+  g_test_add_func("/report/names/text", test_text_names);
+  g_test_add_func("/report/names/json", test_json_names);
+  g_test_add_func("/report/colour", test_colour);
+  g_test_add_func("/report/dot", test_dot);
+  g_test_add_func("/report/html", test_html);
+  g_test_add_func("/report/svg/layout", test_svg_layout);
+  return g_test_run();
+}
