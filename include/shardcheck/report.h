@@ -13,6 +13,7 @@
 #ifndef SHARDCHECK_REPORT_H
 #define SHARDCHECK_REPORT_H
 
+#include "shardcheck/diagnose.h"
 #include "shardcheck/infer.h"
 
 #include <stdio.h>
@@ -30,6 +31,7 @@ typedef struct {
   uint32_t n_lemmas;      /* lemmas loaded, for the header line */
   const char *lemma_dirs; /* where they came from, for the header line */
   gboolean colour;        /* SGR escapes in the text report */
+  const sc_diagnosis *diagnosis; /* of a failure (diagnose.h), or NULL */
 } sc_report_options;
 
 /* --color: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always,

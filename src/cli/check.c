@@ -232,7 +232,13 @@ int sc_cli_check(int argc, char **argv) {
     g_error_free(err);
   } else {
     sc_report_options ropts = {explain, sc_lemma_set_n_lemmas(lemmas), where->str,
-                               sc_report_colour_enabled(colour_mode, STDOUT_FILENO)};
+                               sc_report_colour_enabled(colour_mode, STDOUT_FILENO), NULL};
+    /* a failure: did the values agree (a lemma missing) or differ? */
+    sc_diagnose_options dopts;
+    sc_diagnose_options_init(&dopts);
+    dopts.lemmas = lemmas;
+    g_autoptr(sc_diagnosis) diagnosis = sc_diagnose(b, res, &dopts);
+    ropts.diagnosis = diagnosis;
     int vcode = -1;
     gboolean symbolic = sc_symtab_n_symbols(sc_bundle_symtab(b)) > 0;
     sc_sym_stats end_stats, check_stats;

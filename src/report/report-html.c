@@ -17,6 +17,7 @@ typedef struct {
   FILE *out;
   const sc_bundle *b;
   const sc_infer_result *r;
+  const sc_report_options *opts;
   GArray *seen; /* impl tensors named (sc_id), for the last table */
 } html_ctx;
 
@@ -83,6 +84,44 @@ static void node_heading(html_ctx *c, const char *what, const sc_node *n) {
   fputs("</p>\n", c->out);
 }
 
+static void diagnosis_html(html_ctx *c) {
+  const sc_diagnosis *d = c->opts ? c->opts->diagnosis : NULL;
+  if (d == NULL)
+    return;
+  if (d->kind == SC_DIAGNOSIS_NOT_PROVED) {
+    fputs("<p class=\"warn\" id=\"diagnosis\"><b>Not proved</b>: on related random inputs the "
+          "values of <code>", c->out);
+    put(c, d->tensor);
+    fputs("</code> agree with ", c->out);
+    put_expr(c, d->expression);
+    fputs("; a lemma is probably missing for this step.</p>\n", c->out);
+  } else if (d->kind == SC_DIAGNOSIS_VALUES_DIFFER) {
+    fputs("<p class=\"bad\" id=\"diagnosis\">The values differ: on related random inputs, "
+          "<code>", c->out);
+    put(c, d->node);
+    fputs("</code> is the first spec node whose values no clean expression tried matches.", c->out);
+    if (d->candidate && d->index) {
+      fprintf(c->out, " Counterexample: at %s, spec <code>", d->index);
+      put(c, d->tensor);
+      fprintf(c->out, "</code> = %.10g, ", d->spec_value);
+      put_expr(c, d->candidate);
+      fprintf(c->out, " = %.10g.", d->impl_value);
+    }
+    fputs("</p>\n<p class=\"note\">", c->out);
+    put(c, d->detail ? d->detail : "");
+    if (d->other_match) {
+      fputs(" The values do agree with ", c->out);
+      put_expr(c, d->other_match);
+      fputs(", which is not the relation expected.", c->out);
+    }
+    fputs("</p>\n", c->out);
+  } else {
+    fputs("<p class=\"note\" id=\"diagnosis\">Not told apart from a missing lemma: ", c->out);
+    put(c, d->reason ? d->reason : "");
+    fputs("</p>\n", c->out);
+  }
+}
+
 static void failure_unmapped(html_ctx *c, sc_id node) {
   sc_graph *spec = sc_bundle_spec(c->b);
   const sc_node *n = sc_graph_node(spec, node);
@@ -92,6 +131,7 @@ static void failure_unmapped(html_ctx *c, sc_id node) {
     fputs(".</p>\n", c->out);
   }
   node_heading(c, "First unmapped spec node", n);
+  diagnosis_html(c);
   const GArray *um = sc_infer_failure_unmapped(c->r);
   fputs("<p>Outputs with no clean expression over impl tensors:", c->out);
   for (guint i = 0; i < um->len; i++) {
@@ -264,7 +304,7 @@ static const char css[] =
 
 void sc_report_html(FILE *out, const sc_bundle *b, const sc_infer_result *r,
                     const sc_report_options *opts) {
-  html_ctx c = {out, b, r, g_array_new(FALSE, FALSE, sizeof(sc_id))};
+  html_ctx c = {out, b, r, opts, g_array_new(FALSE, FALSE, sizeof(sc_id))};
   sc_verdict v = sc_infer_verdict(r);
   const char *vn = sc_verdict_name(v);
   fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", out);

@@ -120,6 +120,55 @@ static void print_intermediate_only(text_ctx *c, const GArray *um) {
   }
 }
 
+/* The spec call of node N, "aten.mm.default(x, w1)". */
+static char *spec_call(text_ctx *c, const sc_node *n) {
+  GString *s = g_string_new(n->op->qualname);
+  g_string_append_c(s, '(');
+  for (uint32_t i = 0; i < n->n_inputs; i++)
+    g_string_append_printf(s, "%s%s", i ? ", " : "", spec_name(c, n->inputs[i]));
+  g_string_append_c(s, ')');
+  return g_string_free(s, FALSE);
+}
+
+/* "Not proved" or "the values differ" (diagnose.h), under the failing
+ * node's line. */
+static void print_diagnosis(text_ctx *c, const sc_node *n) {
+  const sc_diagnosis *d = c->opts ? c->opts->diagnosis : NULL;
+  if (d == NULL)
+    return;
+  switch (d->kind) {
+  case SC_DIAGNOSIS_NOT_PROVED: {
+    g_autofree char *call = spec_call(c, n);
+    fprintf(c->out,
+            "  %snot proved%s: on related random inputs (seed %" G_GUINT64_FORMAT
+            "%s%s) the values agree with\n"
+            "    %s = %s\n"
+            "  a lemma is probably missing for the step %s = %s, given the inputs' relations "
+            "below\n",
+            sgr(c, SC_STYLE_YELLOW), sgr(c, SC_STYLE_RESET), d->seed, *d->symbols ? ", " : "",
+            d->symbols, d->tensor, mark(c, d->expression), call, mark(c, d->expression));
+    break;
+  }
+  case SC_DIAGNOSIS_VALUES_DIFFER:
+    fprintf(c->out,
+            "  %sthe values differ%s: on related random inputs (seed %" G_GUINT64_FORMAT
+            "%s%s), %s is the first spec node whose values no clean expression tried matches\n",
+            sgr(c, SC_STYLE_RED), sgr(c, SC_STYLE_RESET), d->seed, *d->symbols ? ", " : "",
+            d->symbols, d->node);
+    if (d->candidate && d->index)
+      fprintf(c->out, "  counterexample: at %s, spec %s = %.10g, %s = %.10g\n", d->index,
+              d->tensor, d->spec_value, mark(c, d->candidate), d->impl_value);
+    fprintf(c->out, "    (%s)\n", d->detail);
+    if (d->other_match)
+      fprintf(c->out, "  the values do agree with %s = %s, which is not the relation expected\n",
+              d->tensor, mark(c, d->other_match));
+    break;
+  case SC_DIAGNOSIS_SKIPPED:
+    fprintf(c->out, "  (not told apart from a missing lemma: %s)\n", d->reason);
+    break;
+  }
+}
+
 /* An unmapped spec node: where, what is known about its inputs, what was
  * tried, and where a deferred walk finally stopped. */
 static void print_unmapped(text_ctx *c, sc_verdict v, sc_id node) {
@@ -129,6 +178,7 @@ static void print_unmapped(text_ctx *c, sc_verdict v, sc_id node) {
     fprintf(c->out, "stopped by the %s at spec node '%s'\n", sc_infer_limit_reason(c->r), n->name);
   fprintf(c->out, "first unmapped spec node: %s%s%s (%s)%s%s\n", sgr(c, SC_STYLE_RED), n->name,
           sgr(c, SC_STYLE_RESET), n->op->qualname, n->src ? " at " : "", n->src ? n->src : "");
+  print_diagnosis(c, n);
   const GArray *um = sc_infer_failure_unmapped(c->r);
   fprintf(c->out, "  outputs with no clean expression over impl tensors:");
   for (guint i = 0; i < um->len; i++)

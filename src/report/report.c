@@ -87,6 +87,39 @@ static json_t *impl_tensors_json(const sc_bundle *b, const GArray *seen) {
   return o;
 }
 
+/* failure.diagnosis: {kind, tensor, node, seed, symbols, expression |
+ * counterexample {candidate, index, spec_value, impl_value}, detail |
+ * reason}. */
+static json_t *diagnosis_json(const sc_bundle *b, const sc_diagnosis *d, GArray *seen) {
+  json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:s}", "kind", sc_diagnosis_kind_name(d->kind),
+                        "tensor", d->tensor, "node", d->node, "seed", (json_int_t)d->seed,
+                        "symbols", d->symbols ? d->symbols : "");
+  if (d->expression) {
+    json_object_set_new(o, "expression", json_string(d->expression));
+    sc_report_collect_impl(b, d->expression, seen);
+  }
+  if (d->kind == SC_DIAGNOSIS_VALUES_DIFFER && d->candidate) {
+    json_t *cx = json_pack("{s:s}", "candidate", d->candidate);
+    sc_report_collect_impl(b, d->candidate, seen);
+    if (d->index) {
+      json_object_set_new(cx, "index", json_string(d->index));
+      json_object_set_new(cx, "spec_value", json_real(d->spec_value));
+      json_object_set_new(cx, "impl_value", json_real(d->impl_value));
+    }
+    json_object_set_new(o, "counterexample", cx);
+  }
+  if (d->detail)
+    json_object_set_new(o, "detail", json_string(d->detail));
+  if (d->other_match) {
+    json_object_set_new(o, "agrees_with", json_string(d->other_match));
+    sc_report_collect_impl(b, d->other_match, seen);
+  }
+  if (d->reason)
+    json_object_set_new(o, "reason", json_string(d->reason));
+  json_object_set_new(o, "candidates_tried", json_integer(d->candidates_tried));
+  return o;
+}
+
 static json_t *relation_json(const sc_bundle *b, const sc_relation *rel) {
   json_t *o = json_object();
   for (uint32_t i = 0; rel && i < rel->n_entries; i++) {
@@ -141,6 +174,9 @@ char *sc_report_json(const sc_bundle *b, const sc_infer_result *r, const sc_repo
       json_object_set_new(failure, "stopped_at", json_string(sc_graph_node(spec, stop)->name));
       json_object_set_new(failure, "stopped_at_nearest", expr_array(b, sc_infer_failure_stop_nearest(r), seen));
     }
+    const sc_diagnosis *d = opts ? opts->diagnosis : NULL;
+    if (d != NULL)
+      json_object_set_new(failure, "diagnosis", diagnosis_json(b, d, seen));
     json_object_set_new(failure, "undecided", str_array(sc_infer_failure_undecided(r)));
     if (v == SC_VERDICT_LIMIT && sc_infer_limit_reason(r))
       json_object_set_new(failure, "limit", json_string(sc_infer_limit_reason(r)));

@@ -129,7 +129,7 @@ static void test_colour(void) {
 
   checked c;
   check_model(&c, EXTRA_SCALING);
-  sc_report_options o = {FALSE, 0, NULL, TRUE};
+  sc_report_options o = {FALSE, 0, NULL, TRUE, NULL};
   g_autofree char *text = write_to_string(sc_report_text, &c, &o);
   g_assert_true(g_str_has_prefix(text, "mlp-tp2-extra-scaling: \033[1;31mfails\033[0m\n"));
   g_assert_nonnull(strstr(text, "first unmapped spec node: \033[1;31mmm_1\033[0m"));
@@ -164,7 +164,7 @@ static void test_dot(void) {
 static void test_html(void) {
   checked c;
   check_model(&c, EXTRA_SCALING);
-  sc_report_options o = {FALSE, 0, NULL, TRUE}; /* colour never reaches HTML */
+  sc_report_options o = {FALSE, 0, NULL, TRUE, NULL}; /* colour never reaches HTML */
   g_autofree char *html = write_to_string(sc_report_html, &c, &o);
   g_assert_true(g_str_has_prefix(html, "<!DOCTYPE html>"));
   g_assert_nonnull(strstr(html, "<span class=\"verdict v-fails\" id=\"verdict\">fails</span>"));
