@@ -19,13 +19,20 @@
  * named in the detail of VALUES_DIFFER).  Each candidate found is parsed as a clean relation
  * and evaluated again by the interpreter before it is reported.
  *
- *   NOT_PROVED: an expression matches: the model computes the right values
+ *   NOT_PROVED: an expression matches, and still matches on two more runs
+ *     (other seeds, floating inputs scaled by 16 and by 1/16 when the input
+ *     relation survives the scaling): the model computes the right values
  *     on these inputs and shardcheck lacks the step (a lemma is probably
- *     missing).  Evidence from one random run, not a proof.
+ *     missing).  Evidence from random runs, not a proof.  A match that a
+ *     confirmation run breaks is VALUES_DIFFER on that run.
  *   VALUES_DIFFER: none of the forms matches: the failing node is the first
  *     spec node (in the walk's order) whose values no clean expression
  *     tried reproduces, with a counterexample against the closest
  *     candidate (an expected expression, else a same-shaped impl tensor).
+ *   When the failing node is NOT_PROVED and the walk went on with deferred
+ *   relations to a later node where it stopped, that node is diagnosed too;
+ *   if its values differ, the diagnosis is VALUES_DIFFER there (the first
+ *   diverging node), naming the earlier node that was only not proved.
  *   SKIPPED: the graphs could not be run (sizes past the element limit,
  *     an operator without an evaluator, inputs the builder cannot solve,
  *     assumptions it cannot honour); REASON says which.
@@ -69,7 +76,14 @@ typedef struct {
   char *reason;      /* SKIPPED: why */
   uint64_t seed;
   char *symbols;     /* the symbol values used, "" when none */
+  /* VALUES_DIFFER where the walk stopped, after a failing node that was
+   * not proved (its relation deferred, docs/architecture.md): that node and
+   * the expression its values agree with; else NULL */
+  char *not_proved_node;
+  char *not_proved_expression;
   uint32_t candidates_tried;
+  uint32_t confirmations; /* NOT_PROVED: further runs (other seeds, inputs
+                             scaled by 16 and 1/16) where it held too */
 } sc_diagnosis;
 
 typedef struct {

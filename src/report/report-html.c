@@ -109,6 +109,13 @@ static void diagnosis_html(html_ctx *c) {
     }
     fputs("</p>\n<p class=\"note\">", c->out);
     put(c, d->detail ? d->detail : "");
+    if (d->not_proved_node) {
+      fputs(" The node where the check first stopped, ", c->out);
+      put(c, d->not_proved_node);
+      fputs(", is only not proved: its values agree with ", c->out);
+      put_expr(c, d->not_proved_expression);
+      fputs(".", c->out);
+    }
     if (d->other_match) {
       fputs(" The values do agree with ", c->out);
       put_expr(c, d->other_match);

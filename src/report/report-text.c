@@ -141,12 +141,13 @@ static void print_diagnosis(text_ctx *c, const sc_node *n) {
     g_autofree char *call = spec_call(c, n);
     fprintf(c->out,
             "  %snot proved%s: on related random inputs (seed %" G_GUINT64_FORMAT
-            "%s%s) the values agree with\n"
+            "%s%s; %u more run%s with other seeds and scaled inputs) the values agree with\n"
             "    %s = %s\n"
             "  a lemma is probably missing for the step %s = %s, given the inputs' relations "
             "below\n",
             sgr(c, SC_STYLE_YELLOW), sgr(c, SC_STYLE_RESET), d->seed, *d->symbols ? ", " : "",
-            d->symbols, d->tensor, mark(c, d->expression), call, mark(c, d->expression));
+            d->symbols, d->confirmations, d->confirmations == 1 ? "" : "s", d->tensor,
+            mark(c, d->expression), call, mark(c, d->expression));
     break;
   }
   case SC_DIAGNOSIS_VALUES_DIFFER:
@@ -159,6 +160,10 @@ static void print_diagnosis(text_ctx *c, const sc_node *n) {
       fprintf(c->out, "  counterexample: at %s, spec %s = %.10g, %s = %.10g\n", d->index,
               d->tensor, d->spec_value, mark(c, d->candidate), d->impl_value);
     fprintf(c->out, "    (%s)\n", d->detail);
+    if (d->not_proved_node)
+      fprintf(c->out, "  (%s, where the check first stopped, is not proved: its values agree with "
+                      "%s; a lemma is probably missing there)\n",
+              d->not_proved_node, mark(c, d->not_proved_expression));
     if (d->other_match)
       fprintf(c->out, "  the values do agree with %s = %s, which is not the relation expected\n",
               d->tensor, mark(c, d->other_match));

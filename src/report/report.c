@@ -116,7 +116,14 @@ static json_t *diagnosis_json(const sc_bundle *b, const sc_diagnosis *d, GArray 
   }
   if (d->reason)
     json_object_set_new(o, "reason", json_string(d->reason));
+  if (d->not_proved_node) {
+    json_object_set_new(o, "not_proved", json_pack("{s:s, s:s}", "node", d->not_proved_node,
+                                                   "expression", d->not_proved_expression));
+    sc_report_collect_impl(b, d->not_proved_expression, seen);
+  }
   json_object_set_new(o, "candidates_tried", json_integer(d->candidates_tried));
+  if (d->kind == SC_DIAGNOSIS_NOT_PROVED)
+    json_object_set_new(o, "confirmations", json_integer(d->confirmations));
   return o;
 }
 

@@ -4,7 +4,9 @@
  * models of the repository checked with the lemma library. */
 #include "report/report-private.h"
 
+#include <glib/gstdio.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -236,6 +238,142 @@ static void test_svg_layout(void) {
   checked_clear(&c);
 }
 
+/* ---- "not proved" vs "the values differ" (diagnose.h) ---- */
+
+static sc_diagnosis *diagnose(const checked *c) {
+  sc_diagnose_options o;
+  sc_diagnose_options_init(&o);
+  o.lemmas = c->set;
+  return sc_diagnose(c->b, c->r, &o);
+}
+
+/* A real bug: y is divided by the TP size on every rank. */
+static void test_diagnose_differ(void) {
+  checked c;
+  check_model(&c, EXTRA_SCALING);
+  g_autoptr(sc_diagnosis) d = diagnose(&c);
+  g_assert_nonnull(d);
+  g_assert_cmpint(d->kind, ==, SC_DIAGNOSIS_VALUES_DIFFER);
+  g_assert_cmpstr(d->node, ==, "mm_1");
+  g_assert_cmpstr(d->tensor, ==, "y");
+  g_assert_cmpstr(d->candidate, ==, "y_0"); /* the expected relation, evaluated */
+  g_assert_cmpstr(d->index, ==, "[0, 0]");
+  g_assert_cmpfloat(fabs(d->impl_value * 2 - d->spec_value), <, 1e-9);
+  /* y = y_0 + y_1 does hold, but is not what the bundle expects */
+  g_assert_cmpstr(d->other_match, ==, "sum(y_0, y_1)");
+  sc_report_options o = {FALSE, 0, NULL, FALSE, d};
+  g_autofree char *text = write_to_string(sc_report_text, &c, &o);
+  g_assert_nonnull(strstr(text, "  the values differ: on related random inputs (seed 1), mm_1 is "
+                                "the first spec node whose values no clean expression tried "
+                                "matches\n  counterexample: at [0, 0], spec y = "));
+  g_autofree char *js = sc_report_json(c.b, c.r, &o);
+  json_t *root = json_loads(js, 0, NULL);
+  json_t *dj = json_object_get(json_object_get(root, "failure"), "diagnosis");
+  g_assert_cmpstr(json_string_value(json_object_get(dj, "kind")), ==, "values_differ");
+  g_assert_cmpstr(json_string_value(json_object_get(json_object_get(dj, "counterexample"),
+                                                    "candidate")), ==, "y_0");
+  g_assert_cmpstr(json_string_value(json_object_get(json_object_get(root, "failure"), "kind")), ==,
+                  "unmapped"); /* the spec's key is unchanged */
+  json_decref(root);
+  g_autofree char *html = write_to_string(sc_report_html, &c, &o);
+  g_assert_nonnull(strstr(html, "id=\"diagnosis\">The values differ"));
+  checked_clear(&c);
+}
+
+/* A bug that random inputs in [-1, 1] do not show (rank 1 clamps at 0
+ * where the spec clamps at 6): the run with inputs scaled by 16 does. */
+static void test_diagnose_scaled(void) {
+  checked c;
+  check_model(&c, "tests/models/captures/aten-extra/mlp-tp2-clampbug.json");
+  g_autoptr(sc_diagnosis) d = diagnose(&c);
+  g_assert_cmpint(d->kind, ==, SC_DIAGNOSIS_VALUES_DIFFER);
+  g_assert_cmpstr(d->node, ==, "clamp_max");
+  g_assert_cmpuint(d->seed, ==, 2);
+  g_assert_nonnull(strstr(d->detail, "agree with cat(g_0, g_1, dim=1) on the first inputs but not "
+                                     "on these"));
+  checked_clear(&c);
+}
+
+/* The walk stops first at a mask that is all false for every valid label
+ * (only a lemma is missing there) and goes on to the node where rank 2's
+ * wrong label offset shows: that is the first diverging node. */
+static void test_diagnose_deferred(void) {
+  checked c;
+  check_model(&c, "tests/models/captures/vocab-parallel-ce-backward/"
+                  "megatron-ce-backward-tp4-wrong-offset.json");
+  g_autoptr(sc_diagnosis) d = diagnose(&c);
+  g_assert_cmpint(d->kind, ==, SC_DIAGNOSIS_VALUES_DIFFER);
+  g_assert_cmpstr(d->node, ==, "out");
+  g_assert_cmpstr(d->not_proved_node, ==, "bitwise_or");
+  g_assert_cmpstr(d->not_proved_expression, ==, "r0.lt");
+  g_assert_cmpstr(d->candidate, ==, "cat(r0.out, r1.out, r2.out, r3.out, dim=2)");
+  checked_clear(&c);
+}
+
+/* A correct model whose proof needs a lemma that is not loaded: mlp-tp2
+ * with every lemma file but matmul.lemma.  The column-parallel matmul's
+ * values agree with cat(mm, mm_2, dim=1). */
+static void test_diagnose_not_proved(void) {
+  g_autofree char *src = g_build_filename(SC_TEST_SRCDIR, "lemmas", NULL);
+  g_autofree char *tmp = g_dir_make_tmp("sc-lemmas-XXXXXX", NULL);
+  g_assert_nonnull(tmp);
+  GDir *dir = g_dir_open(src, 0, NULL);
+  const char *name;
+  while ((name = g_dir_read_name(dir)) != NULL) {
+    if (!g_str_has_suffix(name, ".lemma") || strcmp(name, "matmul.lemma") == 0)
+      continue;
+    g_autofree char *from = g_build_filename(src, name, NULL);
+    g_autofree char *to = g_build_filename(tmp, name, NULL);
+    g_autofree char *text = NULL;
+    gsize len = 0;
+    g_assert_true(g_file_get_contents(from, &text, &len, NULL));
+    g_assert_true(g_file_set_contents(to, text, (gssize)len, NULL));
+  }
+  g_dir_close(dir);
+
+  checked c;
+  GError *err = NULL;
+  g_autofree char *path = g_build_filename(SC_TEST_SRCDIR, "models", "mlp-tp2", "bundle.json", NULL);
+  c.set = sc_lemma_set_new();
+  g_assert_true(sc_lemma_set_load_dir(c.set, tmp, &err));
+  c.b = sc_bundle_load(path, &err);
+  g_assert_no_error(err);
+  sc_infer_options io;
+  sc_infer_options_init(&io);
+  io.lemmas = c.set;
+  c.r = sc_infer_run(c.b, &io, &err);
+  g_assert_no_error(err);
+  g_assert_cmpint(sc_infer_verdict(c.r), ==, SC_VERDICT_FAILS);
+  g_autoptr(sc_diagnosis) d = diagnose(&c);
+  g_assert_cmpint(d->kind, ==, SC_DIAGNOSIS_NOT_PROVED);
+  g_assert_cmpstr(d->node, ==, "mm");
+  g_assert_cmpstr(d->expression, ==, "cat(mm, mm_2, dim=1)");
+  g_assert_cmpuint(d->confirmations, ==, 2);
+  sc_report_options o = {FALSE, 0, NULL, FALSE, d};
+  g_autofree char *text = write_to_string(sc_report_text, &c, &o);
+  g_assert_nonnull(strstr(text, "    mm = cat(r0:mm, r1:mm_2, dim=1)\n  a lemma is probably "
+                                "missing for the step aten.mm.default(x, w1) = cat(r0:mm, r1:mm_2, "
+                                "dim=1)"));
+  g_autofree char *js = sc_report_json(c.b, c.r, &o);
+  g_assert_nonnull(strstr(js, "\"diagnosis\":{\"kind\":\"not_proved\""));
+  checked_clear(&c);
+
+  /* a correct model the prover cannot do (docs: undecided split) */
+  check_model(&c, "tests/models/symbolic/undecided-split.json");
+  g_autoptr(sc_diagnosis) u = diagnose(&c);
+  g_assert_cmpint(u->kind, ==, SC_DIAGNOSIS_NOT_PROVED);
+  g_assert_nonnull(u->symbols);
+  checked_clear(&c);
+
+  dir = g_dir_open(tmp, 0, NULL);
+  while ((name = g_dir_read_name(dir)) != NULL) {
+    g_autofree char *f = g_build_filename(tmp, name, NULL);
+    g_remove(f);
+  }
+  g_dir_close(dir);
+  g_rmdir(tmp);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_setenv("SC_LEMMA_DIR", SC_TEST_SRCDIR "/lemmas", TRUE);
@@ -246,5 +384,9 @@ int main(int argc, char **argv) {
   g_test_add_func("/report/dot", test_dot);
   g_test_add_func("/report/html", test_html);
   g_test_add_func("/report/svg/layout", test_svg_layout);
+  g_test_add_func("/report/diagnose/values-differ", test_diagnose_differ);
+  g_test_add_func("/report/diagnose/values-differ-scaled", test_diagnose_scaled);
+  g_test_add_func("/report/diagnose/values-differ-after-deferral", test_diagnose_deferred);
+  g_test_add_func("/report/diagnose/not-proved", test_diagnose_not_proved);
   return g_test_run();
 }
