@@ -127,7 +127,8 @@ static void add_impl_frontier(builder *bl, const sc_bundle *b, const GArray *rel
     if (!all)
       continue;
     drawn++;
-    uint32_t nv = add_vertex(bl, g_strdup_printf("i_n%u", n), g_strdup(node->name),
+    uint32_t nv = add_vertex(bl, g_strdup_printf("i_n%u", n),
+                             g_strdup_printf("impl node %s", node->name),
                              node->src ? g_strdup_printf("%s at %s", node->op->qualname, node->src)
                                        : g_strdup(node->op->qualname),
                              SC_PIC_IMPL_NODE);
@@ -145,7 +146,8 @@ static void build_unmapped(builder *bl, const sc_bundle *b, const sc_infer_resul
   bl->p->failing = g_strdup(n->name);
   bl->p->title = g_strdup_printf("first unmapped spec node %s (%s)%s%s", n->name,
                                  n->op->qualname, n->src ? " at " : "", n->src ? n->src : "");
-  uint32_t nv = add_vertex(bl, g_strdup_printf("s_n%u", node), g_strdup_printf("spec %s", n->name),
+  uint32_t nv = add_vertex(bl, g_strdup_printf("s_n%u", node),
+                           g_strdup_printf("spec node %s", n->name),
                            n->src ? g_strdup_printf("%s at %s", n->op->qualname, n->src)
                                   : g_strdup(n->op->qualname),
                            SC_PIC_SPEC_FAILING);
@@ -185,7 +187,7 @@ static void build_unexpected(builder *bl, const sc_bundle *b, const sc_infer_res
       const sc_node *n = sc_graph_node(spec, x->producer);
       bl->p->failing = g_strdup(n->name);
       uint32_t nv = add_vertex(bl, g_strdup_printf("s_n%u", x->producer),
-                               g_strdup_printf("spec %s", n->name),
+                               g_strdup_printf("spec node %s", n->name),
                                n->src ? g_strdup_printf("%s at %s", n->op->qualname, n->src)
                                       : g_strdup(n->op->qualname),
                                SC_PIC_SPEC_FAILING);

@@ -70,8 +70,8 @@ static void string_list(html_ctx *c, const char *heading, const GPtrArray *a, gb
   fputs("</ul>\n", c->out);
 }
 
-static void node_heading(html_ctx *c, const char *what, const sc_node *n) {
-  fprintf(c->out, "<p>%s <code class=\"failing\" id=\"failing-node\">", what);
+static void node_heading(html_ctx *c, const char *what, const sc_node *n, gboolean failing) {
+  fprintf(c->out, "<p>%s <code class=\"failing\"%s>", what, failing ? " id=\"failing-node\"" : "");
   put(c, n->name);
   fputs("</code> (<code>", c->out);
   put(c, n->op->qualname);
@@ -137,7 +137,7 @@ static void failure_unmapped(html_ctx *c, sc_id node) {
     put(c, sc_infer_limit_reason(c->r) ? sc_infer_limit_reason(c->r) : "limit");
     fputs(".</p>\n", c->out);
   }
-  node_heading(c, "First unmapped spec node", n);
+  node_heading(c, "First unmapped spec node", n, TRUE);
   diagnosis_html(c);
   const GArray *um = sc_infer_failure_unmapped(c->r);
   fputs("<p>Outputs with no clean expression over impl tensors:", c->out);
@@ -165,7 +165,7 @@ static void failure_unmapped(html_ctx *c, sc_id node) {
   sc_id stop = sc_infer_failure_stop_node(c->r);
   if (stop != SC_ID_NONE) {
     node_heading(c, "The walk went on with non-clean relations and stopped at",
-                 sc_graph_node(spec, stop));
+                 sc_graph_node(spec, stop), FALSE);
     string_list(c, "Nearest terms there", sc_infer_failure_stop_nearest(c->r), TRUE);
   }
 }

@@ -179,7 +179,8 @@ char *sc_report_json(const sc_bundle *b, const sc_infer_result *r, const sc_repo
     sc_id stop = sc_infer_failure_stop_node(r);
     if (stop != SC_ID_NONE) {
       json_object_set_new(failure, "stopped_at", json_string(sc_graph_node(spec, stop)->name));
-      json_object_set_new(failure, "stopped_at_nearest", expr_array(b, sc_infer_failure_stop_nearest(r), seen));
+      json_object_set_new(failure, "stopped_at_nearest",
+                          expr_array(b, sc_infer_failure_stop_nearest(r), seen));
     }
     const sc_diagnosis *d = opts ? opts->diagnosis : NULL;
     if (d != NULL)
@@ -199,7 +200,8 @@ char *sc_report_json(const sc_bundle *b, const sc_infer_result *r, const sc_repo
       json_object_set_new(failure, "kind", json_string(sc_failure_kind_name(k)));
       json_object_set_new(failure, "tensor", json_string(tensor_name(b, e->tensor)));
       json_object_set_new(failure, "expected", expr_array(b, missing, seen));
-      json_object_set_new(failure, "found", expr_array(b, sc_infer_output_exprs(r, e->tensor), seen));
+      json_object_set_new(failure, "found",
+                          expr_array(b, sc_infer_output_exprs(r, e->tensor), seen));
       g_ptr_array_unref(found);
       g_ptr_array_unref(missing);
       break;

@@ -145,11 +145,11 @@ static void test_dot(void) {
   g_assert_true(g_str_has_prefix(dot, "digraph shardcheck {"));
   g_assert_true(g_str_has_suffix(dot, "}\n"));
   /* the failing node, its inputs with their relations, the impl side */
-  g_assert_nonnull(strstr(dot, "label=\"spec mm_1\\naten.mm.default at model.py:38\""));
+  g_assert_nonnull(strstr(dot, "label=\"spec node mm_1\\naten.mm.default at model.py:38\""));
   g_assert_nonnull(strstr(dot, "label=\"spec gelu\\n= cat(r0:gelu, r1:gelu_1, dim=1)\""));
   g_assert_nonnull(strstr(dot, "label=\"spec y\\nno clean expression\""));
   g_assert_nonnull(strstr(dot, "subgraph cluster_impl"));
-  g_assert_nonnull(strstr(dot, "label=\"all_reduce\\ncomm.all_reduce.default at model.py:60\""));
+  g_assert_nonnull(strstr(dot, "label=\"impl node all_reduce\\ncomm.all_reduce.default at model.py:60\""));
   g_assert_nonnull(strstr(dot, "style=dashed"));
   int depth = 0;
   for (const char *p = dot; *p; p++)
