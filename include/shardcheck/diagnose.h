@@ -71,6 +71,14 @@ typedef struct {
   char *index;       /* first differing coordinates, "[0, 1]", or NULL */
   double spec_value, impl_value;
   char *detail;      /* the comparison, or what was searched */
+  /* VALUES_DIFFER without expectations: the split into PARTIAL_CHUNKS
+   * equal chunks of PARTIAL_LEN along PARTIAL_DIM where the most chunks
+   * are impl tensors: PARTIAL_TENSORS[j] names chunk j's, NULL for a chunk
+   * that matches none (INDEX is the first element of the first such);
+   * PARTIAL_TENSORS is NULL when no split has a matching chunk */
+  uint32_t partial_dim, partial_chunks;
+  int64_t partial_len;
+  char **partial_tensors;
   char *other_match; /* VALUES_DIFFER with expectations: a clean expression
                         the values do agree with, not the one expected; or NULL */
   char *reason;      /* SKIPPED: why */

@@ -247,6 +247,55 @@ static char *find_sum(dctx *D) {
   return NULL;
 }
 
+/* When no form matches: the split into equal chunks along one dim where
+ * the most chunks are impl tensors (at least one, not all), described as
+ * (report: "along dim 0 in 2 chunks: [0, 4) = r0:mul, [4, 8) matches no
+ * impl tensor"), with the first element of the first unmatched chunk as the place the
+ * values differ.  FALSE when no chunk of any split matches. */
+static gboolean partial_cat(dctx *D, sc_diagnosis *out) {
+  const sc_tvalue *w = D->want;
+  uint32_t best_d = 0;
+  int64_t best_k = 0, best_matched = 0;
+  for (uint32_t d = 0; d < w->rank; d++)
+    for (int64_t k = 2; k <= MAX_CAT_PARTS && k <= w->dims[d]; k++) {
+      if (w->dims[d] % k != 0)
+        continue;
+      int64_t matched = 0;
+      for (int64_t j = 0; j < k; j++)
+        matched += find_chunk(D, d, j * (w->dims[d] / k), w->dims[d] / k) != SC_ID_NONE;
+      if (matched > 0 && matched < k && (best_k == 0 || matched * best_k > best_matched * k)) {
+        best_d = d;
+        best_k = k;
+        best_matched = matched;
+      }
+    }
+  if (best_k == 0)
+    return FALSE;
+  int64_t len = w->dims[best_d] / best_k;
+  out->partial_dim = best_d;
+  out->partial_chunks = (uint32_t)best_k;
+  out->partial_len = len;
+  out->partial_tensors = g_new0(char *, best_k + 1);
+  gboolean placed = FALSE;
+  for (int64_t j = 0; j < best_k; j++) {
+    sc_id t = find_chunk(D, best_d, j * len, len);
+    if (t != SC_ID_NONE)
+      out->partial_tensors[j] = g_strdup(iname(D, t));
+    if (t == SC_ID_NONE && !placed) {
+      placed = TRUE;
+      int64_t coords[SC_MAX_RANK] = {0};
+      coords[best_d] = j * len;
+      GString *ix = g_string_new("[");
+      for (uint32_t k = 0; k < w->rank; k++)
+        g_string_append_printf(ix, "%s%" G_GINT64_FORMAT, k ? ", " : "", (gint64)coords[k]);
+      g_string_append_c(ix, ']');
+      out->index = g_string_free(ix, FALSE);
+      out->spec_value = w->data[sc_tvalue_offset(w, coords)];
+    }
+  }
+  return TRUE;
+}
+
 /* The counterexample: the spec value against the expected expressions of
  * the tensor, else against the same-shaped candidate that differs least. */
 static void counterexample(dctx *D, const sc_infer_result *r, sc_id t, sc_diagnosis *out) {
@@ -500,10 +549,13 @@ static void diagnose_tensor(dctx *D, const sc_diagnose_options *opts, const sc_i
   }
   if (found == NULL) {
     out->kind = SC_DIAGNOSIS_VALUES_DIFFER;
-    counterexample(D, r, t, out);
+    if (expected || !partial_cat(D, out))
+      counterexample(D, r, t, out);
     out->other_match = g_steal_pointer(&other);
     char *searched =
-        expected ? g_strdup_printf("no expected expression matches; closest: %s",
+        out->partial_tensors ? g_strdup("no impl tensor, cat of chunks, slice or sum over ranks "
+                                        "matches; some chunks are impl tensors")
+        : expected ? g_strdup_printf("no expected expression matches; closest: %s",
                                    out->detail ? out->detail : "none")
                  : g_strdup_printf("no %s tensor, cat of chunks, slice or sum over ranks "
                                    "matches; closest: %s",
@@ -552,6 +604,9 @@ static void diagnosis_clear(sc_diagnosis *d) {
   g_free(d->node);
   g_free(d->expression);
   g_free(d->other_match);
+  for (uint32_t i = 0; d->partial_tensors && i < d->partial_chunks; i++)
+    g_free(d->partial_tensors[i]);
+  g_free(d->partial_tensors);
   g_free(d->candidate);
   g_free(d->index);
   g_free(d->detail);

@@ -107,6 +107,22 @@ static void diagnosis_html(html_ctx *c) {
       put_expr(c, d->candidate);
       fprintf(c->out, " = %.10g.", d->impl_value);
     }
+    if (d->partial_tensors) {
+      fputs(" Spec <code>", c->out);
+      put(c, d->tensor);
+      fprintf(c->out, "</code> along dim %u in %u chunks:", d->partial_dim, d->partial_chunks);
+      for (uint32_t j = 0; j < d->partial_chunks; j++) {
+        fprintf(c->out, "%s [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ") ", j ? "," : "",
+                (gint64)(j * d->partial_len), (gint64)((j + 1) * d->partial_len));
+        if (d->partial_tensors[j]) {
+          fputs("= ", c->out);
+          put_expr(c, d->partial_tensors[j]);
+        } else {
+          fputs("<b>matches no impl tensor</b>", c->out);
+        }
+      }
+      fputs(".", c->out);
+    }
     fputs("</p>\n<p class=\"note\">", c->out);
     put(c, d->detail ? d->detail : "");
     if (d->not_proved_node) {

@@ -159,7 +159,18 @@ static void print_diagnosis(text_ctx *c, const sc_node *n) {
     if (d->candidate && d->index)
       fprintf(c->out, "  counterexample: at %s, spec %s = %.10g, %s = %.10g\n", d->index,
               d->tensor, d->spec_value, mark(c, d->candidate), d->impl_value);
-    fprintf(c->out, "    (%s)\n", d->detail);
+    if (d->partial_tensors) {
+      fprintf(c->out, "  spec %s along dim %u in %u chunks:", d->tensor, d->partial_dim,
+              d->partial_chunks);
+      for (uint32_t j = 0; j < d->partial_chunks; j++)
+        fprintf(c->out, "%s [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ") %s%s", j ? "," : "",
+                (gint64)(j * d->partial_len), (gint64)((j + 1) * d->partial_len),
+                d->partial_tensors[j] ? "= " : "matches no impl tensor",
+                d->partial_tensors[j] ? mark(c, d->partial_tensors[j]) : "");
+      fprintf(c->out, "\n");
+    } else {
+      fprintf(c->out, "    (%s)\n", d->detail);
+    }
     if (d->not_proved_node)
       fprintf(c->out, "  (%s, where the check first stopped, is not proved: its values agree with "
                       "%s; a lemma is probably missing there)\n",

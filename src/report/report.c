@@ -110,6 +110,22 @@ static json_t *diagnosis_json(const sc_bundle *b, const sc_diagnosis *d, GArray 
   }
   if (d->detail)
     json_object_set_new(o, "detail", json_string(d->detail));
+  if (d->partial_tensors) {
+    json_t *names = json_array();
+    for (uint32_t j = 0; j < d->partial_chunks; j++) {
+      json_array_append_new(names, d->partial_tensors[j] ? json_string(d->partial_tensors[j])
+                                                         : json_null());
+      if (d->partial_tensors[j])
+        sc_report_collect_impl(b, d->partial_tensors[j], seen);
+    }
+    json_t *p = json_pack("{s:i, s:I, s:o}", "dim", (int)d->partial_dim, "chunk",
+                          (json_int_t)d->partial_len, "tensors", names);
+    if (d->index) {
+      json_object_set_new(p, "index", json_string(d->index));
+      json_object_set_new(p, "spec_value", json_real(d->spec_value));
+    }
+    json_object_set_new(o, "partial", p);
+  }
   if (d->other_match) {
     json_object_set_new(o, "agrees_with", json_string(d->other_match));
     sc_report_collect_impl(b, d->other_match, seen);

@@ -63,9 +63,9 @@ static void assign_layers(const sc_picture *p, place *pl) {
   }
 }
 
-static const place *sort_base;
-static int by_order(const void *a, const void *b) {
-  const place *pa = &sort_base[*(const uint32_t *)a], *pb = &sort_base[*(const uint32_t *)b];
+static gint by_order(gconstpointer a, gconstpointer b, gpointer user) {
+  const place *base = user;
+  const place *pa = &base[*(const uint32_t *)a], *pb = &base[*(const uint32_t *)b];
   if (pa->order != pb->order)
     return pa->order < pb->order ? -1 : 1;
   return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
@@ -82,8 +82,7 @@ static double place_layers(const sc_picture *p, place *pl, uint32_t n_layers) {
     for (guint i = 0; i < n; i++)
       if (pl[i].layer == l)
         ids[k++] = i;
-    sort_base = pl;
-    qsort(ids, k, sizeof *ids, by_order);
+    g_qsort_with_data(ids, (gint)k, sizeof *ids, by_order, pl);
     double x = 0;
     for (uint32_t j = 0; j < k; j++) {
       pl[ids[j]].x = x;

@@ -280,6 +280,26 @@ static void test_diagnose_differ(void) {
   checked_clear(&c);
 }
 
+/* Rank 1 rotates its tokens with the table rows of rank 0: the first half
+ * of the spec's product is rank 0's, the second half no rank computes. */
+static void test_diagnose_partial(void) {
+  checked c;
+  check_model(&c, "models/bugs/rope-sp-offset/rope-sp-offset-sp2-fwd.json");
+  g_autoptr(sc_diagnosis) d = diagnose(&c);
+  g_assert_cmpint(d->kind, ==, SC_DIAGNOSIS_VALUES_DIFFER);
+  g_assert_cmpstr(d->node, ==, "mul");
+  g_assert_cmpuint(d->partial_dim, ==, 0);
+  g_assert_cmpuint(d->partial_chunks, ==, 2);
+  g_assert_cmpstr(d->partial_tensors[0], ==, "mul");
+  g_assert_null(d->partial_tensors[1]);
+  g_assert_cmpstr(d->index, ==, "[4, 0]");
+  sc_report_options o = {FALSE, 0, NULL, FALSE, d};
+  g_autofree char *text = write_to_string(sc_report_text, &c, &o);
+  g_assert_nonnull(strstr(text, "  spec mul along dim 0 in 2 chunks: [0, 4) = r0:mul, [4, 8) "
+                                "matches no impl tensor\n"));
+  checked_clear(&c);
+}
+
 /* A bug that random inputs in [-1, 1] do not show (rank 1 clamps at 0
  * where the spec clamps at 6): the run with inputs scaled by 16 does. */
 static void test_diagnose_scaled(void) {
@@ -386,6 +406,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/report/svg/layout", test_svg_layout);
   g_test_add_func("/report/diagnose/values-differ", test_diagnose_differ);
   g_test_add_func("/report/diagnose/values-differ-scaled", test_diagnose_scaled);
+  g_test_add_func("/report/diagnose/values-differ-partial", test_diagnose_partial);
   g_test_add_func("/report/diagnose/values-differ-after-deferral", test_diagnose_deferred);
   g_test_add_func("/report/diagnose/not-proved", test_diagnose_not_proved);
   return g_test_run();
