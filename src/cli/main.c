@@ -17,7 +17,8 @@
 
 static const char usage_text[] =
     "Usage:\n"
-    "  shardcheck check [--format text|json] [--lemmas DIR] [--validate] BUNDLE\n"
+    "  shardcheck check [--format text|json] [--lemmas DIR] [--validate] [--html FILE]\n"
+    "                   [--dot FILE] [--color=WHEN] BUNDLE\n"
     "  shardcheck show [--format text|json] BUNDLE\n"
     "  shardcheck ops [--format text|json]\n"
     "  shardcheck lemmas check [--lemmas DIR] [--seed N] [--instances N] [--format text|json]\n"
@@ -42,6 +43,10 @@ static const char help_text[] =
     "  --validate           run both graphs on related concrete inputs, evaluate every\n"
     "                       relation (exit 4 if one does not hold); on fails, show\n"
     "                       counterexamples (docs/validation.md)\n"
+    "  --html FILE          also write a self-contained HTML page with a picture of the\n"
+    "                       failing neighbourhood (docs/reports.md)\n"
+    "  --dot FILE           also write the failing neighbourhood for Graphviz\n"
+    "  --color=auto|always|never  colour the text report (NO_COLOR respected)\n"
     "\n"
     "Examples:\n"
     "  shardcheck check models/mlp-tp2/bundle.json\n"
