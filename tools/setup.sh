@@ -9,6 +9,9 @@ cd "$(dirname "$0")/.."
 
 packages=(meson ninja-build pkg-config gcc g++ libglib2.0-dev libjansson-dev libcvc5-dev python3)
 packages+=(python3-torch)   # tools/shardcheck-capture and tools/shardcheck-export, their test suites
+# for the tests only: Graphviz checks `check --dot`, headless Chromium
+# renders `check --html` (tests/report)
+packages+=(graphviz chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -106,6 +106,7 @@ static void respell_explain_all(int argc, char **argv) {
 
 int sc_cli_check(int argc, char **argv) {
   g_autofree char *format = NULL;
+  g_autofree char *html = NULL, *dot = NULL, *colour = NULL;
   g_auto(GStrv) lemma_dirs = NULL;
   g_auto(GStrv) rest = NULL;
   gboolean explain = FALSE, explain_all = FALSE, quiet = FALSE, validate = FALSE;
@@ -135,6 +136,15 @@ int sc_cli_check(int argc, char **argv) {
        "E-nodes of any one spec node's e-graph, then exit 3 (default 1000000; 0: none)", "N"},
       {"max-input-bytes", 0, 0, G_OPTION_ARG_INT64, &max_input,
        "Largest bundle or lemma file read (default 268435456, 256 MiB)", "N"},
+      {"html", 0, 0, G_OPTION_ARG_FILENAME, &html,
+       "Also write the result as one self-contained HTML page (with a picture of the failing "
+       "neighbourhood) to FILE",
+       "FILE"},
+      {"dot", 0, 0, G_OPTION_ARG_FILENAME, &dot,
+       "Also write the failing neighbourhood as a Graphviz graph to FILE", "FILE"},
+      {"color", 0, 0, G_OPTION_ARG_STRING, &colour,
+       "Colour the text report: auto (a terminal, unless NO_COLOR is set), always, never",
+       "auto|always|never"},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "BUNDLE"},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
@@ -145,14 +155,17 @@ int sc_cli_check(int argc, char **argv) {
            "  shardcheck check --format json models/paper-example\n"
            "  shardcheck check --lemmas my-kernels/ my-model.json\n"
            "  shardcheck check --validate models/mlp-tp2\n"
+           "  shardcheck check --html report.html --dot report.dot models/mlp-tp2-bugs/extra-scaling.json\n"
            "\nExit codes: 0 refines, 1 fails, 2 usage or input error, 3 resource limit,\n"
            "4 --validate found a relation that does not hold (a soundness bug).");
   g_option_context_add_main_entries(ctx, entries, NULL);
   respell_explain_all(argc, argv);
   GError *err = NULL;
   gboolean json = FALSE;
+  sc_report_colour colour_mode = SC_COLOUR_AUTO;
   if (!g_option_context_parse(ctx, &argc, &argv, &err) ||
-      !sc_cli_parse_format(format, &json, &err)) {
+      !sc_cli_parse_format(format, &json, &err) ||
+      !sc_report_parse_colour(colour, &colour_mode, &err)) {
     fprintf(stderr, "shardcheck: %s\n", err->message);
     g_error_free(err);
     return SC_EXIT_INPUT_ERROR;
@@ -262,7 +275,14 @@ int sc_cli_check(int argc, char **argv) {
     g_error_free(err);
   } else {
     g_autoptr(GArray) assumed = sc_usercheck_opaque(lemmas, first_user, lemma_dirs, b, res);
-    sc_report_options ropts = {explain, sc_lemma_set_n_lemmas(lemmas), where->str, assumed};
+    sc_report_options ropts = {explain, sc_lemma_set_n_lemmas(lemmas), where->str, assumed,
+                               sc_report_colour_enabled(colour_mode, STDOUT_FILENO), NULL};
+    /* a failure: did the values agree (a lemma missing) or differ? */
+    sc_diagnose_options dopts;
+    sc_diagnose_options_init(&dopts);
+    dopts.lemmas = lemmas;
+    g_autoptr(sc_diagnosis) diagnosis = sc_diagnose(b, res, &dopts);
+    ropts.diagnosis = diagnosis;
     int vcode = -1;
     gboolean symbolic = sc_symtab_n_symbols(sc_bundle_symtab(b)) > 0;
     sc_sym_stats end_stats, check_stats;
@@ -291,6 +311,8 @@ int sc_cli_check(int argc, char **argv) {
         vcode = sc_cli_validate(b, res, lemmas, FALSE, NULL);
     }
     code = vcode >= 0 ? vcode : sc_report_exit_code(res);
+    if (!sc_cli_write_report_files(html, dot, b, res, &ropts))
+      code = SC_EXIT_INPUT_ERROR;
     sc_infer_result_free(res);
   }
   sc_bundle_free(b);

@@ -9,6 +9,7 @@
 #include "shardcheck/bundle.h"
 #include "shardcheck/infer.h"
 #include "shardcheck/lemma.h"
+#include "shardcheck/report.h"
 
 int sc_cli_check(int argc, char **argv);
 int sc_cli_show(int argc, char **argv);
@@ -33,6 +34,12 @@ sc_lemma_set *sc_cli_load_lemmas(gboolean builtin, char **dirs, GString *where, 
 /* Index of the first lemma of SET not loaded from the built-in lemma
  * directory (the user's, from --lemmas); the lemma count when none. */
 uint32_t sc_cli_first_user_lemma(const sc_lemma_set *set);
+
+/* `check --html FILE --dot FILE` (report-files.c): write the HTML page
+ * and the DOT graph of RES (either path may be NULL); FALSE after a
+ * message on stderr when a file cannot be written. */
+gboolean sc_cli_write_report_files(const char *html, const char *dot, const sc_bundle *b,
+                                   const sc_infer_result *r, const sc_report_options *opts);
 
 /* "text" or "json" (from --format); FALSE with a message otherwise. */
 gboolean sc_cli_parse_format(const char *s, gboolean *json, GError **error);

@@ -17,7 +17,8 @@
 
 static const char usage_text[] =
     "Usage:\n"
-    "  shardcheck check [--format text|json] [--lemmas DIR] [--validate] BUNDLE\n"
+    "  shardcheck check [--format text|json] [--lemmas DIR] [--validate] [--html FILE]\n"
+    "                   [--dot FILE] [--color=WHEN] BUNDLE\n"
     "  shardcheck show [--format text|json] BUNDLE\n"
     "  shardcheck ops [--format text|json]\n"
     "  shardcheck lemmas check [--lemmas DIR] [--seed N] [--instances N] [--format text|json]\n"
@@ -47,6 +48,10 @@ static const char help_text[] =
     "  --max-enodes N       e-nodes of one spec node's e-graph, then exit 3 (1000000)\n"
     "  --max-input-bytes N  largest bundle or lemma file read (default 256 MiB); not\n"
     "                       a regular file or larger: exit 2 (docs/limits.md)\n"
+    "  --html FILE          also write a self-contained HTML page with a picture of the\n"
+    "                       failing neighbourhood (docs/reports.md)\n"
+    "  --dot FILE           also write the failing neighbourhood for Graphviz\n"
+    "  --color=auto|always|never  colour the text report (NO_COLOR respected)\n"
     "\n"
     "Examples:\n"
     "  shardcheck check models/mlp-tp2/bundle.json\n"

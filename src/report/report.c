@@ -1,6 +1,10 @@
-/* report.c — text and JSON reports of a check (see report.h).  jansson is
- * used here and in the loader only (STYLE.md point 9). */
-#include "shardcheck/report.h"
+/* report.c — the JSON result object of a check and the exit code (see
+ * report.h; the text report is report-text.c).  jansson is used here and in
+ * the loader only (STYLE.md point 9).  Expressions stay as the spec writes
+ * them; the impl tensors they name are collected as the object is built
+ * and described under "impl_tensors" (an extension: no existing key
+ * changes). */
+#include "report/report-private.h"
 
 #include <jansson.h>
 #include <string.h>
@@ -30,85 +34,6 @@ static void expectations_of(const sc_infer_result *r, sc_id t, GPtrArray *found,
   }
 }
 
-static void print_relation_lines(FILE *out, const sc_bundle *b, const sc_relation *rel,
-                                 const char *indent) {
-  for (uint32_t i = 0; rel && i < rel->n_entries; i++) {
-    const sc_relation_entry *e = &rel->entries[i];
-    for (uint32_t j = 0; j < e->n_exprs; j++)
-      fprintf(out, "%s%s = %s\n", indent, tensor_name(b, e->tensor), e->texts[j]);
-  }
-}
-
-static void print_exprs(FILE *out, const char *indent, const char *name, const GPtrArray *exprs) {
-  if (!exprs || exprs->len == 0) {
-    fprintf(out, "%s%s = (no clean expression)\n", indent, name);
-    return;
-  }
-  for (guint i = 0; i < exprs->len; i++)
-    fprintf(out, "%s%s = %s\n", indent, name, (const char *)g_ptr_array_index(exprs, i));
-}
-
-/* How many forms of an input's relation a failure report prints (the JSON
- * report lists them all): the smallest come first, and the others are
- * mostly the same term over aliases of the same impl tensors. */
-#define INPUT_FORMS_SHOWN 4
-
-/* The relation of spec tensor T as an input of the failing node: its
- * clean expressions (at most INPUT_FORMS_SHOWN), else the non-clean
- * relation it was deferred with, marked as such. */
-static void print_input_relation(FILE *out, const char *indent, const sc_bundle *b,
-                                 const sc_infer_result *r, sc_id t) {
-  const char *name = tensor_name(b, t);
-  const GPtrArray *exprs = sc_infer_tensor_exprs(r, t);
-  const GPtrArray *deferred = sc_infer_tensor_deferred_exprs(r, t);
-  if ((!exprs || exprs->len == 0) && deferred && deferred->len) {
-    for (guint i = 0; i < deferred->len && i < INPUT_FORMS_SHOWN; i++)
-      fprintf(out, "%s%s = %s   (not clean: deferred)\n", indent, name,
-              (const char *)g_ptr_array_index(deferred, i));
-    exprs = deferred;
-  } else if (!exprs || exprs->len <= INPUT_FORMS_SHOWN) {
-    print_exprs(out, indent, name, exprs);
-    return;
-  } else {
-    for (guint i = 0; i < INPUT_FORMS_SHOWN; i++)
-      fprintf(out, "%s%s = %s\n", indent, name, (const char *)g_ptr_array_index(exprs, i));
-  }
-  if (exprs->len > INPUT_FORMS_SHOWN)
-    fprintf(out, "%s  ... %u more form%s (--format json lists them all)\n", indent,
-            exprs->len - INPUT_FORMS_SHOWN, exprs->len - INPUT_FORMS_SHOWN == 1 ? "" : "s");
-}
-
-/* Each relation's chain: the spec call, then "N. = TERM   by REASON". */
-static void print_relation_explanations(FILE *out, const sc_bundle *b, const sc_infer_result *r) {
-  sc_graph *spec = sc_bundle_spec(b);
-  fprintf(out, "why the relations hold (each step rewrites one place of the term, for the "
-               "reason given):\n");
-  for (uint32_t i = 0; i < sc_infer_n_relation_explanations(r); i++) {
-    const sc_relation_explanation *e = sc_infer_relation_explanation(r, i);
-    const sc_node *n = sc_graph_node(spec, e->node);
-    fprintf(out, "  %s = %s   (%sspec node %s%s%s)\n", tensor_name(b, e->tensor), e->relation,
-            e->output ? "" : "intermediate, ", n->name, n->src ? " at " : "",
-            n->src ? n->src : "");
-    fprintf(out, "        %s\n", e->start);
-    for (uint32_t j = 0; j < e->n_steps; j++)
-      fprintf(out, "    %2u. = %s   by %s\n", j + 1, e->steps[j].term, e->steps[j].reason);
-    if (e->total_steps > e->n_steps)
-      fprintf(out, "        ... %" G_GUINT64_FORMAT " more step%s\n",
-              (guint64)(e->total_steps - e->n_steps),
-              e->total_steps - e->n_steps == 1 ? "" : "s");
-  }
-}
-
-/* Value-range assumptions the proof used (infer.h, sc_infer_assumption):
- * "assumed: primals_18 >= 0, ids of aten.index at layers.py:260; negative
- * ids would wrap (used by vp_entry_index at index)". */
-static void print_assumed_ranges(FILE *out, const sc_infer_result *r) {
-  for (uint32_t i = 0; i < sc_infer_n_assumptions(r); i++) {
-    const sc_infer_assumption *a = sc_infer_assumption_at(r, i);
-    fprintf(out, "assumed: %s (used by %s)\n", a->text, a->used_by);
-  }
-}
-
 static json_t *assumed_ranges_json(const sc_infer_result *r) {
   json_t *arr = json_array();
   for (uint32_t i = 0; i < sc_infer_n_assumptions(r); i++) {
@@ -122,7 +47,7 @@ static json_t *assumed_ranges_json(const sc_infer_result *r) {
 /* Opaque operators (report.h, sc_report_assumed_op): "assumed: operator
  * K has no definition (FILE:LINE); unchecked lemmas: ...; relations relying
  * on it: ..." (issue 19). */
-static void print_assumed_ops(FILE *out, const sc_report_options *opts) {
+void sc_report_print_assumed_ops(FILE *out, const sc_report_options *opts) {
   for (guint i = 0; opts && opts->assumed_ops && i < opts->assumed_ops->len; i++) {
     const sc_report_assumed_op *a = &g_array_index(opts->assumed_ops, sc_report_assumed_op, i);
     fprintf(out, "assumed: operator %s has no definition%s%s%s; unchecked lemmas:", a->op,
@@ -153,125 +78,103 @@ static json_t *assumed_ops_json(const sc_report_options *opts) {
   return arr;
 }
 
-void sc_report_text(FILE *out, const sc_bundle *b, const sc_infer_result *r,
-                    const sc_report_options *opts) {
-  sc_graph *spec = sc_bundle_spec(b);
-  const sc_infer_stats *st = sc_infer_get_stats(r);
-  sc_verdict v = sc_infer_verdict(r);
-  fprintf(out, "%s: %s\n", sc_bundle_name(b), sc_verdict_name(v));
-
-  const sc_relation *assumed = sc_bundle_assume_relation(b);
-  if (assumed && assumed->n_entries) {
-    fprintf(out, "assumed without proof (assume_relation):\n");
-    print_relation_lines(out, b, assumed, "  ");
-  }
-
-  if (v == SC_VERDICT_FAILS || v == SC_VERDICT_LIMIT) {
-    sc_failure_kind k = sc_infer_failure_kind(r);
-    sc_id node = sc_infer_failure_node(r);
-    if (k == SC_FAILURE_UNMAPPED && node != SC_ID_NONE) {
-      const sc_node *n = sc_graph_node(spec, node);
-      if (v == SC_VERDICT_LIMIT)
-        fprintf(out, "stopped by the %s at spec node '%s'\n", sc_infer_limit_reason(r), n->name);
-      fprintf(out, "first unmapped spec node: %s (%s)%s%s\n", n->name, n->op->qualname,
-              n->src ? " at " : "", n->src ? n->src : "");
-      const GArray *um = sc_infer_failure_unmapped(r);
-      fprintf(out, "  outputs with no clean expression over impl%s tensors:",
-              "");
-      for (guint i = 0; i < um->len; i++)
-        fprintf(out, " %s", tensor_name(b, g_array_index(um, sc_id, i)));
-      fprintf(out, "\n");
-      for (guint i = 0; i < um->len; i++) {
-        sc_id t = g_array_index(um, sc_id, i);
-        const GPtrArray *inter = sc_infer_tensor_exprs(r, t);
-        if (inter && inter->len) {
-          fprintf(out, "  (%s has clean expressions over impl intermediates only:\n", tensor_name(b, t));
-          for (guint j = 0; j < inter->len && j < 4; j++)
-            fprintf(out, "     %s = %s\n", tensor_name(b, t), (const char *)g_ptr_array_index(inter, j));
-          if (inter->len > 4)
-            fprintf(out, "     ... (%u more)\n", inter->len - 4);
-          fprintf(out, "   the impl does not return them)\n");
-        }
-      }
-      fprintf(out, "  its inputs' relations:\n");
-      for (uint32_t i = 0; i < n->n_inputs; i++)
-        print_input_relation(out, "    ", b, r, n->inputs[i]);
-      fprintf(out, "  impl nodes explored at this node: %u\n", sc_infer_failure_explored(r));
-      const GPtrArray *und = sc_infer_failure_undecided(r);
-      if (und->len) {
-        fprintf(out, "  undecided side conditions (these lemmas could not fire; the failure may "
-                     "be the prover's, not the model's):\n");
-        for (guint i = 0; i < und->len; i++)
-          fprintf(out, "    %s\n", (const char *)g_ptr_array_index(und, i));
-      }
-      const GPtrArray *near = sc_infer_failure_nearest(r);
-      if (near->len) {
-        fprintf(out, "  nearest terms (non-clean parts show what is off):\n");
-        for (guint i = 0; i < near->len; i++)
-          fprintf(out, "    %s\n", (const char *)g_ptr_array_index(near, i));
-      }
-      sc_id stop = sc_infer_failure_stop_node(r);
-      if (stop != SC_ID_NONE) {
-        const sc_node *sn = sc_graph_node(spec, stop);
-        fprintf(out, "  the walk went on with non-clean relations for it and stopped at %s (%s)%s%s:\n",
-                sn->name, sn->op->qualname, sn->src ? " at " : "", sn->src ? sn->src : "");
-        for (uint32_t i = 0; i < sn->n_inputs; i++)
-          print_input_relation(out, "    ", b, r, sn->inputs[i]);
-        const GPtrArray *sfar = sc_infer_failure_stop_nearest(r);
-        for (guint i = 0; i < sfar->len; i++)
-          fprintf(out, "    nearest: %s\n", (const char *)g_ptr_array_index(sfar, i));
-      }
-    } else if (k == SC_FAILURE_UNEXPECTED_RELATION) {
-      fprintf(out, "the relation found is not the one expected:\n");
-    }
-  }
-
-  fprintf(out, "output relation:\n");
-  for (uint32_t i = 0; i < sc_infer_n_checked(r); i++) {
-    sc_id t = sc_infer_checked(r, i);
-    const GPtrArray *exprs = sc_infer_output_exprs(r, t);
-    if (exprs || v == SC_VERDICT_REFINES)
-      print_exprs(out, "  ", tensor_name(b, t), exprs);
-    else
-      fprintf(out, "  %s = (not reached)\n", tensor_name(b, t));
-  }
-
-  if (sc_infer_n_expectations(r)) {
-    uint32_t found = 0;
-    for (uint32_t i = 0; i < sc_infer_n_expectations(r); i++)
-      found += sc_infer_expectation_at(r, i)->found ? 1 : 0;
-    fprintf(out, "expectations: %u of %u found\n", found, sc_infer_n_expectations(r));
-    for (uint32_t i = 0; i < sc_infer_n_expectations(r); i++) {
-      const sc_infer_expectation *e = sc_infer_expectation_at(r, i);
-      fprintf(out, "  %-8s %s = %s\n", e->found ? "found" : "MISSING", tensor_name(b, e->tensor),
-              e->text);
-    }
-  }
-  print_assumed_ranges(out, r);
-  print_assumed_ops(out, opts);
-  /* data-dependent sizes proved equal (infer.h, sc_infer_learned_sizes) */
-  const GPtrArray *learned = sc_infer_learned_sizes(r);
-  for (guint i = 0; i < learned->len; i++)
-    fprintf(out, "size learned: %s\n", (const char *)g_ptr_array_index(learned, i));
-  const GPtrArray *ex = sc_infer_explanations(r);
-  if (opts && opts->explain && ex->len) {
-    fprintf(out, "explanation (per spec node: lemmas applied, impl nodes asserted):\n");
-    for (guint i = 0; i < ex->len; i++)
-      fprintf(out, "  %s\n", (const char *)g_ptr_array_index(ex, i));
-  }
-  if (opts && opts->explain && sc_infer_n_relation_explanations(r))
-    print_relation_explanations(out, b, r);
-  fprintf(out, "checked %u of %u spec nodes, explored %u impl nodes, %u lemma applications, "
-               "largest e-graph %u e-nodes, %.3f s\n",
-          st->visited, st->spec_nodes, st->explored, (unsigned)st->applied, st->max_enodes,
-          st->seconds);
-}
-
 static json_t *str_array(const GPtrArray *a) {
   json_t *arr = json_array();
   for (guint i = 0; a && i < a->len; i++)
     json_array_append_new(arr, json_string(g_ptr_array_index(a, i)));
   return arr;
+}
+
+/* An array of expressions over impl tensors; their tensors go to SEEN. */
+static json_t *expr_array(const sc_bundle *b, const GPtrArray *a, GArray *seen) {
+  for (guint i = 0; a && i < a->len; i++)
+    sc_report_collect_impl(b, g_ptr_array_index(a, i), seen);
+  return str_array(a);
+}
+
+/* "impl_tensors": {NAME: {label, rank?, node?, op?, src?, shape, dtype}}. */
+static json_t *impl_tensors_json(const sc_bundle *b, const GArray *seen) {
+  sc_graph *impl = sc_bundle_impl(b);
+  json_t *o = json_object();
+  for (guint i = 0; i < seen->len; i++) {
+    sc_id t = g_array_index(seen, sc_id, i);
+    const sc_tensor *x = sc_graph_tensor(impl, t);
+    json_t *d = json_object();
+    g_autofree char *label = sc_report_impl_label(b, t);
+    json_object_set_new(d, "label", json_string(label));
+    if (x->rank >= 0)
+      json_object_set_new(d, "rank", json_integer(x->rank));
+    if (x->producer != SC_ID_NONE) {
+      const sc_node *n = sc_graph_node(impl, x->producer);
+      json_object_set_new(d, "node", json_string(n->name));
+      json_object_set_new(d, "op", json_string(n->op->qualname));
+      if (n->src)
+        json_object_set_new(d, "src", json_string(n->src));
+    } else {
+      json_object_set_new(d, "input", json_true());
+    }
+    g_autofree char *shape = sc_shape_to_string(&x->type.shape);
+    json_object_set_new(d, "shape", json_string(shape));
+    json_object_set_new(d, "dtype", json_string(sc_dtype_name(x->type.dtype)));
+    json_object_set_new(o, x->name, d);
+  }
+  return o;
+}
+
+/* failure.diagnosis: {kind, tensor, node, seed, symbols, expression |
+ * counterexample {candidate, index, spec_value, impl_value}, detail |
+ * reason}. */
+static json_t *diagnosis_json(const sc_bundle *b, const sc_diagnosis *d, GArray *seen) {
+  json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:s}", "kind", sc_diagnosis_kind_name(d->kind),
+                        "tensor", d->tensor, "node", d->node, "seed", (json_int_t)d->seed,
+                        "symbols", d->symbols ? d->symbols : "");
+  if (d->expression) {
+    json_object_set_new(o, "expression", json_string(d->expression));
+    sc_report_collect_impl(b, d->expression, seen);
+  }
+  if (d->kind == SC_DIAGNOSIS_VALUES_DIFFER && d->candidate) {
+    json_t *cx = json_pack("{s:s}", "candidate", d->candidate);
+    sc_report_collect_impl(b, d->candidate, seen);
+    if (d->index) {
+      json_object_set_new(cx, "index", json_string(d->index));
+      json_object_set_new(cx, "spec_value", json_real(d->spec_value));
+      json_object_set_new(cx, "impl_value", json_real(d->impl_value));
+    }
+    json_object_set_new(o, "counterexample", cx);
+  }
+  if (d->detail)
+    json_object_set_new(o, "detail", json_string(d->detail));
+  if (d->partial_tensors) {
+    json_t *names = json_array();
+    for (uint32_t j = 0; j < d->partial_chunks; j++) {
+      json_array_append_new(names, d->partial_tensors[j] ? json_string(d->partial_tensors[j])
+                                                         : json_null());
+      if (d->partial_tensors[j])
+        sc_report_collect_impl(b, d->partial_tensors[j], seen);
+    }
+    json_t *p = json_pack("{s:i, s:I, s:o}", "dim", (int)d->partial_dim, "chunk",
+                          (json_int_t)d->partial_len, "tensors", names);
+    if (d->index) {
+      json_object_set_new(p, "index", json_string(d->index));
+      json_object_set_new(p, "spec_value", json_real(d->spec_value));
+    }
+    json_object_set_new(o, "partial", p);
+  }
+  if (d->other_match) {
+    json_object_set_new(o, "agrees_with", json_string(d->other_match));
+    sc_report_collect_impl(b, d->other_match, seen);
+  }
+  if (d->reason)
+    json_object_set_new(o, "reason", json_string(d->reason));
+  if (d->not_proved_node) {
+    json_object_set_new(o, "not_proved", json_pack("{s:s, s:s}", "node", d->not_proved_node,
+                                                   "expression", d->not_proved_expression));
+    sc_report_collect_impl(b, d->not_proved_expression, seen);
+  }
+  json_object_set_new(o, "candidates_tried", json_integer(d->candidates_tried));
+  if (d->kind == SC_DIAGNOSIS_NOT_PROVED)
+    json_object_set_new(o, "confirmations", json_integer(d->confirmations));
+  return o;
 }
 
 static json_t *relation_json(const sc_bundle *b, const sc_relation *rel) {
@@ -289,12 +192,13 @@ static json_t *relation_json(const sc_bundle *b, const sc_relation *rel) {
 char *sc_report_json(const sc_bundle *b, const sc_infer_result *r, const sc_report_options *opts) {
   sc_graph *spec = sc_bundle_spec(b);
   sc_verdict v = sc_infer_verdict(r);
+  g_autoptr(GArray) seen = g_array_new(FALSE, FALSE, sizeof(sc_id));
   json_t *o = json_object();
   json_object_set_new(o, "verdict", json_string(sc_verdict_name(v)));
   json_t *rel = json_object();
   for (uint32_t i = 0; i < sc_infer_n_checked(r); i++) {
     sc_id t = sc_infer_checked(r, i);
-    json_object_set_new(rel, tensor_name(b, t), str_array(sc_infer_output_exprs(r, t)));
+    json_object_set_new(rel, tensor_name(b, t), expr_array(b, sc_infer_output_exprs(r, t), seen));
   }
   json_object_set_new(o, "output_relation", rel);
 
@@ -318,15 +222,19 @@ char *sc_report_json(const sc_bundle *b, const sc_infer_result *r, const sc_repo
     json_t *inrel = json_object();
     for (uint32_t i = 0; i < n->n_inputs; i++)
       json_object_set_new(inrel, tensor_name(b, n->inputs[i]),
-                          str_array(sc_infer_tensor_exprs(r, n->inputs[i])));
+                          expr_array(b, sc_infer_tensor_exprs(r, n->inputs[i]), seen));
     json_object_set_new(failure, "input_relation", inrel);
-    json_object_set_new(failure, "nearest", str_array(sc_infer_failure_nearest(r)));
+    json_object_set_new(failure, "nearest", expr_array(b, sc_infer_failure_nearest(r), seen));
     json_object_set_new(failure, "explored", json_integer(sc_infer_failure_explored(r)));
     sc_id stop = sc_infer_failure_stop_node(r);
     if (stop != SC_ID_NONE) {
       json_object_set_new(failure, "stopped_at", json_string(sc_graph_node(spec, stop)->name));
-      json_object_set_new(failure, "stopped_at_nearest", str_array(sc_infer_failure_stop_nearest(r)));
+      json_object_set_new(failure, "stopped_at_nearest",
+                          expr_array(b, sc_infer_failure_stop_nearest(r), seen));
     }
+    const sc_diagnosis *d = opts ? opts->diagnosis : NULL;
+    if (d != NULL)
+      json_object_set_new(failure, "diagnosis", diagnosis_json(b, d, seen));
     json_object_set_new(failure, "undecided", str_array(sc_infer_failure_undecided(r)));
     const GPtrArray *over = sc_infer_failure_found_over_intermediates(r);
     if (over->len)
@@ -344,8 +252,9 @@ char *sc_report_json(const sc_bundle *b, const sc_infer_result *r, const sc_repo
       failure = json_object();
       json_object_set_new(failure, "kind", json_string(sc_failure_kind_name(k)));
       json_object_set_new(failure, "tensor", json_string(tensor_name(b, e->tensor)));
-      json_object_set_new(failure, "expected", str_array(missing));
-      json_object_set_new(failure, "found", str_array(sc_infer_output_exprs(r, e->tensor)));
+      json_object_set_new(failure, "expected", expr_array(b, missing, seen));
+      json_object_set_new(failure, "found",
+                          expr_array(b, sc_infer_output_exprs(r, e->tensor), seen));
       g_ptr_array_unref(found);
       g_ptr_array_unref(missing);
       break;
@@ -359,6 +268,7 @@ char *sc_report_json(const sc_bundle *b, const sc_infer_result *r, const sc_repo
       const sc_infer_expectation *e = sc_infer_expectation_at(r, i);
       json_array_append_new(ex, json_pack("{s:s, s:s, s:b}", "tensor", tensor_name(b, e->tensor),
                                           "expression", e->text, "found", e->found));
+      sc_report_collect_impl(b, e->text, seen);
     }
     json_object_set_new(o, "expectations", ex);
   }
@@ -377,6 +287,7 @@ char *sc_report_json(const sc_bundle *b, const sc_infer_result *r, const sc_repo
     json_t *chains = json_array();
     for (uint32_t i = 0; i < sc_infer_n_relation_explanations(r); i++) {
       const sc_relation_explanation *e = sc_infer_relation_explanation(r, i);
+      sc_report_collect_impl(b, e->relation, seen);
       json_t *steps = json_array();
       for (uint32_t j = 0; j < e->n_steps; j++)
         json_array_append_new(steps, json_pack("{s:s, s:s}", "term", e->steps[j].term, "reason",
@@ -403,6 +314,7 @@ char *sc_report_json(const sc_bundle *b, const sc_infer_result *r, const sc_repo
   if (opts)
     json_object_set_new(stats, "lemmas", json_integer(opts->n_lemmas));
   json_object_set_new(o, "stats", stats);
+  json_object_set_new(o, "impl_tensors", impl_tensors_json(b, seen));
 
   char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
   json_decref(o);

@@ -194,7 +194,7 @@ static char *text_report(const sc_bundle *b, const sc_infer_result *r) {
   char *buf = NULL;
   size_t len = 0;
   FILE *out = open_memstream(&buf, &len);
-  sc_report_options ro = {TRUE, 2, "test", NULL};
+  sc_report_options ro = {TRUE, 2, "test", NULL, FALSE, NULL};
   sc_report_text(out, b, r, &ro);
   fclose(out);
   return buf;
@@ -205,13 +205,13 @@ static void test_reports(void) {
   fixture_t(&f);
   sc_infer_result *r = run(&f, TRUE, FALSE, 3);
   g_autofree char *text = text_report(f.b, r);
-  g_assert_nonnull(strstr(text, "  y = g_0   (spec node lin at m.py:4)\n"
+  g_assert_nonnull(strstr(text, "  y = r0:g_0   (spec node lin at m.py:4)\n"
                                 "        mm(x, w_t)\n"
-                                "     1. = mm(x_0, w_t)   by input relation of x\n"));
-  g_assert_nonnull(strstr(text, "     3. = cat(mm(x_0, wt0), mm(x_0, wt1), dim=1)   by lemma mm_cols "
+                                "     1. = mm(r0:x_0, w_t)   by input relation of x\n"));
+  g_assert_nonnull(strstr(text, "     3. = cat(mm(r0:x_0, r0:wt0), mm(r0:x_0, r1:wt1), dim=1)   by lemma mm_cols "
                                 "(explain-test.lemma:4)\n"
                                 "        ... 5 more steps\n"));
-  sc_report_options ro = {TRUE, 2, "test", NULL};
+  sc_report_options ro = {TRUE, 2, "test", NULL, FALSE, NULL};
   g_autofree char *js = sc_report_json(f.b, r, &ro);
   json_error_t je;
   json_t *o = json_loads(js, 0, &je);
@@ -232,7 +232,7 @@ static void test_reports(void) {
                   "relation of w_t found at spec node wt");
   json_decref(o);
   /* without --explain the key is absent */
-  sc_report_options quiet = {FALSE, 2, "test", NULL};
+  sc_report_options quiet = {FALSE, 2, "test", NULL, FALSE, NULL};
   g_autofree char *js2 = sc_report_json(f.b, r, &quiet);
   g_assert_null(strstr(js2, "\"explanations\""));
   sc_infer_result_free(r);
