@@ -493,6 +493,8 @@ class Generator:
         while len(self.prog.nodes) < target and tries < 400:
             tries += 1
             fam = rng.choices(names, weights)[0]
+            if fam.startswith("t_") and len(self.prog.nodes) + 26 > 60:
+                continue          # a template would pass 60 operators
             snap = (len(self.prog.nodes), len(self.prog.inputs), dict(self.prog.values),
                     dict(self.prog.consumed), self.counter)
             try:
