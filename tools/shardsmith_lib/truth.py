@@ -234,6 +234,20 @@ def _names(a, out):
             _names(x, out)
 
 
+# Operators whose result is a clean expression of their inputs (a view, a
+# transpose, a slice, a cat, a copy): mapped whenever their inputs are,
+# even where the implementation never computes that tensor.
+CLEAN_DERIVED = {
+    "aten.t.default", "aten.transpose.int", "aten.permute.default", "aten.view.default",
+    "aten._unsafe_view.default", "aten._reshape_alias.default", "aten.reshape.default",
+    "aten.unsqueeze.default", "aten.squeeze.dim", "aten.squeeze.default",
+    "aten.slice.Tensor", "aten.cat.default", "aten.split.Tensor",
+    "aten.split_with_sizes.default", "aten.chunk.default", "aten.clone.default",
+    "aten.alias.default", "aten.detach.default", "aten.lift_fresh_copy.default",
+    "aten.select.int",
+}
+
+
 def node_matches(bundle, exp, mesh, evals=None):
     """{spec node name: True/False} (its used outputs all found)."""
     evals = evals or [evaluate(bundle, exp, s) for s in SEEDS]
@@ -252,9 +266,18 @@ def node_matches(bundle, exp, mesh, evals=None):
         _names(list(e.get("kwargs", {}).values()), reads)
         used.update(r for r in reads if r in tensor_names)
     res = {}
+    found = {t["name"] for t in graph["inputs"]}
     for e in graph["nodes"]:
         outs = [o["name"] for o in e["outputs"] if o is not None]
         want = [o for o in outs if o in used] or outs
+        if e["op"] in CLEAN_DERIVED:
+            reads = []
+            _names(e["args"], reads)
+            reads = [r for r in reads if r in tensor_names]
+            if all(r in found or r in const for r in reads):
+                res[e["name"]] = True
+                found.update(outs)
+                continue
         ok = True
         for o in want:
             if o in const:
@@ -266,6 +289,8 @@ def node_matches(bundle, exp, mesh, evals=None):
                 ok = False
                 break
         res[e["name"]] = ok
+        if ok:
+            found.update(outs)
     return res, evals
 
 
