@@ -58,9 +58,8 @@ def run_check(shardcheck, path, timeout):
 
 
 def _stop_node(res, bundle):
-    """The spec node where the check stopped."""
-    if res.get("stopped_at"):
-        return res["stopped_at"]
+    """The spec node where the check stopped: the failure's node, or the
+    producer of the output whose expected relation was not found."""
     if res.get("node"):
         return res["node"]
     if res.get("tensor"):
@@ -70,22 +69,35 @@ def _stop_node(res, bundle):
     return None
 
 
-def at_first_divergence(res, case):
-    if res.get("verdict") != "fails" or case.expected_node is None:
+def at_first_divergence(res, expected, unmatched_in_correct, bundle):
+    """The check stopped where the values say it should: at the first
+    diverging node; or, when the failure's node is one that has no clean
+    expression even in the correct implementation (a node the checker may
+    defer), where the walk finally stopped (stopped_at)."""
+    if res.get("verdict") != "fails" or expected is None:
         return False
-    cands = {res.get("node"), res.get("stopped_at"), _stop_node(res, case.mutant)}
-    return case.expected_node in cands
+    if _stop_node(res, bundle) == expected:
+        return True
+    return res.get("node") in unmatched_in_correct and res.get("stopped_at") == expected
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="shardsmith", description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=parse_seeds, required=True, help="A:B, seeds A..B-1")
+    ap.add_argument("--seeds", type=parse_seeds, help="A:B, seeds A..B-1")
+    ap.add_argument("--summarize", nargs="+", metavar="DIR",
+                    help="print the figures of finished runs (their --out DIRs)")
     ap.add_argument("--out", help="directory for the bundles and manifest.json")
     ap.add_argument("--check", metavar="SHARDCHECK", help="check every bundle with this CLI")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per check")
     ap.add_argument("--no-mutants", action="store_true", help="correct programs only")
     ap.add_argument("-q", "--quiet", action="store_true")
     args = ap.parse_args(argv)
+    if args.summarize:
+        from .summarize import report
+        print(report(args.summarize))
+        return 0
+    if args.seeds is None:
+        ap.error("--seeds A:B is required")
     if not args.out and not args.check:
         ap.error("give --out DIR, --check SHARDCHECK, or both")
     out_dir = args.out
@@ -97,6 +109,14 @@ def main(argv=None):
     a, b = args.seeds
     manifest = {"format": "shardsmith-manifest/1", "seeds": [a, b], "cases": []}
     n_correct = n_mut = proved = false_proofs = at_first = gen_errors = 0
+    # one line per case as it is done, for long runs read before they end
+    jsonl = open(os.path.join(out_dir, "manifest.jsonl"), "w")
+
+    def record(entry):
+        manifest["cases"].append(entry)
+        jsonl.write(json.dumps(entry) + "\n")
+        jsonl.flush()
+
     for seed in range(a, b):
         case = make_case(seed, not args.no_mutants)
         entry = case.summary()
@@ -104,7 +124,7 @@ def main(argv=None):
             gen_errors += 1
             print(f"seed {seed}: generator self-check FAILED: {case.error.splitlines()[0]}",
                   flush=True)
-            manifest["cases"].append(entry)
+            record(entry)
             continue
         files = {}
         for kind, bun in (("correct", case.correct), ("mutant", case.mutant)):
@@ -136,13 +156,17 @@ def main(argv=None):
                 if res["verdict"] == "refines":
                     false_proofs += 1
                     print(f"FALSE PROOF {where} mutant {mname}: {files['mutant']}", flush=True)
-                elif at_first_divergence(res, case):
+                elif at_first_divergence(res, case.expected_node, case.unmatched_correct,
+                                         case.mutant):
                     at_first += 1
                 else:
                     print(f"miss {where} mutant {mname}: {res['verdict']} at "
                           f"{_stop_node(res, case.mutant)}, first diverging node "
                           f"{case.expected_node} ({case.expected_how})", flush=True)
-        manifest["cases"].append(entry)
+        entry["seconds"] = round(case.seconds + sum(
+            entry.get(k, {}).get("seconds", 0) for k in ("check_correct", "check_mutant")), 3)
+        record(entry)
+    jsonl.close()
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     if args.check:
