@@ -12,6 +12,7 @@ Two things the exporter does not do yet are added here, around it:
 """
 
 import contextlib
+import copy
 
 import torch
 
@@ -78,9 +79,33 @@ def make_export(prog, plan, name, mutation=None):
                   bundle_name=name, description=f"shardsmith seed {prog.seed}")
 
 
+_ORIG_CAPTURE = cap.capture
+
+
+@contextlib.contextmanager
+def _spec_once(prog):
+    """The spec graph of a program is the same for its correct bundle and
+    its mutants: trace it once per program."""
+    cache = prog.__dict__.setdefault("_spec_capture", {})
+
+    def capture(fn, args, input_names, output_names, **kw):
+        if getattr(fn, "__name__", "") != "_sc_spec_call":
+            return _ORIG_CAPTURE(fn, args, input_names, output_names, **kw)
+        key = (tuple(input_names), tuple(output_names))
+        if key not in cache:
+            cache[key] = _ORIG_CAPTURE(fn, args, input_names, output_names, **kw)
+        graph, outs = cache[key]
+        return copy.deepcopy(graph), list(outs)
+    cap.capture = capture
+    try:
+        yield
+    finally:
+        cap.capture = _ORIG_CAPTURE
+
+
 def export(prog, plan, name, mutation=None, seed=0):
     exp = make_export(prog, plan, name, mutation)
-    with _subgroup_ranks():
+    with _subgroup_ranks(), _spec_once(prog):
         bundle, lines = build_bundle(exp, backward=plan.backward, seed=seed)
     _rewrite_send_recv(bundle["impl"])
     return bundle, exp

@@ -96,8 +96,18 @@ def make_case(seed, with_mutant=True):
         case.correct, cexp = B.export(prog, plan, f"shardsmith-{seed}-correct", seed=seed)
         if with_mutant:
             rng = random.Random(seed * 7_777_777 + 3)
-            muts = plan.mutations()
-            rng.shuffle(muts)
+            # a kind of mutation first (each kind equally likely), then one
+            # of its places: collectives outnumber the other places
+            by_kind = {}
+            for step, name, m in plan.mutations():
+                by_kind.setdefault(name, []).append((step, name, m))
+            kinds = sorted(by_kind)
+            rng.shuffle(kinds)
+            muts = []
+            for kd in kinds:
+                places = by_kind[kd]
+                rng.shuffle(places)
+                muts += places[:4]
             for step, name, m in muts:
                 if not _detectable(prog, plan, pl, (step, m)):
                     continue
