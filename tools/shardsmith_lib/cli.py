@@ -81,9 +81,33 @@ def at_first_divergence(res, expected, unmatched_in_correct, bundle):
     return res.get("node") in unmatched_in_correct and res.get("stopped_at") == expected
 
 
+def retruth_dirs(dirs):
+    from .generate import retruth
+    for d in dirs:
+        path = os.path.join(d, "manifest.jsonl")
+        with open(path) as f:
+            entries = [json.loads(line) for line in f if line.strip()]
+        for e in entries:
+            files = e.get("files", {})
+            if "mutant" not in files:
+                continue
+            with open(os.path.join(d, files["correct"])) as f:
+                correct = json.load(f)
+            with open(os.path.join(d, files["mutant"])) as f:
+                mutant = json.load(f)
+            retruth(e, correct, mutant)
+        with open(path + ".tmp", "w") as f:
+            for e in entries:
+                f.write(json.dumps(e) + "\n")
+        os.replace(path + ".tmp", path)
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="shardsmith", description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=parse_seeds, help="A:B, seeds A..B-1")
+    ap.add_argument("--retruth", nargs="+", metavar="DIR",
+                    help="recompute the ground truth of finished runs from their bundles")
     ap.add_argument("--summarize", nargs="+", metavar="DIR",
                     help="print the figures of finished runs (their --out DIRs)")
     ap.add_argument("--out", help="directory for the bundles and manifest.json")
@@ -92,6 +116,8 @@ def main(argv=None):
     ap.add_argument("--no-mutants", action="store_true", help="correct programs only")
     ap.add_argument("-q", "--quiet", action="store_true")
     args = ap.parse_args(argv)
+    if args.retruth:
+        return retruth_dirs(args.retruth)
     if args.summarize:
         from .summarize import report
         print(report(args.summarize))

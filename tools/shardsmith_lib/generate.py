@@ -83,6 +83,21 @@ def _detectable(prog, plan, pl, mutation):
     return plan.backward       # a backward-only bug shows in the gradients
 
 
+def retruth(entry, correct, mutant):
+    """Recompute the ground truth of a recorded case from its bundles (the
+    program and plan are regenerated from the seed; nothing is traced)."""
+    seed = entry["seed"]
+    g = Generator(seed)
+    prog = g.build()
+    plan, _ = _plan(prog, g, seed)
+    cexp = B.make_export(prog, plan, "c")
+    mexp = B.make_export(prog, plan, "m")
+    node, how, unmatched = truth.first_divergence(correct, cexp, mutant, mexp, plan.mesh)
+    entry["first_diverging_node"], entry["divergence"] = node, how
+    entry["unmatched_in_correct"] = unmatched
+    return entry
+
+
 def make_case(seed, with_mutant=True):
     t0 = time.time()
     case = Case(seed)

@@ -235,8 +235,9 @@ def _names(a, out):
 
 
 # Operators whose result is a clean expression of their inputs (a view, a
-# transpose, a slice, a cat, a copy): mapped whenever their inputs are,
-# even where the implementation never computes that tensor.
+# transpose, a slice, a cat, a copy; expand and repeat are cats of copies):
+# mapped whenever their inputs are, even where the implementation never
+# computes that tensor.
 CLEAN_DERIVED = {
     "aten.t.default", "aten.transpose.int", "aten.permute.default", "aten.view.default",
     "aten._unsafe_view.default", "aten._reshape_alias.default", "aten.reshape.default",
@@ -244,7 +245,7 @@ CLEAN_DERIVED = {
     "aten.slice.Tensor", "aten.cat.default", "aten.split.Tensor",
     "aten.split_with_sizes.default", "aten.chunk.default", "aten.clone.default",
     "aten.alias.default", "aten.detach.default", "aten.lift_fresh_copy.default",
-    "aten.select.int",
+    "aten.select.int", "aten.expand.default", "aten.repeat.default",
 }
 
 
