@@ -1,0 +1,133 @@
+"""test_shardsmith.py -- tools/shardsmith under the test suite.
+
+    test_shardsmith.py SHARDCHECK
+
+1. Determinism: the same seed gives the same bundles, byte for byte.
+2. Layouts: every layout's expressions rebuild the full tensor from the cut
+   pieces (the exporter's expression evaluator).
+3. Every bundle of false-proofs/ (programs shardsmith found proved although
+   wrong) must not be proved.
+4. Seeds SEEDS checked with SHARDCHECK: no false proof, no generator
+   self-check failure, and completeness not below the baseline measured
+   when this test was written minus a margin (completeness is reported;
+   this only makes a regression visible).
+
+Exit 77 (skip) when torch is missing, unless CI=true: then it fails.
+"""
+
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.environ.get("SC_SOURCE_ROOT") or os.path.abspath(
+    os.path.join(os.path.dirname(__file__), "..", ".."))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(ROOT, "tools", "export"))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+try:
+    import torch
+except ImportError:
+    if os.environ.get("CI", "").lower() in ("true", "1", "yes"):
+        print(f"FAIL: torch is not importable by {sys.executable} and CI is set: "
+              f"the shardsmith test must run under CI")
+        sys.exit(1)
+    print(f"SKIP: torch is not importable by {sys.executable}")
+    sys.exit(77)
+
+from shardcheck_export import expr as rexpr  # noqa: E402
+from shardsmith_lib import layout as L  # noqa: E402
+
+SEEDS = "0:40"
+# Measured on this range when the test was written (docs/shardsmith.md);
+# a drop of more than MARGIN below either is a regression.
+BASELINE_PROVED = 16
+BASELINE_AT_FIRST = 16
+MARGIN = 3
+
+SUMMARY = re.compile(r"^(\d+) programs \((\d+) correct, (\d+) mutants\): proved (\d+)/(\d+), "
+                     r"false proofs (\d+), mutants at the first diverging node (\d+)/(\d+)$")
+
+
+def smith(*args):
+    return subprocess.run([sys.executable, os.path.join(ROOT, "tools", "shardsmith")] +
+                          list(args), capture_output=True, text=True)
+
+
+def test_determinism():
+    with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+        for d in (a, b):
+            p = smith("--seeds", "3:5", "--out", d, "-q")
+            assert p.returncode == 0, p.stdout + p.stderr
+        names = sorted(os.listdir(a))
+        assert names == sorted(os.listdir(b)) and len(names) >= 3, names
+        for nm in names:
+            if nm == "manifest.json":
+                continue
+            with open(os.path.join(a, nm)) as fa, open(os.path.join(b, nm)) as fb:
+                assert fa.read() == fb.read(), f"{nm} differs between two runs of one seed"
+
+
+def test_layouts():
+    gen = torch.Generator().manual_seed(0)
+    cases = [((6, 4), ("R",), (3,)), ((6, 4), (("S", 0),), (3,)), ((5, 4), (("U", 0),), (3,)),
+             ((6, 4), ("P",), (2,)), ((4, 6), (("S", 1), ("S", 0)), (3, 2)),
+             ((4, 6), ("P", ("S", 1)), (2, 3)), ((4, 6), ("R", "P"), (2, 2)),
+             ((7, 2), (("U", 0),), (4,))]
+    for shape, lay, mesh in cases:
+        full = torch.randn(shape, generator=gen, dtype=torch.float64)
+        pieces = L.cut(full, lay, mesh, gen)
+        assert torch.allclose(L.rebuild(pieces, lay, mesh, list(shape)), full), (lay, mesh)
+        env = {f"x_{r}": p for r, p in enumerate(pieces)}
+        for e in L.exprs(list(env), lay, mesh, list(shape)):
+            assert torch.allclose(rexpr.evaluate(e, env), full), (e, lay, mesh)
+
+
+def test_false_proofs(shardcheck):
+    for path in sorted(glob.glob(os.path.join(HERE, "false-proofs", "*.json"))):
+        p = subprocess.run([shardcheck, "check", "--format", "json", path],
+                           capture_output=True, text=True)
+        out = json.loads(p.stdout) if p.stdout.strip().startswith("{") else {}
+        assert out.get("verdict") != "refines", f"{path}: a wrong program is proved again"
+
+
+def test_seeds(shardcheck):
+    with tempfile.TemporaryDirectory() as d:
+        p = smith("--check", shardcheck, "--seeds", SEEDS, "--out", d)
+    sys.stdout.write(p.stdout)
+    lines = p.stdout.strip().splitlines()
+    assert lines, p.stderr
+    assert not any("self-check FAILED" in ln for ln in lines), "generator self-check failed"
+    m = SUMMARY.match(lines[-1])
+    assert m, f"last line {lines[-1]!r} is not the summary"
+    _, _, _, proved, _, false_proofs, at_first, _ = map(int, m.groups())
+    assert false_proofs == 0, f"{false_proofs} false proof(s): see the FALSE PROOF lines"
+    assert p.returncode == 0, p.stderr
+    assert proved >= BASELINE_PROVED - MARGIN, \
+        f"proved {proved}, baseline {BASELINE_PROVED} (margin {MARGIN})"
+    assert at_first >= BASELINE_AT_FIRST - MARGIN, \
+        f"mutants at the first diverging node {at_first}, baseline {BASELINE_AT_FIRST}"
+
+
+def main():
+    shardcheck = sys.argv[1]
+    failed = 0
+    for name, fn, args in [("determinism", test_determinism, ()),
+                           ("layouts", test_layouts, ()),
+                           ("false-proofs", test_false_proofs, (shardcheck,)),
+                           ("seeds " + SEEDS, test_seeds, (shardcheck,))]:
+        try:
+            fn(*args)
+            print(f"ok   {name}")
+        except AssertionError as e:
+            failed += 1
+            print(f"FAIL {name}: {e}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

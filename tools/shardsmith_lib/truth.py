@@ -1,0 +1,332 @@
+"""truth.py -- ground truth from values: for every spec node of a bundle,
+is there a clean expression over implementation tensors that equals its
+outputs on the values of two seeds?
+
+The search is our own and value-based (it never reads shardcheck): it
+evaluates both graphs (the exporter's interp) on two sets of random float64
+inputs cut by the bundle's placements, then for each spec tensor looks for
+  * an impl tensor equal to it, or equal to a prefix slice of one (padding);
+  * a sum of impl tensors: the inputs of one collective, or the j-th tensor
+    of that shape on every rank of a group (all ranks, or a mesh group);
+  * a cat, along any dim, of equal (or uneven, torch.chunk) chunks, each
+    found by the above, nested twice (2-D meshes).
+Candidates are found through fingerprints (a fixed random projection per
+shape) and confirmed with a tolerance on both seeds.  A spec tensor that
+depends on no input is a constant, which is clean.
+
+first_divergence() compares a mutant with its correct implementation: the
+first spec node in file order whose used outputs match in the correct
+implementation and not in the mutant; when every node matches, the producer
+of the first output whose expected relation fails on values.
+"""
+
+import torch
+
+from shardcheck_export import expr as rexpr
+from shardcheck_export import interp
+
+from .plan import SR_NAMESPACE
+
+SEEDS = (1_000_003, 2_000_003)
+
+
+def _runnable(graph):
+    g = dict(graph)
+    nodes = []
+    for e in graph["nodes"]:
+        if e["op"] == "comm.send_recv.default":
+            e = dict(e, op=f"{SR_NAMESPACE}.send_recv.default", args=[e["args"][0], 0, 0])
+        nodes.append(e)
+    g["nodes"] = nodes
+    return g
+
+
+def evaluate(bundle, exp, seed):
+    """Values of every spec and impl tensor for inputs made from `seed`."""
+    gen = torch.Generator().manual_seed(seed)
+    n = exp.degree
+    spec_in, impl_in = {}, {}
+    for name, decl in exp.inputs.items():
+        full = decl.example(gen)
+        spec_in[name] = full
+        for r, piece in enumerate(decl.placement.shards(full, n)):
+            impl_in[f"{name}_{r}"] = piece
+    spec_names = {t["name"]: t for t in bundle["spec"]["inputs"]}
+    for out, pl in exp.outputs.items():
+        tn = f"grad_{out}"
+        if tn in spec_names:
+            shape = spec_names[tn]["shape"]
+            full = torch.randn(shape, generator=gen, dtype=torch.float64)
+            spec_in[tn] = full
+            for r, piece in enumerate(pl.grad_placement().shards(full, n)):
+                impl_in[f"{tn}_{r}"] = piece
+    with torch.no_grad():
+        spec = interp.run_graph(_runnable(bundle["spec"]), spec_in)
+        impl = interp.run_graph(_runnable(bundle["impl"]), impl_in)
+    return spec, impl
+
+
+def _close(a, b):
+    if a.shape != b.shape or a.dtype.is_floating_point != b.dtype.is_floating_point:
+        return False
+    if not a.numel():
+        return True
+    if not a.dtype.is_floating_point:
+        return bool(torch.equal(a, b))
+    a, b = a.double(), b.double()
+    return bool(((a - b).abs() <= 1e-9 + 1e-7 * b.abs().max()).all())
+
+
+class Index:
+    """Impl tensors of one bundle on two seeds, with fingerprints."""
+
+    def __init__(self, bundle, impls, mesh):
+        self.vals = impls                       # [env seed 1, env seed 2]
+        self.mesh = mesh
+        self.proj = {}
+        self.by_shape = {}                      # shape -> [(fp, exprs...)]
+        graph = bundle["impl"]
+        rank = {t["name"]: t.get("rank") for t in graph["inputs"]}
+        order = [t["name"] for t in graph["inputs"]]
+        for e in graph["nodes"]:
+            for o in e["outputs"]:
+                if o is not None:
+                    rank[o["name"]] = o.get("rank")
+                    order.append(o["name"])
+        env = impls[0]
+        per_rank = {}
+        for nm in order:
+            t = env.get(nm)
+            if not isinstance(t, torch.Tensor):
+                continue
+            key = tuple(t.shape)
+            self._add(key, ("id", nm), [v[nm] for v in impls])
+            if rank.get(nm) is not None:
+                per_rank.setdefault((key, t.dtype.is_floating_point), {}).setdefault(
+                    rank[nm], []).append(nm)
+        # sums: the inputs of a collective, and aligned occurrences on a group
+        for e in graph["nodes"]:
+            if e["op"].startswith("comm.") and e["args"] and isinstance(e["args"][0], list):
+                names = e["args"][0]
+                if len(names) > 1 and all(nm in env for nm in names):
+                    self._add_sum(names)
+        groups = [list(range(_n(mesh)))]
+        for k in range(len(mesh)):
+            if len(mesh) > 1:
+                groups += _groups(mesh, k)
+        for (key, fl), ranks in per_rank.items():
+            if not fl:
+                continue
+            for g in groups:
+                lists = [ranks.get(r, []) for r in g]
+                if any(len(x) != len(lists[0]) for x in lists) or len(g) < 2:
+                    continue
+                for j in range(len(lists[0])):
+                    self._add_sum([x[j] for x in lists])
+
+    def _add_sum(self, names):
+        vs = []
+        for v in self.vals:
+            acc = v[names[0]]
+            for nm in names[1:]:
+                acc = acc + v[nm]
+            vs.append(acc)
+        self._add(tuple(vs[0].shape), ("sum", tuple(names)), vs)
+
+    def _fp(self, t):
+        key = tuple(t.shape)
+        w = self.proj.get(key)
+        if w is None:
+            g = torch.Generator().manual_seed(len(key) * 7919 + sum(key))
+            w = torch.rand(key, generator=g, dtype=torch.float64) + 0.5
+            self.proj[key] = w
+        return float((t.double() * w).sum()) if t.numel() else 0.0
+
+    def _add(self, key, expr, vals):
+        self.by_shape.setdefault(key, []).append((self._fp(vals[0]), expr, vals))
+
+    def find(self, vals):
+        """An impl expression (identity or sum) equal to vals on both seeds."""
+        key = tuple(vals[0].shape)
+        fp = self._fp(vals[0])
+        scale = 1e-6 * (abs(fp) + float(vals[0].double().abs().sum()) + 1.0)
+        for f, expr, cand in self.by_shape.get(key, []):
+            if abs(f - fp) <= scale and all(_close(c, v) for c, v in zip(cand, vals)):
+                return expr
+        return None
+
+    def find_prefix(self, vals):
+        """An impl tensor whose prefix along one dim is vals (padding cut)."""
+        key = list(vals[0].shape)
+        for shape, entries in self.by_shape.items():
+            if len(shape) != len(key):
+                continue
+            diff = [d for d in range(len(key)) if shape[d] != key[d]]
+            if len(diff) != 1 or shape[diff[0]] < key[diff[0]]:
+                continue
+            d = diff[0]
+            for _, expr, cand in entries:
+                if expr[0] != "id":
+                    continue
+                if all(_close(c.narrow(d, 0, key[d]), v) for c, v in zip(cand, vals)):
+                    return ("slice", expr, d)
+        return None
+
+    def match(self, vals, depth=2):
+        e = self.find(vals)
+        if e is not None:
+            return e
+        if depth == 0:
+            return self.find_prefix(vals)
+        t = vals[0]
+        counts = sorted(set(self.mesh) | {_n(self.mesh)})
+        for d in range(t.dim()):
+            for m in counts:
+                if t.shape[d] < m:
+                    continue
+                chunks = [torch.chunk(v, m, d) for v in vals]
+                if len(chunks[0]) < 2:
+                    continue
+                parts = []
+                for i in range(len(chunks[0])):
+                    p = self.match([c[i] for c in chunks], depth - 1)
+                    if p is None:
+                        break
+                    parts.append(p)
+                else:
+                    return ("cat", d, tuple(parts))
+        return self.find_prefix(vals)
+
+
+def _n(mesh):
+    n = 1
+    for m in mesh:
+        n *= m
+    return n
+
+
+def _groups(mesh, k):
+    from .layout import groups
+    return groups(mesh, k)
+
+
+def _constants(graph):
+    """Spec tensors that depend on no graph input."""
+    const = set()
+    for e in graph["nodes"]:
+        reads = []
+        _names(e["args"], reads)
+        _names(list(e.get("kwargs", {}).values()), reads)
+        known = {t["name"] for t in graph["inputs"]}
+        if all(r in const for r in reads if isinstance(r, str)) and \
+                not any(r in known for r in reads):
+            for o in e["outputs"]:
+                if o is not None:
+                    const.add(o["name"])
+    return const
+
+
+def _names(a, out):
+    if isinstance(a, str):
+        out.append(a)
+    elif isinstance(a, list):
+        for x in a:
+            _names(x, out)
+
+
+# Operators whose result is a clean expression of their inputs (a view, a
+# transpose, a slice, a cat, a copy; expand and repeat are cats of copies):
+# mapped whenever their inputs are, even where the implementation never
+# computes that tensor.
+CLEAN_DERIVED = {
+    "aten.t.default", "aten.transpose.int", "aten.permute.default", "aten.view.default",
+    "aten._unsafe_view.default", "aten._reshape_alias.default", "aten.reshape.default",
+    "aten.unsqueeze.default", "aten.squeeze.dim", "aten.squeeze.default",
+    "aten.slice.Tensor", "aten.cat.default", "aten.split.Tensor",
+    "aten.split_with_sizes.default", "aten.chunk.default", "aten.clone.default",
+    "aten.alias.default", "aten.detach.default", "aten.lift_fresh_copy.default",
+    "aten.select.int", "aten.expand.default", "aten.repeat.default",
+}
+
+
+def node_matches(bundle, exp, mesh, evals=None):
+    """{spec node name: True/False} (its used outputs all found)."""
+    evals = evals or [evaluate(bundle, exp, s) for s in SEEDS]
+    specs = [e[0] for e in evals]
+    idx = Index(bundle, [e[1] for e in evals], mesh)
+    graph = bundle["spec"]
+    const = _constants(graph)
+    used = set(graph["outputs"])
+    tensor_names = {t["name"] for t in graph["inputs"]}
+    for e in graph["nodes"]:
+        for o in e["outputs"]:
+            if o is not None:
+                tensor_names.add(o["name"])
+        reads = []
+        _names(e["args"], reads)
+        _names(list(e.get("kwargs", {}).values()), reads)
+        used.update(r for r in reads if r in tensor_names)
+    res = {}
+    found = {t["name"] for t in graph["inputs"]}
+    for e in graph["nodes"]:
+        outs = [o["name"] for o in e["outputs"] if o is not None]
+        want = [o for o in outs if o in used] or outs
+        if e["op"] in CLEAN_DERIVED:
+            reads = []
+            _names(e["args"], reads)
+            reads = [r for r in reads if r in tensor_names]
+            if all(r in found or r in const for r in reads):
+                res[e["name"]] = True
+                found.update(outs)
+                continue
+        ok = True
+        for o in want:
+            if o in const:
+                continue
+            vals = [s.get(o) for s in specs]
+            if not all(isinstance(v, torch.Tensor) for v in vals):
+                continue
+            if idx.match(vals) is None:
+                ok = False
+                break
+        res[e["name"]] = ok
+        if ok:
+            found.update(outs)
+    return res, evals
+
+
+def failing_outputs(bundle, evals):
+    """Spec outputs whose expected relation fails on the values."""
+    bad = []
+    for tensor, exprs in bundle.get("expect_output_relation", {}).items():
+        for spec, impl in evals:
+            if any(not _close(rexpr.evaluate(x, impl), spec[tensor]) for x in exprs):
+                bad.append(tensor)
+                break
+    return bad
+
+
+def producer(graph, tensor):
+    for e in graph["nodes"]:
+        for o in e["outputs"]:
+            if o is not None and o["name"] == tensor:
+                return e["name"]
+    return None
+
+
+def first_divergence(correct, cexp, mutant, mexp, mesh):
+    """(node name, how) where a checker should stop on the mutant, and the
+    spec nodes the search found no expression for in the correct bundle."""
+    cres, _ = node_matches(correct, cexp, mesh)
+    mres, mevals = node_matches(mutant, mexp, mesh)
+    unmatched_correct = [k for k, v in cres.items() if not v]
+    for e in mutant["spec"]["nodes"]:
+        nm = e["name"]
+        if cres.get(nm) and not mres.get(nm):
+            return nm, "node", unmatched_correct
+    bad = failing_outputs(mutant, mevals)
+    prods = [producer(mutant["spec"], t) for t in bad]
+    for e in mutant["spec"]["nodes"]:
+        if e["name"] in prods:
+            return e["name"], "output", unmatched_correct
+    return None, "none", unmatched_correct
