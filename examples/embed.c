@@ -47,7 +47,7 @@ int main(int argc, char **argv) {
     g_error_free(err);
     code = SC_EXIT_INPUT_ERROR;
   } else {
-    sc_report_options ropts = {FALSE, sc_lemma_set_n_lemmas(lemmas), dir, FALSE, NULL};
+    sc_report_options ropts = {.n_lemmas = sc_lemma_set_n_lemmas(lemmas), .lemma_dirs = dir};
     sc_report_text(stdout, b, r, &ropts);
     code = sc_report_exit_code(r);
     sc_infer_result_free(r);

@@ -275,8 +275,13 @@ int sc_cli_check(int argc, char **argv) {
     g_error_free(err);
   } else {
     g_autoptr(GArray) assumed = sc_usercheck_opaque(lemmas, first_user, lemma_dirs, b, res);
-    sc_report_options ropts = {explain, sc_lemma_set_n_lemmas(lemmas), where->str, assumed,
-                               sc_report_colour_enabled(colour_mode, STDOUT_FILENO), NULL};
+    sc_report_options ropts = {
+        .explain = explain,
+        .n_lemmas = sc_lemma_set_n_lemmas(lemmas),
+        .lemma_dirs = where->str,
+        .assumed_ops = assumed,
+        .colour = sc_report_colour_enabled(colour_mode, STDOUT_FILENO),
+    };
     /* a failure: did the values agree (a lemma missing) or differ? */
     sc_diagnose_options dopts;
     sc_diagnose_options_init(&dopts);

@@ -211,10 +211,11 @@ static gboolean walk(sc_rel_ctx *c, gboolean *stop, GError **error) {
       if (res->verdict != SC_VERDICT_LIMIT) {
         sc_rel_clear_failure(res);
         res->verdict = SC_VERDICT_LIMIT;
-        res->fnode = v;
+        res->failure.kind = SC_FAILURE_UNMAPPED;
+        res->failure.node = v;
       }
-      g_free(res->limit_reason);
-      res->limit_reason = g_strdup(spent);
+      g_free(res->failure.limit_reason);
+      res->failure.limit_reason = g_strdup(spent);
       *stop = TRUE;
     }
   }

@@ -194,7 +194,7 @@ static char *text_report(const sc_bundle *b, const sc_infer_result *r) {
   char *buf = NULL;
   size_t len = 0;
   FILE *out = open_memstream(&buf, &len);
-  sc_report_options ro = {TRUE, 2, "test", NULL, FALSE, NULL};
+  sc_report_options ro = {.explain = TRUE, .n_lemmas = 2, .lemma_dirs = "test"};
   sc_report_text(out, b, r, &ro);
   fclose(out);
   return buf;
@@ -211,7 +211,7 @@ static void test_reports(void) {
   g_assert_nonnull(strstr(text, "     3. = cat(mm(r0:x_0, r0:wt0), mm(r0:x_0, r1:wt1), dim=1)   by lemma mm_cols "
                                 "(explain-test.lemma:4)\n"
                                 "        ... 5 more steps\n"));
-  sc_report_options ro = {TRUE, 2, "test", NULL, FALSE, NULL};
+  sc_report_options ro = {.explain = TRUE, .n_lemmas = 2, .lemma_dirs = "test"};
   g_autofree char *js = sc_report_json(f.b, r, &ro);
   json_error_t je;
   json_t *o = json_loads(js, 0, &je);
@@ -232,7 +232,7 @@ static void test_reports(void) {
                   "relation of w_t found at spec node wt");
   json_decref(o);
   /* without --explain the key is absent */
-  sc_report_options quiet = {FALSE, 2, "test", NULL, FALSE, NULL};
+  sc_report_options quiet = {.explain = FALSE, .n_lemmas = 2, .lemma_dirs = "test"};
   g_autofree char *js2 = sc_report_json(f.b, r, &quiet);
   g_assert_null(strstr(js2, "\"explanations\""));
   sc_infer_result_free(r);

@@ -131,7 +131,7 @@ static void test_colour(void) {
 
   checked c;
   check_model(&c, EXTRA_SCALING);
-  sc_report_options o = {FALSE, 0, NULL, TRUE, NULL};
+  sc_report_options o = {.colour = TRUE};
   g_autofree char *text = write_to_string(sc_report_text, &c, &o);
   g_assert_true(g_str_has_prefix(text, "mlp-tp2-extra-scaling: \033[1;31mfails\033[0m\n"));
   g_assert_nonnull(strstr(text, "first unmapped spec node: \033[1;31mmm_1\033[0m"));
@@ -166,7 +166,7 @@ static void test_dot(void) {
 static void test_html(void) {
   checked c;
   check_model(&c, EXTRA_SCALING);
-  sc_report_options o = {FALSE, 0, NULL, TRUE, NULL}; /* colour never reaches HTML */
+  sc_report_options o = {.colour = TRUE}; /* colour never reaches HTML */
   g_autofree char *html = write_to_string(sc_report_html, &c, &o);
   g_assert_true(g_str_has_prefix(html, "<!DOCTYPE html>"));
   g_assert_nonnull(strstr(html, "<span class=\"verdict v-fails\" id=\"verdict\">fails</span>"));
@@ -261,7 +261,7 @@ static void test_diagnose_differ(void) {
   g_assert_cmpfloat(fabs(d->impl_value * 2 - d->spec_value), <, 1e-9);
   /* y = y_0 + y_1 does hold, but is not what the bundle expects */
   g_assert_cmpstr(d->other_match, ==, "sum(y_0, y_1)");
-  sc_report_options o = {FALSE, 0, NULL, FALSE, d};
+  sc_report_options o = {.diagnosis = d};
   g_autofree char *text = write_to_string(sc_report_text, &c, &o);
   g_assert_nonnull(strstr(text, "  the values differ: on related random inputs (seed 1), mm_1 is "
                                 "the first spec node whose values no clean expression tried "
@@ -293,7 +293,7 @@ static void test_diagnose_partial(void) {
   g_assert_cmpstr(d->partial_tensors[0], ==, "mul");
   g_assert_null(d->partial_tensors[1]);
   g_assert_cmpstr(d->index, ==, "[4, 0]");
-  sc_report_options o = {FALSE, 0, NULL, FALSE, d};
+  sc_report_options o = {.diagnosis = d};
   g_autofree char *text = write_to_string(sc_report_text, &c, &o);
   g_assert_nonnull(strstr(text, "  spec mul along dim 0 in 2 chunks: [0, 4) = r0:mul, [4, 8) "
                                 "matches no impl tensor\n"));
@@ -369,7 +369,7 @@ static void test_diagnose_not_proved(void) {
   g_assert_cmpstr(d->node, ==, "mm");
   g_assert_cmpstr(d->expression, ==, "cat(mm, mm_2, dim=1)");
   g_assert_cmpuint(d->confirmations, ==, 2);
-  sc_report_options o = {FALSE, 0, NULL, FALSE, d};
+  sc_report_options o = {.diagnosis = d};
   g_autofree char *text = write_to_string(sc_report_text, &c, &o);
   g_assert_nonnull(strstr(text, "    mm = cat(r0:mm, r1:mm_2, dim=1)\n  a lemma is probably "
                                 "missing for the step aten.mm.default(x, w1) = cat(r0:mm, r1:mm_2, "
