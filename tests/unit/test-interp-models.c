@@ -1,6 +1,6 @@
 /* test-interp-models.c — the interpreter as a judge of the example models:
  * for every bundle under models/ (and tests/bundles/accept/), random implementation inputs are drawn
- * (replicas made equal), the spec inputs are computed from the input
+ * (replicas made equal, and the blocks of a later cat expression), the spec inputs are computed from the input
  * relation, both graphs are run, and every expression of
  * expect_output_relation must agree with the spec output it names, except
  * in bundles described as having a "BUG ON PURPOSE", where at least one
@@ -28,6 +28,39 @@ static void run_state_clear(run_state *s) {
   g_free(s->sym);
   sc_bundle_free(s->b);
   memset(s, 0, sizeof *s);
+}
+
+/* Blocks: the parts of a cat of bare leaves (an input relation's later
+ * expression, w = cat(w_0, w_1, dim=1) = cat(w_2, w_3, dim=1), the
+ * replicas of a TP x DP split) take the slices of VALUE they stand for. */
+static void set_cat_parts(const sc_texpr *e, const sc_tvalue *value, sc_tvalue **iv) {
+  const sc_op *op = sc_texpr_op(e);
+  if (op == NULL || strcmp(op->qualname, "sc.cat.default") != 0)
+    return;
+  int32_t di = sc_ops_arg_index(op, "dim");
+  const sc_value *dv = di < 0 ? NULL : &sc_texpr_args(e)[di];
+  uint32_t d;
+  if (dv == NULL || dv->kind != SC_VAL_INT || !sc_dim_is_const(dv->u.i) ||
+      !sc_wrap_dim(dv->u.i.value, value->rank, &d))
+    return;
+  int64_t outer = 1, inner = 1, off = 0;
+  for (uint32_t k = 0; k < d; k++)
+    outer *= value->dims[k];
+  for (uint32_t k = d + 1; k < value->rank; k++)
+    inner *= value->dims[k];
+  for (uint32_t c = 0; c < sc_texpr_n_children(e); c++) {
+    const sc_texpr *part = sc_texpr_child(e, c);
+    if (sc_texpr_get_kind(part) != SC_TEXPR_TENSOR)
+      return;
+    sc_tvalue *pv = iv[sc_texpr_tensor(part)];
+    if (pv == NULL || pv->rank != value->rank)
+      return;
+    int64_t len = pv->dims[d];
+    for (int64_t o = 0; o < outer; o++)
+      memcpy(pv->data + o * len * inner, value->data + (o * value->dims[d] + off) * inner,
+             (size_t)(len * inner) * sizeof(double));
+    off += len;
+  }
 }
 
 /* Load PATH, draw inputs with SEED and run both graphs; FALSE (and a test
@@ -82,6 +115,8 @@ static gboolean run_bundle(const char *path, uint64_t seed, run_state *s) {
         sc_id leaf = sc_texpr_tensor(e->exprs[k]);
         sc_tvalue_free(iv[leaf]);
         iv[leaf] = sc_tvalue_copy(sv[i]);
+      } else {
+        set_cat_parts(e->exprs[k], sv[i], iv);
       }
   }
   sc_tvalue **impl_inputs = g_new0(sc_tvalue *, sc_graph_n_inputs(impl) + 1);
