@@ -49,7 +49,9 @@ def impl_of(variant):
 def export(degree, variant):
     return Export(
         name=f"causal-mask-{variant}-dp{degree}",
-        description=f"Causal attention scores, mask from creation operators ({variant}).",
+        description=("BUG ON PURPOSE: the ranks' mask lets each position see the next one. "
+                     if variant == "tril-diagonal" else "")
+        + f"Causal attention scores, mask from creation operators ({variant}).",
         spec=spec_of(variant), impl=impl_of(variant), degree=degree,
         inputs={"x": Input((BATCH, S, D), Shard(0)),
                 "wq": Input((D, D), Replicate()),

@@ -76,7 +76,8 @@ def impl_of(variant):
 def export(degree, variant):
     return Export(
         name=f"parallel-block-{variant}-tp{degree}",
-        description=f"GPT-J parallel attention+MLP block, {variant}.",
+        description=(f"BUG ON PURPOSE ({variant}): " if variant in BUGS else "")
+        + f"GPT-J parallel attention+MLP block, {variant}.",
         spec=spec_of(variant), impl=impl_of(variant), degree=degree,
         inputs={
             "x": Input((BATCH, SEQ, HIDDEN), Replicate()),

@@ -69,7 +69,8 @@ def bundle(dp, tp, variant):
     return {
         "format": "shardcheck-bundle/1",
         "name": name,
-        "description": f"Megatron MLP, DP {dp} x TP {tp}" + (f", bug: {variant}" if variant else ""),
+        "description": (f"BUG ON PURPOSE ({variant}): the partial products are all-reduced over "
+                        f"the DP group. " if variant else "") + f"Megatron MLP, DP {dp} x TP {tp}.",
         "symbols": {}, "assume": [],
         "spec": spec,
         "impl": {"inputs": inputs, "nodes": nodes, "outputs": [f"y_{r}" for r in range(n)]},

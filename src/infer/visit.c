@@ -174,6 +174,7 @@ static gboolean visit_begin(sc_rel_ctx *c, GError **error) {
   c->rewrites = NULL;
   c->n_rewrites = 0;
   g_array_set_size(c->frontier, 0);
+  g_array_set_size(c->group_queue, 0); /* groups queued after the last round */
   c->explored_now = 0;
   g_array_set_size(c->explored_list, 0);
   if (c->opts->lemmas) {
