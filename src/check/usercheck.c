@@ -94,6 +94,7 @@ static gboolean is_name_char(char c) {
 }
 
 /* Does TEXT name OP: its "ns.name" or its bare name, as a whole word
+ * followed by a call, a result index (#0), an overload or the end
  * (lemma files may write a declared operator without its namespace)? */
 static gboolean mentions(const char *text, const sc_op *op) {
   g_autofree char *nsname = g_strdup_printf("%s.%s", op->ns, op->name);
@@ -103,7 +104,7 @@ static gboolean mentions(const char *text, const sc_op *op) {
     for (const char *p = strstr(text, names[k]); p; p = strstr(p + 1, names[k])) {
       gboolean left = p == text || !is_name_char(p[-1]);
       gboolean right = !is_name_char(p[n]) || (p[n] == '.' && k == 0);
-      if (left && right && (p[n] == '(' || p[n] == '.' || p[n] == ' ' || p[n] == '\0'))
+      if (left && right && (p[n] == '(' || p[n] == '#' || p[n] == '.' || p[n] == ' ' || p[n] == '\0'))
         return TRUE;
     }
   }

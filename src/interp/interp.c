@@ -600,38 +600,57 @@ typedef struct {
   char *text;
 } assumption;
 
-/* Split "a REL b" at the first relational operator outside parentheses;
- * check that both sides parse as dims. */
-static gboolean parse_relation(sc_symtab *st, const char *text, assumption *out,
-                               GError **error) {
+/* Split "a REL b" (or a chain "a REL b REL c", as the symtab accepts:
+ * "1 <= S <= 8" is 1 <= S and S <= 8) at the relational operators outside
+ * parentheses, appending one assumption per link to AS; check that every
+ * operand parses as a dim. */
+static gboolean parse_relation(sc_symtab *st, const char *text, GArray *as, GError **error) {
   int depth = 0;
-  for (const char *p = text; *p; p++) {
+  const char *operand = text;
+  char *prev = NULL;
+  rel_kind prev_k = REL_EQ;
+  gboolean ok = TRUE;
+  for (const char *p = text;; p++) {
+    size_t oplen = 0;
+    rel_kind k = REL_EQ;
     if (*p == '(')
       depth++;
     else if (*p == ')')
       depth--;
-    if (depth != 0)
+    if (*p != '\0' && depth != 0)
       continue;
-    size_t oplen = 0;
-    rel_kind k = REL_EQ;
-    if (p[0] == '=' && p[1] == '=') { oplen = 2; k = REL_EQ; }
+    if (*p == '\0') { oplen = 0; }
+    else if (p[0] == '=' && p[1] == '=') { oplen = 2; k = REL_EQ; }
     else if (p[0] == '!' && p[1] == '=') { oplen = 2; k = REL_NE; }
     else if (p[0] == '<' && p[1] == '=') { oplen = 2; k = REL_LE; }
     else if (p[0] == '>' && p[1] == '=') { oplen = 2; k = REL_GE; }
     else if (p[0] == '<') { oplen = 1; k = REL_LT; }
     else if (p[0] == '>') { oplen = 1; k = REL_GT; }
-    if (oplen == 0)
-      continue;
+    else continue;
+    char *side = g_strstrip(g_strndup(operand, (gsize)(p - operand)));
     sc_dim d;
-    out->lhs = g_strstrip(g_strndup(text, (gsize)(p - text)));
-    out->rhs = g_strstrip(g_strdup(p + oplen));
-    out->rel = k;
-    out->text = g_strdup(text);
-    return sc_dim_parse(st, out->lhs, &d, error) && sc_dim_parse(st, out->rhs, &d, error);
+    if (!sc_dim_parse(st, side, &d, error)) {
+      g_free(side);
+      ok = FALSE;
+      break;
+    }
+    if (prev != NULL) {
+      assumption a = {g_strdup(prev), g_strdup(side), prev_k, g_strdup(text)};
+      g_array_append_val(as, a);
+    } else if (*p == '\0') {
+      g_free(side);
+      break; /* no comparison at all */
+    }
+    g_free(prev);
+    prev = side;
+    prev_k = k;
+    if (*p == '\0')
+      break;
+    p += oplen - 1;
+    operand = p + 1;
   }
-  g_set_error(error, SC_INTERP_ERROR, SC_INTERP_ERROR_SYMBOL,
-              "assumption '%s' has no comparison", text);
-  return FALSE;
+  g_free(prev);
+  return ok;
 }
 
 static gboolean holds(const sc_symtab *st, const assumption *a, const int64_t *vals) {
@@ -673,11 +692,14 @@ gboolean sc_interp_pick_symbols(sc_symtab *st, sc_rng *rng, int64_t prefer_min,
     for (guint k = 0; parts[k] != NULL; k++) {
       if (*g_strstrip(parts[k]) == '\0')
         continue;
-      assumption a = {0};
-      gboolean ok = parse_relation(st, parts[k], &a, error);
-      g_array_append_val(as, a); /* cleared with the array either way */
-      if (!ok)
+      guint before = as->len;
+      if (!parse_relation(st, parts[k], as, error))
         return FALSE;
+      if (as->len == before) {
+        g_set_error(error, SC_INTERP_ERROR, SC_INTERP_ERROR_SYMBOL,
+                    "assumption '%s' has no comparison", parts[k]);
+        return FALSE;
+      }
     }
   }
   if (ns == 0) {

@@ -1314,9 +1314,14 @@ static gboolean assume_eq(sc_symtab *st, sc_dim p, const char *text, GError **er
 
   g_array_append_val(st->eq_facts, p);
   sc_sym_bump(st);
-  if (!add_ge(st, p, text, error))
+  if (!add_ge(st, p, text, error) || !add_ge(st, sc_dim_neg(st, p), text, error))
     return FALSE;
-  return add_ge(st, sc_dim_neg(st, p), text, error);
+  /* the facts just added can decide p itself (S > (1/S/S)*T makes S >= 2,
+   * so 1/S == 0 and p folds to -1): then the equality is a contradiction */
+  sc_dim now = sc_sym_refresh(st, p);
+  if (!now.poly && now.value != 0)
+    return fail_contra(text, error);
+  return TRUE;
 }
 
 gboolean sc_sym_assume_rel(sc_symtab *st, sc_dim a, const char *op, sc_dim b,

@@ -6,12 +6,8 @@
  * error whose message starts "col N: expected ".  Any crash, leak, sanitizer
  * report or abort() is a finding.
  *
- * Not built by meson.  With clang, from the source root:
- *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_POSIX_C_SOURCE=200809L \
- *     -Iinclude -Isrc tests/fuzz/fuzz-expr.c src/expr/expr.c \
- *     $(pkg-config --cflags --libs glib-2.0) -lm -o fuzz-expr
- *   ./fuzz-expr -max_len=4096 -max_total_time=600 CORPUS_DIR
+ * Built by meson with -Dfuzz=enabled (clang; tests/fuzz/meson.build) and
+ * run by tests/fuzz/run-fuzz.sh, seeded from tests/fuzz/corpus/expr.
  *
  * Embedded NUL bytes end the text, as they would for any C-string caller. */
 #include "shardcheck/expr.h"

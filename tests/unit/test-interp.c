@@ -1599,6 +1599,22 @@ static void test_symbolic_graph(void) {
   g_assert_error(err, SC_INTERP_ERROR, SC_INTERP_ERROR_SYMBOL);
   g_assert_nonnull(strstr(err->message, "T % 1000 == 999"));
   g_clear_error(&err);
+  /* chained comparisons, as the symtab accepts them (issue 19: the fuzz
+   * corpus' "S>1/S/S*T==1" made --validate refuse the bundle) */
+  g_autoptr(sc_symtab) st3 = sc_symtab_new();
+  g_assert_true(sc_symtab_declare(st3, "S", TRUE, 1, FALSE, 0, &err));
+  g_assert_true(sc_symtab_declare(st3, "T", TRUE, 1, FALSE, 0, &err));
+  g_assert_true(sc_symtab_assume(st3, "3 <= S <= 5 && S < T <= 7", &err));
+  g_assert_true(sc_symtab_assume(st3, "S>1/S/S*T==0", &err));
+  int64_t v3[2];
+  for (int k = 0; k < 8; k++) {
+    g_assert_true(sc_interp_pick_symbols(st3, &rng, 1, 8, v3, &err));
+    g_assert_no_error(err);
+    g_assert_cmpint(v3[0], >=, 3);
+    g_assert_cmpint(v3[0], <=, 5);
+    g_assert_cmpint(v3[1], >, v3[0]);
+    g_assert_cmpint(v3[1], <=, 7);
+  }
 }
 
 static void test_random_input_range(void) {

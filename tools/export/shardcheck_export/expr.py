@@ -100,7 +100,8 @@ class _Parser:
         if self.peek()[1] != ")":
             while True:
                 tok = self.peek()
-                nxt = self.toks[self.i + 1]
+                # the token after; at the end there is none (fuzz-readers.py: "cat(")
+                nxt = self.toks[self.i + 1] if self.i + 1 < len(self.toks) else tok
                 if tok[0] == "name" and nxt[1] == "=":
                     self.i += 2
                     kwargs[tok[1]] = self.value()
