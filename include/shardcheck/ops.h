@@ -241,9 +241,9 @@ const char *sc_ops_combiner_name(sc_combiner c);
  *     f(in1[i], ...) with broadcasting; other arguments are attributes
  *     (a Scalar operand, an approximation mode).
  *   reduce_sum, reduce_mean, ... (one per combiner): SC_OP_REDUCTION with
- *     that combiner, one Tensor argument, an int-list argument `dim` and a
- *     bool `keepdim`, one result; reduce: the same with any combiner or
- *     none (var).
+ *     that combiner, one Tensor argument, an argument `dim` (int list or
+ *     int) and a bool `keepdim`, one result; reduce: the same with any
+ *     combiner or none (var, argmax).
  *   rowwise1/2: SC_OP_ROWWISE with 1/2 Tensor arguments of the result's
  *     shape, an int argument `dim`, one result: rows along `dim` are
  *     computed independently of each other. */

@@ -100,14 +100,40 @@ static void rebuild_infos(sc_lemma_set *s) {
   }
 }
 
+/* Instances whose instance test passed in this process: "TEXT\x1fOP@ADDR"
+ * (the class lemma's text and the operator, whose shape rule is fixed for
+ * the process).  A class lemma loaded again (every lemma program of the
+ * tests, a second set) skips the test it passed. */
+static GHashTable *passed_instances;
+G_LOCK_DEFINE_STATIC(passed_instances);
+
+static char *instance_key(const ld_diag *d, const ld_lemma *stmt, const sc_op *op) {
+  return g_strdup_printf("%.*s\x1f%s@%p", (int)(stmt->end - stmt->start), d->text + stmt->start,
+                         op->qualname, (const void *)op);
+}
+
 /* Check the instance of class lemma STMT for OP (errors into D, prefixed
  * with the operator) and add it to PENDING, unless its name is taken. */
 static void add_instance(ld_diag *d, const char *file, const ld_lemma *stmt, const sc_op *op,
                          const sc_lemma_set *set, GHashTable *names, GPtrArray *pending) {
   guint n0 = d->errors->len;
+  g_autofree char *key = instance_key(d, stmt, op);
+  G_LOCK(passed_instances);
+  gboolean passed = passed_instances != NULL && g_hash_table_contains(passed_instances, key);
+  G_UNLOCK(passed_instances);
+  gboolean skip = d->skip_instance_test;
+  d->skip_instance_test = skip || passed;
   ld_lemma *l = ld_class_instance(d, stmt, op);
   ld_checked *k = l != NULL ? ld_check_lemma(d, file, l) : NULL;
   ld_lemma_free(l);
+  d->skip_instance_test = skip;
+  if (k != NULL && !passed && d->errors->len == n0) {
+    G_LOCK(passed_instances);
+    if (passed_instances == NULL)
+      passed_instances = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    g_hash_table_add(passed_instances, g_steal_pointer(&key));
+    G_UNLOCK(passed_instances);
+  }
   for (guint i = n0; i < d->errors->len; i++) {
     ld_error *e = &g_array_index(d->errors, ld_error, i);
     char *msg = g_strdup_printf("with ?%s = %s: %s", stmt->class_var, op->qualname, e->msg);

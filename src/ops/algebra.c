@@ -90,7 +90,8 @@ static gboolean has_arg(const sc_op *op, const char *name, sc_arg_type type) {
 
 static gboolean is_reduce(const sc_op *op) {
   return (op->flags & SC_OP_REDUCTION) && plain_tensors(op, 1) &&
-         has_arg(op, "dim", SC_ARG_INT_LIST) && has_arg(op, "keepdim", SC_ARG_BOOL);
+         (has_arg(op, "dim", SC_ARG_INT_LIST) || has_arg(op, "dim", SC_ARG_INT)) &&
+         has_arg(op, "keepdim", SC_ARG_BOOL);
 }
 
 gboolean sc_ops_in_class(const sc_op *op, sc_op_class c) {

@@ -1272,6 +1272,26 @@ static void test_range_leaf_values(void) {
 
 /* ---- main ----------------------------------------------------------------------- */
 
+/* What a call always becomes (canon.c's table, identities from the
+ * operator table's flags), for the lemma checker's messages. */
+static void test_rewritten_to(void) {
+  sc_ops_init();
+  static const char *const cases[][2] = {
+      {"aten.reshape.default", "view"},          {"aten.view_copy.default", "view"},
+      {"aten.t_copy.default", "transpose"},      {"aten.permute_copy.default", "permute"},
+      {"aten.slice_copy.Tensor", "slice"},       {"aten.cat.default", "cat"},
+      {"aten.clone.default", "its input"},       {"aten.lift_fresh_copy.default", "its input"},
+      {"_c10d_functional.wait_tensor.default", "its input"},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
+    g_assert_cmpstr(sc_lang_rewritten_to(sc_ops_lookup(cases[i][0], NULL)), ==, cases[i][1]);
+  /* conditional forms and normal forms may stay */
+  static const char *const stay[] = {"aten._to_copy.default", "aten.expand.default",
+                                     "aten.copy.default", "sc.view.default", "aten.add.Tensor"};
+  for (size_t i = 0; i < G_N_ELEMENTS(stay); i++)
+    g_assert_null(sc_lang_rewritten_to(sc_ops_lookup(stay[i], NULL)));
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/lang/attr/interned", test_attr_interned);
@@ -1312,5 +1332,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/lang/range/meet", test_range_meet);
   g_test_add_func("/lang/range/classes", test_range_classes);
   g_test_add_func("/lang/range/leaf-values", test_range_leaf_values);
+  g_test_add_func("/lang/canon/rewritten-to", test_rewritten_to);
   return g_test_run();
 }
