@@ -301,6 +301,32 @@ ENTRY %main (x: f32[6,4], i: s32[]) -> f32[4] {
 """
 
 
+# XLA's optimized print: a loop fusion and a call, inlined by the reader;
+# the impl is the same module on a batch split in two.
+FUSION_MODULE = """HloModule jit_f, entry_computation_layout={(f32[4,6]{1,0}, f32[6]{0})->f32[4,6]{1,0}}
+
+%fused_computation (param_0: f32[4,6], param_1.1: f32[6]) -> f32[4,6] {
+  %param_0 = f32[4,6]{1,0} parameter(0)
+  %param_1.1 = f32[6]{0} parameter(1)
+  %broadcast.1 = f32[4,6]{1,0} broadcast(f32[6]{0} %param_1.1), dimensions={1}
+  %add.1 = f32[4,6]{1,0} add(f32[4,6]{1,0} %param_0, f32[4,6]{1,0} %broadcast.1)
+  ROOT %tanh.1 = f32[4,6]{1,0} tanh(f32[4,6]{1,0} %add.1)
+}
+
+%helper (x: f32[4,6]) -> f32[4,6] {
+  %x = f32[4,6]{1,0} parameter(0)
+  ROOT %neg = f32[4,6]{1,0} negate(%x)
+}
+
+ENTRY %main.5 (Arg_0.1: f32[4,6], Arg_1.2: f32[6]) -> f32[4,6] {
+  %Arg_0.1 = f32[4,6]{1,0} parameter(0)
+  %Arg_1.2 = f32[6]{0} parameter(1)
+  %fusion = f32[4,6]{1,0} fusion(f32[4,6]{1,0} %Arg_0.1, f32[6]{0} %Arg_1.2), kind=kLoop, calls=%fused_computation, metadata={op_name="jit(f)/tanh" source_file="/home/u/f.py" source_line=3}
+  ROOT %call = f32[4,6]{1,0} call(%fusion), to_apply=%helper
+}
+"""
+
+
 def run_reader(sc, root):
     fails = 0
     n = 0
@@ -370,6 +396,34 @@ def run_reader(sc, root):
             print(f"#   {p.stderr}")
         print(f"{'ok' if ok else 'not ok'} {n} - hlo rows (data-dependent dynamic slices, "
               f"a product reducer) load, refine and validate")
+        fails += not ok
+        n += 1
+        fspec, fimpl = os.path.join(tmp, "fus.hlo"), os.path.join(tmp, "fus-impl.hlo")
+        with open(fspec, "w") as f:
+            f.write(FUSION_MODULE)
+        with open(fimpl, "w") as f:
+            f.write(FUSION_MODULE.replace("f32[4,6]", "f32[2,6]"))
+        fsheet = os.path.join(tmp, "fus.json")
+        with open(fsheet, "w") as f:
+            json.dump({"case": "fusion", "format": "hlo", "ranks": 2,
+                       "input_relation": {"Arg_0.1": ["cat(r0.Arg_0.1, r1.Arg_0.1, dim=0)"],
+                                          "Arg_1.2": ["r0.Arg_1.2", "r1.Arg_1.2"]},
+                       "expect_output_relation": {"call": ["cat(r0.call, r1.call, dim=0)"]}}, f)
+        b = os.path.join(tmp, "fus-bundle.json")
+        p = subprocess.run([PY, tool(root), "--spec", fspec, "--impl", fimpl, "--ranks", "2",
+                            "--relation", fsheet, "-o", b], capture_output=True, text=True)
+        ok = p.returncode == 0
+        if ok:
+            with open(b) as f:
+                names = [x["name"] for x in json.load(f)["spec"]["nodes"]]
+            ok = names == ["fusion/broadcast.1/1", "fusion/broadcast.1", "fusion/add.1", "fusion",
+                           "call"]
+            q = subprocess.run([sc, "check", "--quiet", b], capture_output=True, text=True)
+            ok = ok and q.returncode == 0
+        else:
+            print(f"#   {p.stderr}")
+        print(f"{'ok' if ok else 'not ok'} {n} - a fusion and a call are inlined (OUTER/INNER "
+              f"names) and refine")
         fails += not ok
     print(f"1..{n}")
     return 1 if fails else 0

@@ -84,6 +84,7 @@ class Lowering:
         self.tensors = set()
         self.fills = {}                   # tensor name -> fill value of an aten.full
         self.ins = None
+        self.depth = 0
         self.step = 0
 
     # --- errors and emission -------------------------------------------
@@ -885,7 +886,46 @@ class Lowering:
             return self.emit("aten.alias.default", [e.name], e.shape, e.dtype)
         return e
 
-    op_opt_barrier = None
+    # --- calls and fusions: inlined ---------------------------------------------
+
+    def inline(self, comp):
+        """The called computation's instructions lowered in place, named
+        OUTER/INNER, its parameters bound to this instruction's operands."""
+        outer = self.ins
+        params = {i.param: i for i in comp.instrs if i.opcode == "parameter"}
+        if sorted(params) != list(range(len(outer.operands))):
+            self.fail(f"{outer.opcode} passes {len(outer.operands)} operand(s) to {comp.name!r}, "
+                      f"which takes {len(params)}")
+        if self.depth > 32:
+            self.fail("calls nested deeper than 32")
+        self.depth += 1
+        pre = outer.name + "/"
+        for k, p in params.items():
+            self.env[pre + p.name] = self.env[outer.operands[k]]
+            if outer.operands[k] in self.cval:
+                self.cval[pre + p.name] = self.cval[outer.operands[k]]
+        for i in comp.instrs:
+            if i.opcode == "parameter":
+                continue
+            c = P.Instr(pre + i.name, i.type, i.opcode, i.line, i.col, False)
+            c.operands = [pre + o for o in i.operands]
+            c.operand_cols, c.literal, c.param = i.operand_cols, i.literal, i.param
+            c.attrs, c.opcode_col = i.attrs, i.opcode_col
+            c.src = i.src or outer.src
+            self.lower(c)
+        self.depth -= 1
+        self.ins = outer
+        self.step = max(self.step, 1000)
+        v = self.env[pre + comp.root.name]
+        if comp.root.opcode == "parameter" and isinstance(v, T):
+            return self.emit("aten.alias.default", [v.name], v.shape, v.dtype)
+        return v
+
+    def op_fusion(self):
+        return self.inline(P.comp_attr(self.mod, self.ins, "calls"))
+
+    def op_call(self):
+        return self.inline(P.comp_attr(self.mod, self.ins, "to_apply"))
 
     # --- collectives ---------------------------------------------------------------
 
