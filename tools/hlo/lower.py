@@ -68,11 +68,13 @@ class T:
 
 
 class Lowering:
-    def __init__(self, mod, rank, nranks, custom=None, role=None):
+    def __init__(self, mod, rank, nranks, custom=None, role=None, opaque_calls=False):
         self.mod = mod
         self.rank = rank                  # None: the spec (one device)
         self.nranks = nranks
         self.custom = dict(custom or {})  # extra custom-call target -> op name
+        self.opaque_calls = opaque_calls  # unknown targets as hlo.custom_call
+        self.opaque = []                  # (target, line) of those
         self.role = role or ("spec" if rank is None else f"rank {rank}")
         self.inputs = []
         self.nodes = []
@@ -1089,10 +1091,17 @@ class Lowering:
             args = [self.operand(i).name for i in range(len(ins.operands))]
             return self.emit(self.custom[target], args, shape, dtype)
         h = CUSTOM_CALLS.get(target)
+        if h is None and self.opaque_calls:
+            cfg = P.string_attr(self.mod, ins, "backend_config", "")
+            args = [self.operand(i).name for i in range(len(ins.operands))]
+            self.opaque.append((target, ins.line))
+            return self.emit("hlo.custom_call.default", [args, target, cfg, shape, dtype],
+                             shape, dtype)
         if h is None:
             self.fail(f"custom-call target {target!r} is unknown: declare its meaning as an "
                       f"operator in a lemma file and map it with --custom-call "
-                      f"{target}=NS.NAME (docs/hlo.md, \"Custom calls\")",
+                      f"{target}=NS.NAME, or give --opaque-custom-calls (docs/hlo.md, "
+                      f"\"Custom calls\")",
                       col=ins.attrs["custom_call_target"][1])
         return getattr(self, "cc_" + h)(target)
 
