@@ -390,15 +390,11 @@ def groups_attr(mod, ins, key):
     if key not in ins.attrs:
         return []
     val = ins.attrs[key][0].replace(" ", "")
-    m = re.fullmatch(r"\[(\d+),(\d+)\]<=\[(\d+)\]", val)
+    m = re.fullmatch(r"\[(\d+),(\d+)\]<=\[([\d,]+)\](?:T\(([\d,]+)\))?", val)
     if m:
-        g, n, tot = (int(x) for x in m.groups())
-        if g * n != tot:
-            attr_fail(mod, ins, key, f"iota groups {val!r} do not cover {tot} devices")
-        return [list(range(i * n, (i + 1) * n)) for i in range(g)]
-    if re.fullmatch(r"\[[\d,]+\]<=\[[\d,]+\](T\([\d,]+\))?", val):
-        attr_fail(mod, ins, key, f"transposed iota replica groups {val!r} are not supported; "
-                  "print the module with explicit groups")
+        return iota_groups(mod, ins, key, val, int(m.group(1)), int(m.group(2)),
+                           [int(x) for x in m.group(3).split(",")],
+                           [int(x) for x in m.group(4).split(",")] if m.group(4) else None)
     if not (val.startswith("{") and val.endswith("}")):
         attr_fail(mod, ins, key, f"expected {{{{i,j}},...}}, found {val!r}")
     body = val[1:-1]
@@ -413,6 +409,32 @@ def groups_attr(mod, ins, key):
     if re.sub(r"\{[^{}]*\}", "", body).replace(",", ""):
         attr_fail(mod, ins, key, f"expected {{{{i,j}},...}}, found {val!r}")
     return out
+
+
+def iota_groups(mod, ins, key, val, g, n, dims, perm):
+    """XLA's compact groups `[G,N]<=[d0,d1,...]T(p0,p1,...)`: the device
+    ids 0..prod(d)-1 laid out as an array of shape d, transposed by p,
+    read in row-major order and cut into G groups of N."""
+    tot = 1
+    for d in dims:
+        tot *= d
+    perm = perm if perm is not None else list(range(len(dims)))
+    if g * n != tot or sorted(perm) != list(range(len(dims))):
+        attr_fail(mod, ins, key, f"iota groups {val!r} do not cover {tot} devices")
+    tdims = [dims[p] for p in perm]
+    strides = [1] * len(dims)
+    for i in range(len(dims) - 2, -1, -1):
+        strides[i] = strides[i + 1] * dims[i + 1]
+    ids = []
+    idx = [0] * len(tdims)
+    for _ in range(tot):
+        ids.append(sum(idx[j] * strides[perm[j]] for j in range(len(tdims))))
+        for j in range(len(tdims) - 1, -1, -1):
+            idx[j] += 1
+            if idx[j] < tdims[j]:
+                break
+            idx[j] = 0
+    return [ids[i * n:(i + 1) * n] for i in range(g)]
 
 
 def slice_attr(mod, ins, key="slice"):
