@@ -277,6 +277,9 @@ READER_ERRORS = [
     ("HloModule m\n\nENTRY %main (p: f32[4]) -> f32[6] {\n  %p = f32[4]{0} parameter(0)\n"
      "  ROOT %g = f32[6]{0} all-gather(%p), replica_groups={{0,1}}, dimensions={0}\n}\n",
      "5:8: all-gather gives f32[8] for these operands, but the instruction declares f32[6]"),
+    ("HloModule m\n\nENTRY %main (p: f32[4,6]) -> f32[6,4] {\n  %p = f32[4,6]{1,0} parameter(0)\n"
+     "  ROOT %b = f32[6,4]{0,1} bitcast(%p)\n}\n",
+     "5:27: bitcast with a non-default result layout [0, 1] reorders elements"),
 ]
 
 

@@ -33,6 +33,7 @@ class CallLowering:
         pre = outer.name + "/"
         for k, p in params.items():
             self.env[pre + p.name] = self.env[outer.operands[k]]
+            self.instrs[pre + p.name] = self.instrs.get(outer.operands[k])
             if outer.operands[k] in self.cval:
                 self.cval[pre + p.name] = self.cval[outer.operands[k]]
         for i in comp.instrs:
@@ -41,7 +42,7 @@ class CallLowering:
             c = P.Instr(pre + i.name, i.type, i.opcode, i.line, i.col, False)
             c.operands = [pre + o for o in i.operands]
             c.operand_cols, c.literal, c.param = i.operand_cols, i.literal, i.param
-            c.attrs, c.opcode_col = i.attrs, i.opcode_col
+            c.attrs, c.opcode_col, c.layout = i.attrs, i.opcode_col, i.layout
             c.src = i.src or outer.src
             self.lower(c)
         self.depth -= 1

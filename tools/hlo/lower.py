@@ -66,6 +66,7 @@ class Lowering(CommLowering, CallLowering):
         self.nodes = []
         self.outputs = []
         self.env = {}                     # instr name -> T or list (tuple)
+        self.instrs = {}                  # instr name -> its Instr (layouts, opcodes)
         self.cval = {}                    # instr name -> folded python value
         self.constants = {}               # input name -> literal text (array constants)
         self.collectives = []             # (group name, members)
@@ -204,6 +205,7 @@ class Lowering(CommLowering, CallLowering):
             self.inputs.append({"name": p.name, "shape": p.type[2], "dtype": dt})
             self.tensors.add(p.name)
             self.env[p.name] = T(p.name, p.type[2], dt)
+            self.instrs[p.name] = p
         for ins in entry.instrs:
             if ins.opcode == "parameter":
                 continue
@@ -227,6 +229,7 @@ class Lowering(CommLowering, CallLowering):
         return {"inputs": self.inputs, "nodes": self.nodes, "outputs": self.outputs}
 
     def lower(self, ins):
+        self.instrs[ins.name] = ins
         self.ins = ins
         self.step = 0
         op = ins.opcode
@@ -500,7 +503,20 @@ class Lowering(CommLowering, CallLowering):
             t = self.view(t, cur)
         return self.view(t, shape)
 
-    op_bitcast = op_reshape
+    def op_bitcast(self):
+        """A bitcast reinterprets the bytes: the same row-major values only
+        when operand and result have the default layout (minor-to-major
+        n-1..0); with other layouts it is a transpose in disguise, which is
+        refused rather than guessed."""
+        self.arity(1)
+        src = self.instrs.get(self.ins.operands[0])
+        for what, i in (("result", self.ins), ("operand", src)):
+            lay = i.layout if i is not None else None
+            rank = len(i.type[2]) if i is not None and i.type[0] == "array" else 0
+            if lay is not None and lay != list(range(rank - 1, -1, -1)):
+                self.fail(f"bitcast with a non-default {what} layout {lay} reorders elements; "
+                          f"print the module before layout assignment")
+        return self.op_reshape()
 
     def op_transpose(self):
         self.arity(1)
@@ -519,7 +535,7 @@ class Lowering(CommLowering, CallLowering):
         v = self.fold_scalar(0)
         if v is not None and numel(shape) == 1:
             self.cval[self.ins.name] = v
-        src = self.mod.entry.by_name.get(self.ins.operands[0])
+        src = self.instrs.get(self.ins.operands[0])
         if v is not None and x.shape == [] and src is not None and src.opcode == "constant":
             # a constant broadcast is a constant: full, as XLA folds it
             return self.full(shape, self.scalar_json(v, src.type[1]), dtype)

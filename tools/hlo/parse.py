@@ -8,7 +8,9 @@
     TYPE    := DTYPE "[" dims "]" [ LAYOUT ] | "(" TYPE { "," TYPE } ")"
 
 Names may carry XLA's `%` sigil or not (both print styles).  Layouts
-(`{1,0}`, `{2,1,0:T(8,128)}`) and `/*index=5*/` comments are ignored.
+(`{1,0}`, `{2,1,0:T(8,128)}`) do not change an instruction's values, except
+through bitcast: each instruction keeps its layout aside (Instr.layout)
+for that.  `/*index=5*/` comments are ignored.
 Operands may be printed with their types (`f32[4]{0} %x`) or without.
 Attribute values are kept as raw text with their column; the lowering
 interprets the keys it knows.  Every error is a ConvertError whose place is
@@ -44,6 +46,7 @@ class Instr:
         self.param = None
         self.attrs = {}
         self.src = None
+        self.layout = None      # minor-to-major dims as printed; None: not printed
         self.opcode_col = col
 
 
@@ -186,10 +189,18 @@ class Line:
                 if self.eat("]"):
                     break
                 self.expect(",", "',' or ']' in a shape")
-        if self.text.startswith("{", self.pos):      # layout: ignored
+        self.last_layout = None
+        if self.text.startswith("{", self.pos):      # layout: kept aside (bitcast)
             self.pos += 1
-            self.balanced(stops="}")
+            text, _ = self.balanced(stops="}")
             self.expect("}")
+            m = re.match(r"\s*([\d,\s]*)", text)
+            try:
+                self.last_layout = [int(x) for x in m.group(1).replace(" ", "").split(",") if x]
+            except ValueError:
+                self.last_layout = None
+            if ":" in text or not self.last_layout and dims:
+                self.last_layout = "other"
         return ("array", dt, dims)
 
 
@@ -271,12 +282,14 @@ def parse_instr(ln):
     name = ln.name("an instruction name")
     ln.expect("=", "'=' after the instruction name")
     typ = ln.type()
+    layout = getattr(ln, "last_layout", None) if typ[0] == "array" else None
     ln.ws()
     opcode_pos = ln.pos
     m = re.compile(r"[a-z][a-z0-9\-]*").match(ln.text, ln.pos)
     if not m:
         ln.fail(f"expected an opcode, found {ln.found()}")
     ins = Instr(name, typ, m.group(0), ln.lineno, col, root)
+    ins.layout = layout
     ins.opcode_col = opcode_pos + 1
     ln.pos = m.end()
     ln.expect("(", "'(' after the opcode")
