@@ -473,6 +473,28 @@ def run_reader(sc, root):
             print(f"{'ok' if ok else 'not ok'} {n} - an opaque custom call, {name}: "
                   f"{'refines' if want == 0 else 'fails at k'}, the assumption stated")
             fails += not ok
+        # the async all-reduce of scheduled modules: all-reduce-start/-done
+        n += 1
+        d = os.path.join(root, "tests", "hlo", "cases", "dp-grad")
+        with open(os.path.join(d, "impl.hlo")) as f:
+            text = f.read()
+        text = text.replace("ROOT %all-reduce = f32[4,2]{1,0} all-reduce(",
+                            "%ars = f32[4,2]{1,0} all-reduce-start(")
+        text = text.rstrip().rstrip("}") + \
+            "  ROOT %all-reduce = f32[4,2]{1,0} all-reduce-done(f32[4,2]{1,0} %ars)\n}\n"
+        am = os.path.join(tmp, "async.hlo")
+        with open(am, "w") as f:
+            f.write(text)
+        b = os.path.join(tmp, "async.json")
+        p = subprocess.run([PY, tool(root), "--sheet-only", os.path.join(d, "sheet.json"),
+                            "--root", d, "--impl", am, "-o", b], capture_output=True, text=True)
+        ok = p.returncode == 0
+        if ok:
+            q = subprocess.run([sc, "check", "--quiet", b], capture_output=True, text=True)
+            ok = q.returncode == 0
+        print(f"{'ok' if ok else 'not ok'} {n} - all-reduce-start/all-reduce-done refine as "
+              f"the all-reduce")
+        fails += not ok
         # --custom-call TARGET=NS.NAME: a declared operator stands for the target
         n += 1
         osheet = os.path.join(tmp, "cc.json")

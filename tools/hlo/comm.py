@@ -69,6 +69,18 @@ class CommLowering:
             self.fail("all-reduce of several operands returns a tuple")
         return outs[0]
 
+    def op_all_reduce_start(self):
+        """The async form (scheduled modules): the start does the reduction,
+        the done hands its value on."""
+        return self.op_all_reduce()
+
+    def op_all_reduce_done(self):
+        self.arity(1)
+        v = self.env[self.ins.operands[0]]
+        if isinstance(v, list):
+            return [self.emit("aten.alias.default", [x.name], x.shape, x.dtype) for x in v]
+        return self.emit("aten.alias.default", [v.name], v.shape, v.dtype)
+
     def move_first(self, x, d):
         perm = [d] + [j for j in range(len(x.shape)) if j != d]
         return self.permute(x, perm), perm
