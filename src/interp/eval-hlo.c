@@ -5,6 +5,12 @@
  *                             (HLO's rule), then the slice;
  *   hlo.dynamic_update_slice  starts clamped to [0, dim - update dim], the
  *                             operand with the update written there;
+ *   hlo.custom_call           an opaque kernel: a fixed pseudo-random
+ *                             function of the target, the backend_config and
+ *                             every operand element (each result element a
+ *                             hashed linear mix of them, squashed by tanh),
+ *                             so that two calls agree on values exactly when
+ *                             they agree on target, config and operands;
  *   hlo.reduce                a fold of the reducer over the reduced
  *                             elements in row-major order, from init_value.
  *                             HLO leaves the order of a reduction
@@ -208,7 +214,46 @@ static gboolean ev_reduce(sc_ev *ev) {
   return TRUE;
 }
 
+static uint64_t str_hash(const char *s) {
+  uint64_t h = 0x9e3779b97f4a7c15ull;
+  for (; *s; s++)
+    h = sc_interp_hash64(h ^ (uint8_t)*s);
+  return h;
+}
+
+/* A weight in [-1, 1) from a 64-bit hash. */
+static double unit(uint64_t h) { return (double)(h >> 11) / 4503599627370496.0 - 1.0; }
+
+static gboolean ev_custom_call(sc_ev *ev) {
+  uint32_t n = 0;
+  g_autofree const sc_tvalue **ins = ev_tensor_list(ev, "operands", &n);
+  uint64_t key = str_hash(ev_str(ev, "target", "")) ^
+                 sc_interp_hash64(str_hash(ev_str(ev, "backend_config", "")));
+  sc_tvalue *o = ev->out[0];
+  int64_t work = 0;
+  for (uint32_t t = 0; t < n; t++)
+    work += ins[t] ? ins[t]->numel : 0;
+  if (work > 0 && o->numel > ev->max_elements / work)
+    return ev_fail(ev, SC_INTERP_ERROR_LIMIT, "opaque custom call too large to evaluate "
+                   "(%" G_GINT64_FORMAT " results x %" G_GINT64_FORMAT " operand elements)",
+                   (gint64)o->numel, (gint64)work);
+  for (int64_t k = 0; k < o->numel; k++) {
+    uint64_t hk = sc_interp_hash64(key ^ (uint64_t)k);
+    double acc = unit(hk);
+    for (uint32_t t = 0; t < n; t++) {
+      if (ins[t] == NULL)
+        continue;
+      uint64_t ht = sc_interp_hash64(hk + t + 1);
+      for (int64_t m = 0; m < ins[t]->numel; m++)
+        acc += ins[t]->data[m] * unit(sc_interp_hash64(ht ^ (uint64_t)m)) / (double)(work ? work : 1);
+    }
+    o->data[k] = tanh(acc);
+  }
+  return TRUE;
+}
+
 const sc_eval_entry sc_eval_hlo_table[] = {
+    {"hlo.custom_call.default", ev_custom_call},
     {"hlo.dynamic_slice.default", ev_dynamic_slice},
     {"hlo.dynamic_update_slice.default", ev_dynamic_update_slice},
     {"hlo.reduce.default", ev_reduce},

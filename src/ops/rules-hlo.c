@@ -111,3 +111,21 @@ gboolean sc_rule_hlo_reduce(const sc_op_call *call, GArray *out, GError **error)
   sc_rule_emit(out, &o, x->dtype);
   return TRUE;
 }
+
+gboolean sc_rule_hlo_custom_call(const sc_op_call *call, GArray *out, GError **error) {
+  const sc_value *shape = &call->args[3];
+  const sc_value *dtype = &call->args[4];
+  if (shape->u.ints.n > SC_MAX_RANK)
+    return shape_fail(error, "shape has %u dims, more than the supported %d", shape->u.ints.n,
+                      SC_MAX_RANK);
+  sc_shape o;
+  o.rank = shape->u.ints.n;
+  for (uint32_t d = 0; d < o.rank; d++) {
+    if (!need(sc_dim_le(call->symtab, sc_dim_const(0), shape->u.ints.v[d]), error,
+              "0 <= every size of shape"))
+      return FALSE;
+    o.dims[d] = shape->u.ints.v[d];
+  }
+  sc_rule_emit(out, &o, dtype->u.dtype);
+  return TRUE;
+}

@@ -2,12 +2,13 @@
  * the bundle loader, per-rank graphs and all.  Test 'real-ranks', suite
  * 'real'.
  *
- * Each relation sheet is converted by tools/fx2bundle.py into a temporary
+ * Each relation sheet is converted by tools/fx2bundle.py (tools/hlo2bundle
+ * for a sheet with "format": "hlo", docs/hlo.md) into a temporary
  * folder (never into the source tree: the data and bundles made from it
  * are not committed), then loaded.  A case passes when it loads, or when
  * the only thing that stops it is an operator the registry does not have
  * yet from the custom namespaces that lemma files will declare (apex.*,
- * _C.*, vllm.*, tg.*, megatron.sinkhorn, aten.nonzero).  Any other error
+ * _C.*, vllm.*, tg.*, neuron.*, megatron.sinkhorn, aten.nonzero).  Any other error
  * fails.  Output is TAP; exit 77 (skip) when the data is absent.
  *
  * So that a case stopped by a custom operator in its spec still exercises
@@ -48,8 +49,8 @@ static char *find_data(void) {
 /* Is MSG an unknown-operator error about an operator lemma files will
  * declare?  Then *OP gets its name. */
 static gboolean blocked_by_custom_op(const char *msg, char **op) {
-  static const char *const prefixes[] = {"apex.", "_C.", "vllm.", "tg.", "megatron.sinkhorn",
-                                         "aten.nonzero", NULL};
+  static const char *const prefixes[] = {"apex.", "_C.", "vllm.", "tg.", "neuron.",
+                                         "megatron.sinkhorn", "aten.nonzero", NULL};
   const char *q = strstr(msg, "unknown operator '");
   if (q == NULL)
     return FALSE;
@@ -142,6 +143,8 @@ static void register_standins(void) {
        "str layer_name) -> Tensor",
        "like:output"},
       {"megatron", "sinkhorn(Tensor cost) -> Tensor", "like:cost"},
+      {"neuron", "transfer(Tensor x) -> Tensor", "like:x"},
+      {"neuron", "rms_norm(Tensor x, Tensor weight, float eps, int dim) -> Tensor", "like:x"},
   };
   for (size_t i = 0; i < G_N_ELEMENTS(ops); i++) {
     GError *err = NULL;
@@ -202,6 +205,7 @@ int main(void) {
   }
   g_autofree char *rel_dir = g_build_filename(data, "relations", NULL);
   g_autofree char *tool = g_build_filename(SC_TEST_SRCDIR, "tools", "fx2bundle.py", NULL);
+  g_autofree char *hlo_tool = g_build_filename(SC_TEST_SRCDIR, "tools", "hlo2bundle", NULL);
   GError *err = NULL;
   g_autofree char *tmp = g_dir_make_tmp("sc-real-XXXXXX", &err);
   if (tmp == NULL) {
@@ -255,8 +259,11 @@ int main(void) {
     /* The one case whose checked outputs need upstream's assumed
      * intermediates (docs/real-captures.md, "Pruning"). */
     gboolean assume = strstr(sheet, "layernorm_allreduce") != NULL;
-    const char *argv[] = {"python3", tool, "--sheet-only", sheet_path, "--root", data,
-                          "-o",      out,  assume ? "--assume-intermediates" : NULL,
+    g_autofree char *text = NULL;
+    gboolean hlo = g_file_get_contents(sheet_path, &text, NULL, NULL) &&
+                   strstr(text, "\"format\": \"hlo\"") != NULL;
+    const char *argv[] = {"python3", hlo ? hlo_tool : tool, "--sheet-only", sheet_path,
+                          "--root",  data, "-o", out, assume ? "--assume-intermediates" : NULL,
                           NULL};
     g_autofree char *so = NULL, *se = NULL;
     int status = 0;

@@ -9,16 +9,18 @@ reduce with an add reducer -> aten.sum.dim_IntList, ...  The last node of
 an instruction's lowering carries the instruction's name (`dot.52`); the
 steps before it are named `NAME/1`, `NAME/2`, ...
 
-Collectives become PyTorch's per-rank functional collectives on the group
-of the rank (named by its members, `{0,1}`); the loader stitches them into
-comm.* nodes.  replica-id and partition-id are the rank's number, and
+Collectives (comm.py) become PyTorch's per-rank functional collectives on
+the group of the rank (named by its members, `{0,1}`); the loader
+stitches them into comm.* nodes.  Calls, fusions and custom calls are in
+calls.py.  replica-id and partition-id are the rank's number, and
 scalar integer arithmetic on constants is folded, so that GSPMD's
 dynamic-slice at `partition-id * 512` becomes a static slice per rank.
 
 Invariants: nodes are emitted in the module's order; every tensor a node
 reads was defined before; every emitted tensor carries the shape and dtype
-the lowering computed (the loader checks them against its shape rules, so
-a lowering mistake is an input error, never a silent one).
+the lowering computed, checked against the instruction's declared type
+here and against the operators' shape rules by the loader, so that a
+lowering mistake is an input error, never a silent one.
 """
 
 import math
@@ -26,6 +28,9 @@ import re
 
 from fx2bundle import ConvertError
 from hlo import parse as P
+from hlo.calls import CallLowering
+from hlo.comm import CommLowering
+from hlo.shapes import T, numel
 
 BUNDLE_DTYPES = {"pred": "bool", "s8": "i8", "u8": "u8", "s32": "i32", "s64": "i64",
                  "u32": "i64", "f16": "f16", "bf16": "bf16", "f32": "f32", "f64": "f64"}
@@ -47,43 +52,28 @@ COMPARE = {"EQ": "aten.eq.Tensor", "NE": "aten.ne.Tensor", "LT": "aten.lt.Tensor
            "LE": "aten.le.Tensor", "GT": "aten.gt.Tensor", "GE": "aten.ge.Tensor"}
 # reducer computations recognized by their root: (root opcode) -> kind
 REDUCERS = {"add": "sum", "maximum": "max", "minimum": "min", "and": "and", "or": "or"}
-# known custom-call targets -> handler name (declared in lemmas/custom-neuron.lemma)
-CUSTOM_CALLS = {"AwsNeuronTransferWithStaticRing": "transfer",
-                "AwsNeuronRmsNorm": "rms_norm"}
 
-
-def numel(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
-
-
-class T:
-    """A lowered array value: bundle tensor name, shape, bundle dtype."""
-    __slots__ = ("name", "shape", "dtype")
-
-    def __init__(self, name, shape, dtype):
-        self.name, self.shape, self.dtype = name, list(shape), dtype
-
-
-class Lowering:
-    def __init__(self, mod, rank, nranks, custom=None, role=None):
+class Lowering(CommLowering, CallLowering):
+    def __init__(self, mod, rank, nranks, custom=None, role=None, opaque_calls=False):
         self.mod = mod
         self.rank = rank                  # None: the spec (one device)
         self.nranks = nranks
         self.custom = dict(custom or {})  # extra custom-call target -> op name
+        self.opaque_calls = opaque_calls  # unknown targets as hlo.custom_call
+        self.opaque = []                  # (target, line) of those
         self.role = role or ("spec" if rank is None else f"rank {rank}")
         self.inputs = []
         self.nodes = []
         self.outputs = []
         self.env = {}                     # instr name -> T or list (tuple)
+        self.instrs = {}                  # instr name -> its Instr (layouts, opcodes)
         self.cval = {}                    # instr name -> folded python value
         self.constants = {}               # input name -> literal text (array constants)
         self.collectives = []             # (group name, members)
         self.tensors = set()
         self.fills = {}                   # tensor name -> fill value of an aten.full
         self.ins = None
+        self.depth = 0
         self.step = 0
 
     # --- errors and emission -------------------------------------------
@@ -215,6 +205,7 @@ class Lowering:
             self.inputs.append({"name": p.name, "shape": p.type[2], "dtype": dt})
             self.tensors.add(p.name)
             self.env[p.name] = T(p.name, p.type[2], dt)
+            self.instrs[p.name] = p
         for ins in entry.instrs:
             if ins.opcode == "parameter":
                 continue
@@ -238,6 +229,7 @@ class Lowering:
         return {"inputs": self.inputs, "nodes": self.nodes, "outputs": self.outputs}
 
     def lower(self, ins):
+        self.instrs[ins.name] = ins
         self.ins = ins
         self.step = 0
         op = ins.opcode
@@ -511,7 +503,20 @@ class Lowering:
             t = self.view(t, cur)
         return self.view(t, shape)
 
-    op_bitcast = op_reshape
+    def op_bitcast(self):
+        """A bitcast reinterprets the bytes: the same row-major values only
+        when operand and result have the default layout (minor-to-major
+        n-1..0); with other layouts it is a transpose in disguise, which is
+        refused rather than guessed."""
+        self.arity(1)
+        src = self.instrs.get(self.ins.operands[0])
+        for what, i in (("result", self.ins), ("operand", src)):
+            lay = i.layout if i is not None else None
+            rank = len(i.type[2]) if i is not None and i.type[0] == "array" else 0
+            if lay is not None and lay != list(range(rank - 1, -1, -1)):
+                self.fail(f"bitcast with a non-default {what} layout {lay} reorders elements; "
+                          f"print the module before layout assignment")
+        return self.op_reshape()
 
     def op_transpose(self):
         self.arity(1)
@@ -530,7 +535,7 @@ class Lowering:
         v = self.fold_scalar(0)
         if v is not None and numel(shape) == 1:
             self.cval[self.ins.name] = v
-        src = self.mod.entry.by_name.get(self.ins.operands[0])
+        src = self.instrs.get(self.ins.operands[0])
         if v is not None and x.shape == [] and src is not None and src.opcode == "constant":
             # a constant broadcast is a constant: full, as XLA folds it
             return self.full(shape, self.scalar_json(v, src.type[1]), dtype)
@@ -884,203 +889,3 @@ class Lowering:
         if isinstance(e, T):
             return self.emit("aten.alias.default", [e.name], e.shape, e.dtype)
         return e
-
-    op_opt_barrier = None
-
-    # --- collectives ---------------------------------------------------------------
-
-    def group(self):
-        """The replica group of this rank: (name, members); None on a
-        group of one (an identity)."""
-        ins = self.ins
-        groups = P.groups_attr(self.mod, ins, "replica_groups")
-        if self.rank is None:
-            if any(len(g) > 1 for g in groups):
-                self.fail(f"{ins.opcode} on groups {groups} in the spec, which runs on one "
-                          f"device")
-            return None
-        if not groups:
-            groups = [list(range(self.nranks))]
-        seen = set()
-        for g in groups:
-            for r in g:
-                if r < 0 or r >= self.nranks or r in seen:
-                    self.fail(f"replica_groups {groups} do not partition ranks 0..{self.nranks - 1}"
-                              f" (--ranks {self.nranks})", col=ins.attrs["replica_groups"][1])
-                seen.add(r)
-        mine = [g for g in groups if self.rank in g]
-        if not mine:
-            self.fail(f"rank {self.rank} is in none of the replica_groups {groups}",
-                      col=ins.attrs["replica_groups"][1])
-        g = sorted(mine[0])
-        if len(g) == 1:
-            return None
-        name = "{" + ",".join(str(r) for r in g) + "}"
-        self.collectives.append((name, g))
-        return name, g
-
-    def coll_op(self):
-        comp = P.comp_attr(self.mod, self.ins, "to_apply")
-        kind = self.reducer_kind(comp)
-        if kind not in ("sum", "max", "min"):
-            self.fail(f"{self.ins.opcode}: reducer {comp.name!r} is not add, maximum or minimum",
-                      col=self.ins.attrs["to_apply"][1])
-        return kind
-
-    def op_all_reduce(self):
-        kind = self.coll_op()
-        g = self.group()
-        outs = []
-        for i in range(len(self.ins.operands)):
-            x = self.operand(i)
-            if g is None:
-                outs.append(self.emit("aten.alias.default", [x.name], x.shape, x.dtype))
-            else:
-                outs.append(self.emit("_c10d_functional.all_reduce.default",
-                                      [x.name, kind, g[0]], x.shape, x.dtype))
-        if self.ins.type[0] == "tuple":
-            return outs
-        if len(outs) != 1:
-            self.fail("all-reduce of several operands returns a tuple")
-        return outs[0]
-
-    def move_first(self, x, d):
-        perm = [d] + [j for j in range(len(x.shape)) if j != d]
-        return self.permute(x, perm), perm
-
-    def move_back(self, t, perm):
-        inv = [perm.index(j) for j in range(len(perm))]
-        return self.permute(t, inv)
-
-    def gather_like(self, what):
-        self.arity(1)
-        x = self.operand(0)
-        dims = P.int_list(self.mod, self.ins, "dimensions")
-        if len(dims) != 1 or not 0 <= dims[0] < len(x.shape):
-            self.fail(f"{self.ins.opcode} needs dimensions={{d}} within rank {len(x.shape)}")
-        return x, dims[0], self.group()
-
-    def op_all_gather(self):
-        x, d, g = self.gather_like("all-gather")
-        shape, dtype = self.out_type()
-        if g is None:
-            return self.emit("aten.alias.default", [x.name], shape, dtype)
-        n = len(g[1])
-        y, perm = self.move_first(x, d)
-        r = self.emit("_c10d_functional.all_gather_into_tensor.default", [y.name, n, g[0]],
-                      [y.shape[0] * n] + y.shape[1:], dtype)
-        return self.move_back(r, perm)
-
-    def op_reduce_scatter(self):
-        kind = self.coll_op()
-        x, d, g = self.gather_like("reduce-scatter")
-        shape, dtype = self.out_type()
-        if g is None:
-            return self.emit("aten.alias.default", [x.name], shape, dtype)
-        n = len(g[1])
-        if x.shape[d] % n:
-            self.fail(f"reduce-scatter: dim {d} of size {x.shape[d]} does not split {n} ways")
-        y, perm = self.move_first(x, d)
-        r = self.emit("_c10d_functional.reduce_scatter_tensor.default", [y.name, kind, n, g[0]],
-                      [y.shape[0] // n] + y.shape[1:], dtype)
-        return self.move_back(r, perm)
-
-    def op_all_to_all(self):
-        if self.ins.type[0] == "tuple" or len(self.ins.operands) != 1:
-            self.fail("tuple all-to-all is not supported yet; only the array form with "
-                      "dimensions={d}")
-        x, d, g = self.gather_like("all-to-all")
-        shape, dtype = self.out_type()
-        if g is None:
-            return self.emit("aten.alias.default", [x.name], shape, dtype)
-        y, perm = self.move_first(x, d)
-        r = self.emit("_c10d_functional.all_to_all_single.default", [y.name, None, None, g[0]],
-                      y.shape, dtype)
-        return self.move_back(r, perm)
-
-    def op_collective_permute(self):
-        """Rank t receives the operand of rank s for each pair {s,t}, zeros
-        when it is no target.  Written as an all-gather over every rank and
-        the slice of the source's block: the same values (docs/hlo.md)."""
-        self.arity(1)
-        x = self.operand(0)
-        shape, dtype = self.out_type()
-        pairs = P.groups_attr(self.mod, self.ins, "source_target_pairs")
-        if any(len(p) != 2 for p in pairs):
-            self.fail("source_target_pairs must be pairs {source,target}")
-        targets = [t for _s, t in pairs]
-        if len(set(targets)) != len(targets):
-            self.fail("source_target_pairs names a target twice")
-        if self.rank is None:
-            if any(s != 0 or t != 0 for s, t in pairs):
-                self.fail("collective-permute between devices in the spec, which runs on one "
-                          "device")
-            if not pairs:
-                return self.emit("aten.zeros.default", [shape], shape, dtype, {"dtype": dtype})
-            return self.emit("aten.alias.default", [x.name], shape, dtype)
-        for s, t in pairs:
-            if not (0 <= s < self.nranks and 0 <= t < self.nranks):
-                self.fail(f"source_target_pairs {pairs} name a rank outside 0..{self.nranks - 1}")
-        src = [s for s, t in pairs if t == self.rank]
-        everyone = list(range(self.nranks))
-        name = "{" + ",".join(str(r) for r in everyone) + "}"
-        self.collectives.append((name, everyone))
-        flat = self.view(x, [max(1, numel(x.shape))]) if len(x.shape) == 0 else x
-        n0 = flat.shape[0]
-        g = self.emit("_c10d_functional.all_gather_into_tensor.default",
-                      [flat.name, self.nranks, name], [n0 * self.nranks] + flat.shape[1:], dtype)
-        if not src:
-            return self.emit("aten.zeros.default", [shape], shape, dtype, {"dtype": dtype})
-        s = src[0]
-        part = self.emit("aten.slice.Tensor", [g.name, 0, s * n0, (s + 1) * n0], flat.shape, dtype)
-        return self.view(part, shape)
-
-    # --- custom calls -------------------------------------------------------------
-
-    def op_custom_call(self):
-        ins = self.ins
-        target = P.string_attr(self.mod, ins, "custom_call_target")
-        if target is None:
-            self.fail("custom-call needs custom_call_target=")
-        shape, dtype = self.out_type()
-        if shape is None:
-            self.fail(f"custom-call {target!r} returns a tuple; not supported yet")
-        if target in self.custom:
-            args = [self.operand(i).name for i in range(len(ins.operands))]
-            return self.emit(self.custom[target], args, shape, dtype)
-        h = CUSTOM_CALLS.get(target)
-        if h is None:
-            self.fail(f"custom-call target {target!r} is unknown: declare its meaning as an "
-                      f"operator in a lemma file and map it with --custom-call "
-                      f"{target}=NS.NAME (docs/hlo.md, \"Custom calls\")",
-                      col=ins.attrs["custom_call_target"][1])
-        return getattr(self, "cc_" + h)(target)
-
-    def cc_transfer(self, target):
-        self.arity(1)
-        x = self.operand(0)
-        shape, dtype = self.out_type()
-        if shape != x.shape or dtype != x.dtype:
-            self.fail(f"{target} returns {shape} {dtype} for an operand {x.shape} {x.dtype}; "
-                      f"it is read as an identity move, which keeps both")
-        return self.emit("neuron.transfer.default", [x.name], shape, dtype)
-
-    def cc_rms_norm(self, target):
-        self.arity(3)
-        x, w = self.operand(0), self.operand(1)
-        eps = self.fold_scalar(2)
-        if eps is None or not isinstance(eps, float):
-            self.fail(f"{target}: the epsilon operand must be a float constant",
-                      col=self.ins.operand_cols[2] + 1)
-        cfg = P.string_attr(self.mod, self.ins, "backend_config", "")
-        try:
-            d = int(cfg)
-        except ValueError:
-            self.fail(f"{target}: backend_config={cfg!r} is not the normalized dim",
-                      col=self.ins.attrs.get("backend_config", (None, self.ins.opcode_col))[1])
-        shape, dtype = self.out_type()
-        if not 0 <= d < len(x.shape) or w.shape != [x.shape[d]] or shape != x.shape:
-            self.fail(f"{target}: expects x, weight [size of x's dim {d}], eps and returns x's "
-                      f"shape; found x {x.shape}, weight {w.shape}, result {shape}")
-        r = self.emit("neuron.rms_norm.default", [x.name, w.name, eps, d], x.shape, x.dtype)
-        return self.to_dtype(r, dtype)

@@ -8,7 +8,9 @@
     TYPE    := DTYPE "[" dims "]" [ LAYOUT ] | "(" TYPE { "," TYPE } ")"
 
 Names may carry XLA's `%` sigil or not (both print styles).  Layouts
-(`{1,0}`, `{2,1,0:T(8,128)}`) and `/*index=5*/` comments are ignored.
+(`{1,0}`, `{2,1,0:T(8,128)}`) do not change an instruction's values, except
+through bitcast: each instruction keeps its layout aside (Instr.layout)
+for that.  `/*index=5*/` comments are ignored.
 Operands may be printed with their types (`f32[4]{0} %x`) or without.
 Attribute values are kept as raw text with their column; the lowering
 interprets the keys it knows.  Every error is a ConvertError whose place is
@@ -44,6 +46,7 @@ class Instr:
         self.param = None
         self.attrs = {}
         self.src = None
+        self.layout = None      # minor-to-major dims as printed; None: not printed
         self.opcode_col = col
 
 
@@ -186,10 +189,18 @@ class Line:
                 if self.eat("]"):
                     break
                 self.expect(",", "',' or ']' in a shape")
-        if self.text.startswith("{", self.pos):      # layout: ignored
+        self.last_layout = None
+        if self.text.startswith("{", self.pos):      # layout: kept aside (bitcast)
             self.pos += 1
-            self.balanced(stops="}")
+            text, _ = self.balanced(stops="}")
             self.expect("}")
+            m = re.match(r"\s*([\d,\s]*)", text)
+            try:
+                self.last_layout = [int(x) for x in m.group(1).replace(" ", "").split(",") if x]
+            except ValueError:
+                self.last_layout = None
+            if ":" in text or not self.last_layout and dims:
+                self.last_layout = "other"
         return ("array", dt, dims)
 
 
@@ -271,12 +282,14 @@ def parse_instr(ln):
     name = ln.name("an instruction name")
     ln.expect("=", "'=' after the instruction name")
     typ = ln.type()
+    layout = getattr(ln, "last_layout", None) if typ[0] == "array" else None
     ln.ws()
     opcode_pos = ln.pos
     m = re.compile(r"[a-z][a-z0-9\-]*").match(ln.text, ln.pos)
     if not m:
         ln.fail(f"expected an opcode, found {ln.found()}")
     ins = Instr(name, typ, m.group(0), ln.lineno, col, root)
+    ins.layout = layout
     ins.opcode_col = opcode_pos + 1
     ln.pos = m.end()
     ln.expect("(", "'(' after the opcode")
@@ -390,15 +403,11 @@ def groups_attr(mod, ins, key):
     if key not in ins.attrs:
         return []
     val = ins.attrs[key][0].replace(" ", "")
-    m = re.fullmatch(r"\[(\d+),(\d+)\]<=\[(\d+)\]", val)
+    m = re.fullmatch(r"\[(\d+),(\d+)\]<=\[([\d,]+)\](?:T\(([\d,]+)\))?", val)
     if m:
-        g, n, tot = (int(x) for x in m.groups())
-        if g * n != tot:
-            attr_fail(mod, ins, key, f"iota groups {val!r} do not cover {tot} devices")
-        return [list(range(i * n, (i + 1) * n)) for i in range(g)]
-    if re.fullmatch(r"\[[\d,]+\]<=\[[\d,]+\](T\([\d,]+\))?", val):
-        attr_fail(mod, ins, key, f"transposed iota replica groups {val!r} are not supported; "
-                  "print the module with explicit groups")
+        return iota_groups(mod, ins, key, val, int(m.group(1)), int(m.group(2)),
+                           [int(x) for x in m.group(3).split(",")],
+                           [int(x) for x in m.group(4).split(",")] if m.group(4) else None)
     if not (val.startswith("{") and val.endswith("}")):
         attr_fail(mod, ins, key, f"expected {{{{i,j}},...}}, found {val!r}")
     body = val[1:-1]
@@ -413,6 +422,32 @@ def groups_attr(mod, ins, key):
     if re.sub(r"\{[^{}]*\}", "", body).replace(",", ""):
         attr_fail(mod, ins, key, f"expected {{{{i,j}},...}}, found {val!r}")
     return out
+
+
+def iota_groups(mod, ins, key, val, g, n, dims, perm):
+    """XLA's compact groups `[G,N]<=[d0,d1,...]T(p0,p1,...)`: the device
+    ids 0..prod(d)-1 laid out as an array of shape d, transposed by p,
+    read in row-major order and cut into G groups of N."""
+    tot = 1
+    for d in dims:
+        tot *= d
+    perm = perm if perm is not None else list(range(len(dims)))
+    if g * n != tot or sorted(perm) != list(range(len(dims))):
+        attr_fail(mod, ins, key, f"iota groups {val!r} do not cover {tot} devices")
+    tdims = [dims[p] for p in perm]
+    strides = [1] * len(dims)
+    for i in range(len(dims) - 2, -1, -1):
+        strides[i] = strides[i + 1] * dims[i + 1]
+    ids = []
+    idx = [0] * len(tdims)
+    for _ in range(tot):
+        ids.append(sum(idx[j] * strides[perm[j]] for j in range(len(tdims))))
+        for j in range(len(tdims) - 1, -1, -1):
+            idx[j] += 1
+            if idx[j] < tdims[j]:
+                break
+            idx[j] = 0
+    return [ids[i * n:(i + 1) * n] for i in range(g)]
 
 
 def slice_attr(mod, ins, key="slice"):
