@@ -24,7 +24,7 @@ import torch
 
 from shardcheck_export import expr as rexpr
 
-from . import relation
+from . import relation, replay
 from .record import CaptureError
 
 FORMAT = "shardcheck-bundle/1"
@@ -88,6 +88,9 @@ def assemble(spec_dir, ranks_dir, n, name, given=None, description=""):
         metas.append(m)
         vals.append(v)
     check_structure(spec_meta, metas)
+    replay.check_run(spec_meta["graph"], spec_vals, "the 1-process run")
+    for k in range(n):
+        replay.check_run(metas[k]["graph"], vals[k], f"the {n}-process run, rank {k}")
     report = []
     given = given or {}
 
