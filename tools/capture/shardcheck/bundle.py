@@ -137,7 +137,8 @@ def assemble(spec_dir, ranks_dir, n, name, given=None, description=""):
                 why = f"laid out like {m.group(2)}"
         if exprs is None:
             f = relation.find(spec_vals["outputs"][o],
-                              {k: vals[k]["outputs"][o] for k in holders}, o, exact=False)
+                              {k: vals[k]["outputs"][o] for k in holders}, o, exact=False,
+                              some=False)
             if f is not None:
                 exprs, why = f.exprs, f"from values: {f.kind}"
             else:
