@@ -71,8 +71,8 @@ CASES = {
     "error-crash": (os.path.join(PROG, "crash.py"), 2, "", [], 2,
                     ["2-process run: rank 1 exited with status 1",
                      "RuntimeError: planted crash on rank 1"], []),
-    "error-hang": (os.path.join(PROG, "hang.py"), 2, "", ["--timeout", "45"], 3,
-                   ["2-process run: ranks 0, 1 did not finish within 45 s"], []),
+    "error-hang": (os.path.join(PROG, "hang.py"), 2, "", ["--timeout", "90"], 3,
+                   ["2-process run: ranks 0, 1 did not finish within 90 s"], []),
     "error-mismatch": (os.path.join(PROG, "mismatch.py"), 2, "", [], 2,
                        ["structure: rank 0 has input 0.weight that the 1-process run does "
                         "not have"], []),

@@ -83,5 +83,11 @@ check("inputs compare exactly", f is None)
 f = relation.find(w, {0: w + 1e-7}, "w", exact=False)
 check("outputs compare within a tolerance", f is not None and f.exprs == ["r0.w"])
 
+p = {0: w.clone(), 1: w + 1}
+f = relation.find(w, p, "w")
+check("some ranks hold an input whole", f.exprs == ["r0.w"])
+f = relation.find(w, p, "w", exact=False, some=False)
+check("an output wrong on one rank matches nothing", f is None)
+
 print(f"{len(failures)} failed")
 sys.exit(1 if failures else 0)

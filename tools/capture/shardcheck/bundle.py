@@ -24,7 +24,7 @@ import torch
 
 from shardcheck_export import expr as rexpr
 
-from . import relation
+from . import relation, replay
 from .record import CaptureError
 
 FORMAT = "shardcheck-bundle/1"
@@ -88,6 +88,9 @@ def assemble(spec_dir, ranks_dir, n, name, given=None, description=""):
         metas.append(m)
         vals.append(v)
     check_structure(spec_meta, metas)
+    replay.check_run(spec_meta["graph"], spec_vals, "the 1-process run")
+    for k in range(n):
+        replay.check_run(metas[k]["graph"], vals[k], f"the {n}-process run, rank {k}")
     report = []
     given = given or {}
 
@@ -134,7 +137,8 @@ def assemble(spec_dir, ranks_dir, n, name, given=None, description=""):
                 why = f"laid out like {m.group(2)}"
         if exprs is None:
             f = relation.find(spec_vals["outputs"][o],
-                              {k: vals[k]["outputs"][o] for k in holders}, o, exact=False)
+                              {k: vals[k]["outputs"][o] for k in holders}, o, exact=False,
+                              some=False)
             if f is not None:
                 exprs, why = f.exprs, f"from values: {f.kind}"
             else:

@@ -124,6 +124,7 @@ def capture_step(fn, *args, **kwargs):
         result = fn(*args, **kwargs)
     if rec.collectives.failure is not None:
         raise rec.collectives.failure
+    rec.collectives.flush()
 
     outputs, values = [], {}
     want = []           # (wanted output name, tensor)
@@ -162,7 +163,8 @@ def capture_step(fn, *args, **kwargs):
             "graph": graph, "groups": rec.collectives.groups,
             "params": [n for n, _ in params]}
     os.makedirs(out_dir, exist_ok=True)
-    torch.save({"inputs": rec.input_values, "outputs": values},
+    moved = {mapping.get(k, k): v for k, v in rec.moved.items()}
+    torch.save({"inputs": rec.input_values, "outputs": values, "moved": moved},
                os.path.join(out_dir, f"rank{rank}.pt"))
     with open(os.path.join(out_dir, f"rank{rank}.json"), "w") as f:
         json.dump(meta, f)

@@ -137,8 +137,8 @@ def main(argv=None):
     ap.add_argument("--check", action="store_true", help="also run `shardcheck check`")
     ap.add_argument("--relation", help="JSON file {input: [expressions]} for inputs whose "
                                        "relation the values do not show")
-    ap.add_argument("--timeout", type=float, default=120.0,
-                    help="seconds each run may take (default 120); past it: exit 3")
+    ap.add_argument("--timeout", type=float, default=300.0,
+                    help="seconds each run may take (default 300); past it: exit 3")
     ap.add_argument("--name", help="bundle name (default: the script's name)")
     ap.add_argument("--shardcheck", help="the shardcheck binary for --check")
     ap.add_argument("--keep", help="keep the runs' records and logs in this folder")

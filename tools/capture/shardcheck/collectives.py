@@ -68,6 +68,7 @@ class Context:
         self.saved = {}
         self.groups = {}        # group name -> global ranks
         self.failure = None
+        self.snaps = []         # (recorder, name, tensor): values to take (flush)
 
     # -- groups -------------------------------------------------------------------
     def group_name(self, pg):
@@ -128,6 +129,17 @@ class Context:
         wrapped.__name__ = method
         return wrapped
 
+    def flush(self):
+        """Take the values of the collectives recorded so far (replay.py).
+        Gloo finishes a collective in a worker thread, and only the wait
+        that torch.distributed makes after the ProcessGroup call (which
+        may not be repeated: a recv waited twice waits for a second
+        message) makes its result final; so the values are taken at the
+        next operator the program runs, or at the end of the step."""
+        snaps, self.snaps = self.snaps, []
+        for rec, name, value in snaps:
+            rec.note_moved(name, value)
+
     def note_functional(self, func, args):
         """torch 2.x's _c10d_functional ops name their group (last string
         argument); record its members (documented API: get_process_group_ranks
@@ -154,6 +166,7 @@ class Context:
                                f"call that torch.distributed makes: its group is unknown")
         entry[3] = True
         _, pg, pargs, _ = entry
+        note = lambda name, value: self.snaps.append((rec, name, value))  # noqa: E731
         # read the inputs' names before the call writes into them
         out = func(*args, **kwargs)
         if opname == "barrier":
@@ -167,11 +180,12 @@ class Context:
                 x = rec.name(t, where)
                 rec.mutated(t, where)
                 res = rec.new_result(t, "all_reduce", where)
+                note(res["name"], t)
                 rec.add_node("_c10d_functional.all_reduce.default", [TRef(x), op, group], {}, [res])
         elif opname == "allgather_":
             outs, ins = args[0], args[1]
             for lst, x in zip(outs, ins):
-                self._gather(rec, lst, x, n, group, where)
+                self._gather(rec, lst, x, n, group, where, note)
         elif opname == "broadcast_":
             root = pargs[1].rootRank if len(pargs) > 1 else 0
             src = self.global_rank(pg, root)
@@ -179,6 +193,7 @@ class Context:
                 x = rec.name(t, where)
                 rec.mutated(t, where)
                 res = rec.new_result(t, "broadcast", where)
+                note(res["name"], t)
                 rec.add_node("_c10d_functional.broadcast.default", [TRef(x), src, group], {}, [res])
         elif opname == "send":
             dst = self.global_rank(pg, pargs[1])
@@ -192,6 +207,7 @@ class Context:
             for t in args[0]:
                 rec.mutated(t, where)
                 res = rec.new_result(t, "recv", where)
+                note(res["name"], t)
                 rec.add_node("comm.recv.default", [], {"src": src, "tag": tag}, [res],
                              label="recv")
         elif opname == "reduce_scatter_":
@@ -200,11 +216,13 @@ class Context:
                 cat = self._cat(rec, lst, where)
                 rec.mutated(t, where)
                 res = rec.new_result(t, "reduce_scatter", where)
+                note(res["name"], t)
                 rec.add_node("_c10d_functional.reduce_scatter_tensor.default",
                              [TRef(cat), op, n, group], {}, [res])
         elif opname == "alltoall_":
             cat = self._cat(rec, args[1], where)
             moved = rec.fresh(*self._cat_type(args[0], where), "all_to_all")
+            note(moved["name"], list(args[0]))
             rec.add_node("_c10d_functional.all_to_all_single.default",
                          [TRef(cat), None, None, group], {}, [moved])
             self._slices(rec, moved["name"], args[0], where)
@@ -222,12 +240,13 @@ class Context:
         shape[0] = sum(int(t.shape[0]) for t in tensors)
         return shape, dtype
 
-    def _gather(self, rec, outs, x, n, group, where):
+    def _gather(self, rec, outs, x, n, group, where, note):
         xt = x
         if xt.dim() == 0:
             raise CaptureError(f"{where}: all_gather of a 0-dim tensor")
         xn = rec.name(xt, where)
         res = rec.fresh(*self._cat_type(outs, where), "all_gather")
+        note(res["name"], list(outs))
         rec.add_node("_c10d_functional.all_gather_into_tensor.default", [TRef(xn), n, group], {},
                      [res])
         self._slices(rec, res["name"], outs, where)

@@ -85,6 +85,7 @@ class Recorder(TorchDispatchMode):
         self.name_of = {}        # id(tensor) -> current graph name
         self.keep = []           # strong refs: ids stay unique while recording
         self.by_storage = {}     # storage address -> ids of the tensors on it
+        self.moved = {}          # result name of a collective -> its value (or pieces)
         self.stale = {}          # id(tensor) -> why it may not be read
         self.inputs = []         # graph input entries
         self.input_values = {}   # name -> tensor (a copy, as it was when first read)
@@ -139,6 +140,14 @@ class Recorder(TorchDispatchMode):
         self._bind(t, nm)
         return {"name": nm, "shape": shape, "dtype": dtype}
 
+    def note_moved(self, name, value):
+        """The value a collective (or recv) produced under NAME, for replay.py;
+        a list of tensors stands for their concatenation along dim 0."""
+        if isinstance(value, (list, tuple)):
+            self.moved[name] = [v.detach().clone() for v in value]
+        else:
+            self.moved[name] = value.detach().clone()
+
     def fresh(self, shape, dtype, want):
         """A result that no Python tensor holds (an intermediate the recorder
         adds, such as the gathered whole of an all_gather)."""
@@ -189,6 +198,8 @@ class Recorder(TorchDispatchMode):
     # -- the dispatch hook ----------------------------------------------------------
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if self.collectives is not None and self.collectives.snaps:
+            self.collectives.flush()
         sch = func._schema
         ns = sch.name.split("::")[0]
         if ns == "profiler":        # record_function markers: no data

@@ -115,8 +115,11 @@ def _split(whole, pieces, name, d, exact):
     return Found(exprs, f"{kind} along dim {d}", ambiguous)
 
 
-def find(whole, pieces, name, exact=True):
-    """How whole (the one-process value) lies in pieces {rank: value}."""
+def find(whole, pieces, name, exact=True, some=True):
+    """How whole (the one-process value) lies in pieces {rank: value}.
+    some: accept "whole on some ranks" when the others hold something else
+    (right for an input, which the ranks may hold or not; never for an
+    output, where every rank that returns it must hold it rightly)."""
     if not pieces:
         return None
     same = [k for k, v in sorted(pieces.items()) if v.shape == whole.shape]
@@ -128,6 +131,6 @@ def find(whole, pieces, name, exact=True):
             return f
     # some ranks hold it whole: a replica is enough for an input
     good = [k for k in same if close(pieces[k], whole, exact)]
-    if good:
+    if good and some:
         return Found([_ref(k, name) for k in good], "replicated on some ranks")
     return None
