@@ -16,25 +16,33 @@ typedef struct {
   sc_infer_result *r;
 } checked;
 
+/* The lemma library, loaded once for every test (loading it is most of
+ * a small check's time, under the sanitizers). */
+static sc_lemma_set *library;
+
 static void check_model(checked *c, const char *rel) {
   GError *err = NULL;
   g_autofree char *path = g_build_filename(SC_TEST_SRCDIR, rel, NULL);
-  g_autofree char *lemmas = g_build_filename(SC_TEST_SRCDIR, "lemmas", NULL);
-  c->set = sc_lemma_set_new();
-  g_assert_true(sc_lemma_set_load_dir(c->set, lemmas, &err));
-  g_assert_no_error(err);
+  if (library == NULL) {
+    g_autofree char *lemmas = g_build_filename(SC_TEST_SRCDIR, "lemmas", NULL);
+    library = sc_lemma_set_new();
+    g_assert_true(sc_lemma_set_load_dir(library, lemmas, &err));
+    g_assert_no_error(err);
+  }
+  c->set = NULL; /* borrowed: the library */
   c->b = sc_bundle_load(path, &err);
   g_assert_no_error(err);
   sc_infer_options opts;
   sc_infer_options_init(&opts);
-  opts.lemmas = c->set;
+  opts.lemmas = library;
   c->r = sc_infer_run(c->b, &opts, &err);
   g_assert_no_error(err);
 }
 
 static void checked_clear(checked *c) {
   sc_infer_result_free(c->r);
-  sc_lemma_set_free(c->set);
+  if (c->set != NULL)
+    sc_lemma_set_free(c->set);
   sc_bundle_free(c->b);
 }
 
@@ -243,7 +251,7 @@ static void test_svg_layout(void) {
 static sc_diagnosis *diagnose(const checked *c) {
   sc_diagnose_options o;
   sc_diagnose_options_init(&o);
-  o.lemmas = c->set;
+  o.lemmas = c->set != NULL ? c->set : library;
   return sc_diagnose(c->b, c->r, &o);
 }
 
@@ -409,5 +417,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/report/diagnose/values-differ-partial", test_diagnose_partial);
   g_test_add_func("/report/diagnose/values-differ-after-deferral", test_diagnose_deferred);
   g_test_add_func("/report/diagnose/not-proved", test_diagnose_not_proved);
-  return g_test_run();
+  int status = g_test_run();
+  if (library != NULL)
+    sc_lemma_set_free(library);
+  return status;
 }
