@@ -260,9 +260,26 @@ class Plan:
             st.run(env, self.mesh, mut)
         return {k: env[v] for k, v in self.output_values.items()}
 
+    def live_steps(self):
+        """Indices of the steps whose result reaches a program output."""
+        need = set(self.output_values.values())
+        live = set()
+        for i in range(len(self.steps) - 1, -1, -1):
+            st = self.steps[i]
+            out = st.out if st.kind == "local" else st.dst
+            if out in need:
+                live.add(i)
+                need.update(st.ins if st.kind == "local" else [st.src])
+        return live
+
     def mutations(self):
+        """(step, name, mutation) for every place of every kind of bug, on
+        the steps that reach an output."""
         out = []
+        live = self.live_steps()
         for i, st in enumerate(self.steps):
+            if i not in live:
+                continue
             for name, m in st.mutations(self.mesh, self.backward):
                 out.append((i, name, m))
         return out
