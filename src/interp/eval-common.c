@@ -163,6 +163,26 @@ gboolean tv_next(uint32_t rank, const int64_t *dims, int64_t *idx) {
   return FALSE;
 }
 
+int64_t *tv_reduce_map(const sc_tvalue *x, const gboolean *mask, int64_t *n_out) {
+  int64_t ostr[SC_MAX_RANK], s = 1;
+  for (int32_t d = (int32_t)x->rank - 1; d >= 0; d--) {
+    ostr[d] = mask[d] ? 0 : s;
+    if (!mask[d])
+      s *= x->dims[d];
+  }
+  *n_out = s;
+  int64_t *map = g_new(int64_t, x->numel ? x->numel : 1);
+  int64_t idx[SC_MAX_RANK] = {0};
+  for (int64_t k = 0; k < x->numel; k++) {
+    int64_t o = 0;
+    for (uint32_t d = 0; d < x->rank; d++)
+      o += idx[d] * ostr[d];
+    map[k] = o;
+    tv_next(x->rank, x->dims, idx);
+  }
+  return map;
+}
+
 double ev_reduce_dtype_eps(sc_dtype dt) {
   switch (dt) {
   case SC_DTYPE_F64: return DBL_EPSILON;

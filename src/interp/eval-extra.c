@@ -414,27 +414,6 @@ static gboolean ev_bce_backward(sc_ev *ev) { return ev_loss_backward(ev, LOSS_BC
 
 /* ---- reductions and sorting ---------------------------------------------------- */
 
-/* MAP[i]: the output offset of input element i, the dims of MASK reduced. */
-static int64_t *xreduce_map(const sc_tvalue *x, const gboolean *mask, int64_t *n_out) {
-  int64_t ostr[SC_MAX_RANK], s = 1;
-  for (int32_t d = (int32_t)x->rank - 1; d >= 0; d--) {
-    ostr[d] = mask[d] ? 0 : s;
-    if (!mask[d])
-      s *= x->dims[d];
-  }
-  *n_out = s;
-  int64_t *map = g_new(int64_t, x->numel ? x->numel : 1);
-  int64_t idx[SC_MAX_RANK] = {0};
-  for (int64_t k = 0; k < x->numel; k++) {
-    int64_t o = 0;
-    for (uint32_t d = 0; d < x->rank; d++)
-      o += idx[d] * ostr[d];
-    map[k] = o;
-    tv_next(x->rank, x->dims, idx);
-  }
-  return map;
-}
-
 /* The reduced dims that argument NAME names (absent or None: every dim). */
 static void xreduce_mask(const sc_ev *ev, const sc_tvalue *x, const char *name, gboolean *mask) {
   int64_t dims[SC_MAX_RANK * 2];
@@ -452,7 +431,7 @@ static gboolean reduce_into(sc_ev *ev, const char *dims_arg, gboolean prod, doub
   gboolean mask[SC_MAX_RANK];
   xreduce_mask(ev, x, dims_arg, mask);
   int64_t n_out;
-  g_autofree int64_t *map = xreduce_map(x, mask, &n_out);
+  g_autofree int64_t *map = tv_reduce_map(x, mask, &n_out);
   if (n_out != out->numel)
     return ev_fail(ev, SC_INTERP_ERROR_SHAPE, "internal disagreement on the reduction's size");
   for (int64_t k = 0; k < n_out; k++)

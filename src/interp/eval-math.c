@@ -822,26 +822,6 @@ static void reduce_mask(const sc_ev *ev, const sc_tvalue *x, const char *name, g
         mask[ev_wrap(dims[i], x->rank)] = TRUE;
 }
 
-/* MAP[i] = output offset of input element i (reduced dims dropped). */
-static int64_t *reduce_map(const sc_tvalue *x, const gboolean *mask, int64_t *n_out) {
-  int64_t ostr[SC_MAX_RANK], s = 1;
-  for (int32_t d = (int32_t)x->rank - 1; d >= 0; d--) {
-    ostr[d] = mask[d] ? 0 : s;
-    if (!mask[d])
-      s *= x->dims[d];
-  }
-  *n_out = s;
-  int64_t *map = g_new(int64_t, x->numel ? x->numel : 1);
-  int64_t idx[SC_MAX_RANK] = {0};
-  for (int64_t k = 0; k < x->numel; k++) {
-    int64_t o = 0;
-    for (uint32_t d = 0; d < x->rank; d++)
-      o += idx[d] * ostr[d];
-    map[k] = o;
-    tv_next(x->rank, x->dims, idx);
-  }
-  return map;
-}
 
 /* The reduction of X over the dims that DIMS_ARG names (every dim when
  * absent): fills MASK (the reduced dims) and *N_OUT, and returns the map
@@ -850,7 +830,7 @@ static int64_t *reduce_map(const sc_tvalue *x, const gboolean *mask, int64_t *n_
 static int64_t *reduction(sc_ev *ev, const sc_tvalue *x, const char *dims_arg, int64_t want,
                           gboolean *mask, int64_t *n_out) {
   reduce_mask(ev, x, dims_arg, mask);
-  int64_t *map = reduce_map(x, mask, n_out);
+  int64_t *map = tv_reduce_map(x, mask, n_out);
   if (*n_out != want) {
     g_free(map);
     ev_fail(ev, SC_INTERP_ERROR_SHAPE, "internal disagreement on the reduction's size");

@@ -32,6 +32,7 @@
 #define ev_wrap             sc_interp_ev_wrap
 #define tv_bstrides         sc_interp_tv_bstrides
 #define tv_next             sc_interp_tv_next
+#define tv_reduce_map       sc_interp_tv_reduce_map
 #define tv_strides          sc_interp_tv_strides
 
 #include "shardcheck/interp.h"
@@ -95,6 +96,10 @@ void tv_bstrides(const sc_tvalue *in, uint32_t rank, const int64_t *dims, int64_
 /* Advance IDX (RANK coordinates in DIMS) in row-major order; FALSE after
  * the last one. */
 gboolean tv_next(uint32_t rank, const int64_t *dims, int64_t *idx);
+/* MAP[i]: the output offset of input element i of X when the dims that
+ * MASK marks are reduced; *N_OUT the output's element count.  (transfer
+ * full) */
+int64_t *tv_reduce_map(const sc_tvalue *x, const gboolean *mask, int64_t *n_out);
 
 /* eval-layout.c: the size a data-dependent operator (ops.h,
  * SC_OP_DATA_DEPENDENT) gives its result for the concrete inputs ARGS
