@@ -8,28 +8,40 @@
 # copy of its seed corpus tests/fuzz/corpus/NAME, niced, one at a time.  The
 # grown corpora and any crash artifacts go to $FUZZ_WORK (default
 # ./fuzz-work, outside the source tree's corpus).  Prints one line per harness
-# with its executions; exits 1 when a harness found something (crash, leak,
-# sanitizer report, timeout), naming the artifact.  For CI: CI must have
-# clang installed (Debian package `clang`).
-set -eu
+# with its executions and coverage, then "fuzz: P passed, F failed" (one
+# test per harness; .ci/run adds it to the suite's count); exits 1 when a
+# harness found something (crash, leak, sanitizer report, timeout), naming
+# the artifact, or when the fuzz build failed.  Needs clang and its
+# sanitizer/fuzzer runtime (Debian: clang, libclang-rt-14-dev;
+# tools/setup.sh --deps --fuzz).
+set -u
 secs=${1:-60}
 [ $# -gt 0 ] && shift
 harnesses=${*:-fuzz-expr fuzz-sym fuzz-bundle fuzz-lemma}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${FUZZ_BUILD:-$root/build-fuzz}
 work=${FUZZ_WORK:-$root/fuzz-work}
+n=0
+for h in $harnesses; do n=$((n + 1)); done
+built=1
 if [ ! -f "$build/build.ninja" ]; then
   CC=clang CXX=clang++ meson setup "$build" "$root" -Dfuzz=enabled \
-    -Db_sanitize=address,undefined -Db_lundef=false --buildtype=debugoptimized
+    -Db_sanitize=address,undefined -Db_lundef=false --buildtype=debugoptimized || built=0
 fi
 targets=""
 for h in $harnesses; do targets="$targets tests/fuzz/$h"; done
-nice ninja -C "$build" $targets
+[ $built -eq 1 ] && { nice ninja -C "$build" $targets || built=0; }
+if [ $built -eq 0 ]; then
+  echo "run-fuzz: the fuzz build failed (needs clang and libclang-rt-14-dev)"
+  echo "fuzz: 0 passed, $n failed"
+  exit 1
+fi
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export SC_LEMMA_DIR="$root/lemmas"
 export SC_LEMMA_CACHE=0 # every input runs the whole lemma check
-status=0
+passed=0
+failed=0
 for h in $harnesses; do
   name=${h#fuzz-}
   mkdir -p "$work/$name" "$work/artifacts-$name"
@@ -38,11 +50,15 @@ for h in $harnesses; do
       -max_len=8192 -print_final_stats=1 -artifact_prefix="$work/artifacts-$name/" \
       "$work/$name" "$root/tests/fuzz/corpus/$name" >"$log" 2>&1; then
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-    echo "$h: ${execs:-?} executions in ${secs} s, no finding"
+    cov=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -1 |
+      sed -n 's/.*cov: \([0-9]*\) ft: \([0-9]*\).*/cov \1, ft \2/p')
+    echo "$h: ${execs:-?} executions in ${secs} s (${cov:-cov ?}), no finding"
+    passed=$((passed + 1))
   else
     echo "$h: FINDING (log $log):"
     grep -E "^(==[0-9]+==ERROR|SUMMARY|.*runtime error|artifact_prefix|Test unit written)" "$log" | head -5
-    status=1
+    failed=$((failed + 1))
   fi
 done
-exit $status
+echo "fuzz: $passed passed, $failed failed"
+[ $failed -eq 0 ]
