@@ -27,6 +27,11 @@
 #define ld_check_opdecl    sc_lemma_ld_check_opdecl
 #define ld_decl_shape_rule sc_lemma_ld_decl_shape_rule
 #define lx_append          sc_lemma_lx_append
+#define lx_new             sc_lemma_lx_new
+#define lx_push            sc_lemma_lx_push
+#define ld_lemma_free      sc_lemma_ld_lemma_free
+#define ld_class_instance  sc_lemma_ld_class_instance
+#define ld_class_instance_name sc_lemma_ld_class_instance_name
 #define lx_copy            sc_lemma_lx_copy
 #define lx_free            sc_lemma_lx_free
 #define pnode_free         sc_lemma_pnode_free

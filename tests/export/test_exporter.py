@@ -22,10 +22,11 @@ try:
     import torch
     import torch.nn.functional as F
 except ImportError:
-    print(f"SKIP: torch is not importable by {sys.executable}; the exporter's tests "
-          f"need it (Debian: apt-get install python3-torch, run with /usr/bin/python3)")
     # a CI machine must have torch (tools/setup.sh installs python3-torch)
-    sys.exit(1 if os.environ.get("CI", "").lower() == "true" else 77)
+    ci = os.environ.get("CI", "").lower() == "true"
+    print(f"{'FAIL' if ci else 'SKIP'}: torch is not importable by {sys.executable}; the exporter's tests "
+          f"need it (Debian: apt-get install python3-torch, run with /usr/bin/python3)")
+    sys.exit(1 if ci else 77)
 
 from shardcheck_export import (Export, ExportError, Input, Param, Partial,  # noqa: E402
                                Replicate, Shard, Slice, build_bundle, comm)

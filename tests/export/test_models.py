@@ -26,10 +26,11 @@ sys.path.insert(0, os.path.join(ROOT, "tools", "export"))
 try:
     import torch
 except ImportError:
-    print(f"SKIP: torch is not importable by {sys.executable}; cannot regenerate "
-          f"the bundles of models/ (Debian: apt-get install python3-torch)")
     # a CI machine must have torch (tools/setup.sh installs python3-torch)
-    sys.exit(1 if os.environ.get("CI", "").lower() == "true" else 77)
+    ci = os.environ.get("CI", "").lower() == "true"
+    print(f"{'FAIL' if ci else 'SKIP'}: torch is not importable by {sys.executable}; cannot regenerate "
+          f"the bundles of models/ (Debian: apt-get install python3-torch)")
+    sys.exit(1 if ci else 77)
 
 from shardcheck_export.cli import main as cli_main  # noqa: E402
 
