@@ -3,8 +3,9 @@
  * Each saturation has its own soft limits (runner.h: time, live e-nodes,
  * iterations); the budget bounds the whole check: CPU seconds of the
  * process, its peak resident memory, and the e-nodes of any one e-graph.
- * The runner consults it at every iteration (and stops its run at once
- * when it is spent), the driver after every spec node; once spent it stays
+ * The runner consults it at every iteration, during the search and every
+ * 256 matches while it applies one rule's matches (and stops its run at
+ * once when it is spent), the driver after every spec node; once spent it stays
  * spent, and the check ends with verdict "limit" (exit 3) at the spec node
  * being visited, naming the limit.
  *

@@ -228,14 +228,25 @@ sc_stop_reason sc_runner_run(sc_runner *r, sc_rewrite *const *rules,
       uint32_t w = sc_rewrite_match_width(rules[i], eg);
       const uint32_t *m = (const uint32_t *)matches[i]->data;
       guint len = matches[i]->len;
-      for (guint j = 0; j + w <= len; j += w) {
+      for (guint j = 0, k = 1; j + w <= len; j += w, k++) {
         /* software pipeline: memo slots 16 matches ahead, records 8 */
         if (j + 16 * w + w <= len)
           sc_rewrite_prefetch(rules[i], eg, m + j + 16 * w + 1, 0);
         if (j + 8 * w + w <= len)
           sc_rewrite_prefetch(rules[i], eg, m + j + 8 * w + 1, 1);
-        rec.applied += sc_rewrite_apply_match(rules[i], eg, m + j, i);
+        if (sc_rewrite_apply_match(rules[i], eg, m + j, i))
+          rec.applied++;
+        /* the overall budget (time, memory, e-nodes) every 256 matches:
+         * one rule's matches can grow the e-graph past it */
+        if (k % 256 == 0 && r->lim.budget != NULL &&
+            sc_budget_check(r->lim.budget, sc_egraph_n_nodes(eg)) != NULL) {
+          stop = sc_budget_spent_on_enodes(r->lim.budget) ? SC_STOP_NODE_LIMIT
+                                                          : SC_STOP_TIME_LIMIT;
+          break;
+        }
       }
+      if (stop != SC_STOP_NONE)
+        break; /* rule i only partly applied: not counted in applied_upto */
       if (len == 0)
         continue; /* nothing added: the limits stand as checked */
       g_array_set_size(matches[i], 0);

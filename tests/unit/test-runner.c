@@ -6,6 +6,8 @@
  * analysis as a conflict carrying the rule's id. */
 #include "shardcheck/runner.h"
 
+#include <sys/resource.h>
+
 #include <string.h>
 
 enum { OP_ADD = 1, OP_MUL, OP_VAR, OP_F, OP_G, OP_VIEW, OP_A, OP_B };
@@ -207,6 +209,53 @@ static void test_limits(void) {
     g_assert_cmpuint(sc_runner_n_iterations(r), <=, 1); /* same microsecond */
   }
   free_rules(rules, 5);
+}
+
+/* Peak resident set of this process in MiB (what the budget measures). */
+static uint64_t test_peak_mib(void) {
+  struct rusage ru;
+  g_assert_cmpint(getrusage(RUSAGE_SELF, &ru), ==, 0);
+  return (uint64_t)ru.ru_maxrss / 1024u;
+}
+
+/* Issue 19: the memory budget (--memory-limit) is consulted while one
+ * rule's matches are applied, not only between rules or iterations: one
+ * rule that adds eight nodes per match over 100,000 matches (~800,000
+ * nodes, tens of MiB) stops within its first iteration, part way through
+ * its matches, when the peak passes the limit set 8 MiB above the peak at
+ * the start; the e-graph is left clean and consistent. */
+static void test_budget_mid_iteration(void) {
+  enum { K = 100000, DEPTH = 8 };
+  g_autoptr(sc_egraph) eg = sc_egraph_new(NULL, NULL);
+  for (uint32_t i = 0; i < K; i++) {
+    sc_id v = sc_egraph_add(eg, OP_VAR, i, NULL, 0);
+    sc_egraph_add(eg, OP_F, 0, &v, 1);
+  }
+  sc_pattern *l = sc_pattern_new(), *rp = sc_pattern_new();
+  sc_pat_id x = sc_pattern_var(l, "x");
+  sc_pattern_node(l, OP_F, sc_attr_exact(0), &x, 1);
+  sc_pat_id t = sc_pattern_var(rp, "x");
+  for (uint32_t d = 0; d < DEPTH; d++)
+    t = sc_pattern_node(rp, OP_G, sc_attr_exact(d), &t, 1);
+  sc_rewrite *rules[1] = {rule("deep", l, rp)};
+  sc_egraph_rebuild(eg);
+  uint32_t nodes0 = sc_egraph_n_nodes(eg);
+
+  g_autoptr(sc_budget) budget = sc_budget_new(0, test_peak_mib() + 8, 0);
+  sc_runner_limits lim;
+  base_limits(&lim, SC_SCHED_SIMPLE);
+  lim.node_limit = 100 * K;
+  lim.budget = budget;
+  g_autoptr(sc_runner) r = sc_runner_new(eg, &lim);
+  g_assert_cmpint(sc_runner_run(r, rules, 1), ==, SC_STOP_TIME_LIMIT);
+  g_assert_nonnull(strstr(sc_budget_spent(budget), "memory limit (--memory-limit"));
+  g_assert_cmpuint(sc_runner_n_iterations(r), ==, 1);
+  /* part way through the one rule's matches, not after all of them */
+  g_assert_cmpuint(sc_egraph_n_nodes(eg), >, nodes0);
+  g_assert_cmpuint(sc_egraph_n_nodes(eg), <, nodes0 + (uint32_t)K * DEPTH);
+  g_assert_true(sc_egraph_is_clean(eg));
+  assert_check(eg);
+  free_rules(rules, 1);
 }
 
 static void test_limits_env(void) {
@@ -513,6 +562,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/runner/workload/backoff", test_workload_backoff);
   g_test_add_func("/runner/limits/stop", test_limits);
   g_test_add_func("/runner/limits/env", test_limits_env);
+  g_test_add_func("/runner/limits/budget-mid-iteration", test_budget_mid_iteration);
   g_test_add_func("/runner/apply/applier-computed", test_applier_and_computed);
   g_test_add_func("/runner/constrained/view-view", test_constrained);
   g_test_add_func("/runner/analysis/unsound-rule", test_unsound_rule);
