@@ -654,7 +654,7 @@ static gboolean do_union(sc_egraph *eg, sc_id a, sc_id b, uint32_t just,
   sc_id ra = sc_eg_find(eg, a), rb = sc_eg_find(eg, b);
   if (ra == rb)
     return FALSE;
-  int flags = 0;
+  sc_merge_result flags = SC_MERGE_NONE;
   gboolean dsz = eg->has_an && eg->an.data_size;
   if (dsz) {
     memcpy(eg->scratch_a, data_at(eg, ra), eg->an.data_size);
@@ -666,7 +666,7 @@ static gboolean do_union(sc_egraph *eg, sc_id a, sc_id b, uint32_t just,
       if (!forced)
         return FALSE;
       memcpy(eg->scratch_a, data_at(eg, ra), eg->an.data_size);
-      flags = 0;
+      flags = SC_MERGE_NONE;
     }
     if (flags & SC_MERGE_A_CHANGED)
       push_parents(eg, &eg->apending, ra);
@@ -749,7 +749,7 @@ static void repair_node(sc_egraph *eg, sc_id node, uint32_t *n_unions) {
 static void repair_analysis(sc_egraph *eg, sc_id node) {
   sc_id c = sc_eg_find(eg, node);
   make_data(eg, node, eg->scratch_b);
-  int flags = eg->an.merge(data_at(eg, c), eg->scratch_b, eg->an_user);
+  sc_merge_result flags = eg->an.merge(data_at(eg, c), eg->scratch_b, eg->an_user);
   if (flags & SC_MERGE_CONFLICT) {
     eg->n_conflicts++;
     if (eg->conflict_fn)
@@ -1125,7 +1125,7 @@ gboolean sc_egraph_check(const sc_egraph *eg, GError **error) {
       /* make_data only reads, but takes a mutable e-graph for find() */
       make_data((sc_egraph *)eg, n, tmp_b);
       memcpy(tmp_a, data_at(eg, c), eg->an.data_size);
-      int f = eg->an.merge(tmp_a, tmp_b, eg->an_user);
+      sc_merge_result f = eg->an.merge(tmp_a, tmp_b, eg->an_user);
       if (f & (SC_MERGE_A_CHANGED | SC_MERGE_CONFLICT))
         FAIL("I4: analysis of class %u does not cover node %u%s", c, n,
              (f & SC_MERGE_CONFLICT) ? " (conflict)" : "");

@@ -306,7 +306,7 @@ static gboolean fail_or_defer(sc_rel_ctx *c, sc_id v, const sc_node *n, const sc
 
 /* What a visit leaves behind once its relations are recorded. */
 static void visit_end(sc_rel_ctx *c, sc_id v, const sc_node *n, double t0) {
-  double dt = g_get_monotonic_time() / 1e6 - t0;
+  double dt = (double)g_get_monotonic_time() / 1e6 - t0;
   if (dt > c->res->stats.slowest_seconds) {
     c->res->stats.slowest_seconds = dt;
     c->res->stats.slowest_node = v;
@@ -327,7 +327,7 @@ static void visit_end(sc_rel_ctx *c, sc_id v, const sc_node *n, double t0) {
 gboolean sc_rel_visit_node(sc_rel_ctx *c, sc_id v, gboolean *stop, GError **error) {
   const sc_node *n = sc_graph_node(c->spec, v);
   c->visiting = n;
-  double t0 = g_get_monotonic_time() / 1e6;
+  double t0 = (double)g_get_monotonic_time() / 1e6;
   const char *limit_hit = NULL;
   sc_runner *runner = NULL;
   sc_id *out_cls = g_new(sc_id, n->n_results ? n->n_results : 1);

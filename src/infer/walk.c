@@ -264,7 +264,7 @@ static void judge_expectations(sc_rel_ctx *c) {
 
 sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
                               GError **error) {
-  double t0 = g_get_monotonic_time() / 1e6;
+  double t0 = (double)g_get_monotonic_time() / 1e6;
   sc_rel_ctx c;
   ctx_init(&c, b, opts);
   sc_infer_result *res = c.res;
@@ -291,7 +291,7 @@ sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
 
   g_free(need);
   ctx_clear(&c);
-  res->stats.seconds = g_get_monotonic_time() / 1e6 - t0;
+  res->stats.seconds = (double)g_get_monotonic_time() / 1e6 - t0;
   if (!ok) {
     sc_infer_result_free(res);
     return NULL;

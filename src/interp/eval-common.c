@@ -171,7 +171,7 @@ int64_t *tv_reduce_map(const sc_tvalue *x, const gboolean *mask, int64_t *n_out)
       s *= x->dims[d];
   }
   *n_out = s;
-  int64_t *map = g_new(int64_t, x->numel ? x->numel : 1);
+  int64_t *map = g_new(int64_t, ev_buf_len(x->numel));
   int64_t idx[SC_MAX_RANK] = {0};
   for (int64_t k = 0; k < x->numel; k++) {
     int64_t o = 0;

@@ -539,7 +539,7 @@ static gboolean ev_argsort(sc_ev *ev) {
   for (uint32_t k = d + 1; k < x->rank; k++)
     inner *= x->dims[k];
   int64_t outer = x->numel / (len * inner);
-  g_autofree sort_item *items = g_new(sort_item, len);
+  g_autofree sort_item *items = g_new(sort_item, ev_buf_len(len));
   for (int64_t o = 0; o < outer; o++)
     for (int64_t in = 0; in < inner; in++) {
       for (int64_t j = 0; j < len; j++)

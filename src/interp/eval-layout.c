@@ -983,7 +983,7 @@ static void sort_lines(const sc_tvalue *x, uint32_t d, gboolean desc, int64_t k,
     outer *= x->dims[j];
   for (uint32_t j = d + 1; j < x->rank; j++)
     inner *= x->dims[j];
-  keyed *line = g_new(keyed, len ? len : 1), *tmp = g_new(keyed, len ? len : 1);
+  keyed *line = g_new(keyed, ev_buf_len(len)), *tmp = g_new(keyed, ev_buf_len(len));
   for (int64_t o = 0; o < outer; o++)
     for (int64_t in = 0; in < inner; in++) {
       for (int64_t q = 0; q < len; q++) {

@@ -860,7 +860,7 @@ static gboolean reduce_common(sc_ev *ev, const char *dims_arg, int kind) {
     return ev_fail(ev, SC_INTERP_ERROR_INVALID,
                    "cannot reduce over a zero-size dimension (the operation has no identity)");
   if (kind == RED_MAX || kind == RED_MIN) {
-    g_autofree gboolean *seen = g_new0(gboolean, n_out ? n_out : 1);
+    g_autofree gboolean *seen = g_new0(gboolean, ev_buf_len(n_out));
     for (int64_t k = 0; k < x->numel; k++) {
       double v = x->data[k], *o = &out->data[map[k]];
       if (!seen[map[k]]) {
@@ -879,7 +879,7 @@ static gboolean reduce_common(sc_ev *ev, const char *dims_arg, int kind) {
       out->data[k] /= (double)count;
   if (kind == RED_VAR) {
     double correction = ev_has(ev, "correction") ? ev_num(ev, "correction", 1) : 1.0;
-    g_autofree double *mean = g_new(double, n_out ? n_out : 1);
+    g_autofree double *mean = g_new(double, ev_buf_len(n_out));
     for (int64_t k = 0; k < n_out; k++) {
       mean[k] = out->data[k] / (double)count;
       out->data[k] = 0;
@@ -979,7 +979,7 @@ static gboolean ev_embedding_backward(sc_ev *ev) {
   if (g->numel != ix->numel * dsz)
     return ev_fail(ev, SC_INTERP_ERROR_SHAPE,
                    "grad_output must have the indices' shape followed by the embedding size");
-  g_autofree int64_t *count = g_new0(int64_t, nw > 0 ? nw : 1);
+  g_autofree int64_t *count = g_new0(int64_t, nw > 0 ? (gsize)nw : 1);
   for (int64_t k = 0; k < ix->numel; k++) {
     int64_t i = (int64_t)ix->data[k];
     if (i < 0 || i >= nw)
@@ -1169,7 +1169,7 @@ static gboolean ev_logsumexp(sc_ev *ev) {
   g_autofree int64_t *map = reduction(ev, x, "dim", out->numel, mask, &n_out);
   if (map == NULL)
     return FALSE;
-  g_autofree double *mx = g_new(double, n_out ? n_out : 1);
+  g_autofree double *mx = g_new(double, ev_buf_len(n_out));
   for (int64_t k = 0; k < n_out; k++)
     mx[k] = -INFINITY;
   for (int64_t k = 0; k < x->numel; k++) {
@@ -1352,7 +1352,7 @@ static int64_t attn_kv_block(const attn_ctx *a, int64_t o) {
  * for none) = log sum exp(scores), padded with +inf up to LSE_LEN. */
 static gboolean attn_forward(sc_ev *ev, const attn_ctx *a, double *out, double *lse,
                              int64_t lse_len) {
-  g_autofree double *sc = g_new(double, a->S ? a->S : 1);
+  g_autofree double *sc = g_new(double, ev_buf_len(a->S));
   for (int64_t o = 0; o < a->outer; o++) {
     int64_t kb = attn_kv_block(a, o);
     for (int64_t i = 0; i < a->L; i++) {
@@ -1434,7 +1434,7 @@ static gboolean ev_sdpa_backward(sc_ev *ev) {
   sc_tvalue *dq = ev->out[0], *dk = ev->out[1], *dv = ev->out[2];
   sc_tvalue *db = ev->n_out == 4 && a.mask != NULL && a.mask->dtype != SC_DTYPE_BOOL
                       ? ev->out[3] : NULL;
-  g_autofree double *dp = g_new(double, a.S ? a.S : 1);
+  g_autofree double *dp = g_new(double, ev_buf_len(a.S));
   for (int64_t ob = 0; ob < a.outer; ob++) {
     int64_t kb = attn_kv_block(&a, ob);
     for (int64_t i = 0; i < a.L; i++) {

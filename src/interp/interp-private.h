@@ -112,4 +112,12 @@ gboolean sc_interp_data_dependent_size(const sc_op *op, const sc_value *args,
 /* Shared numeric helpers. */
 double ev_reduce_dtype_eps(sc_dtype dt);
 
+/* The element count of a buffer of N elements (an element count or a
+ * dimension: never negative), at least 1 so that an empty tensor still
+ * gets a buffer. */
+static inline gsize ev_buf_len(int64_t n) {
+  g_assert(n >= 0);
+  return n > 0 ? (gsize)n : 1;
+}
+
 #endif

@@ -171,7 +171,7 @@ static gboolean fail_at(sc_ranks_loc *loc, int32_t rank, sc_id node, GError **er
 
 static gboolean set_code(GError **error, sc_ranks_error code) {
   if (error != NULL && *error != NULL)
-    (*error)->code = code;
+    (*error)->code = (gint)code;
   return FALSE;
 }
 

@@ -217,7 +217,7 @@ void ld_diag_to_gerror(const ld_diag *d, GError **error) {
     g_string_append_printf(s, "%s%s:%u:%u: error: %s", i ? "\n" : "", d->file, line, col,
                            e->msg);
   }
-  g_set_error_literal(error, SC_LEMMA_ERROR, g_array_index(d->errors, ld_error, 0).code,
+  g_set_error_literal(error, SC_LEMMA_ERROR, (gint)g_array_index(d->errors, ld_error, 0).code,
                       s->str);
   g_string_free(s, TRUE);
 }

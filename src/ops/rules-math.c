@@ -43,7 +43,7 @@ static gboolean fail(const sc_op_call *call, GError **error, sc_ops_error code,
   va_start(ap, fmt);
   g_autofree char *msg = g_strdup_vprintf(fmt, ap);
   va_end(ap);
-  g_set_error(error, SC_OPS_ERROR, code, "%s: %s", call->op->qualname, msg);
+  g_set_error(error, SC_OPS_ERROR, (gint)code, "%s: %s", call->op->qualname, msg);
   return FALSE;
 }
 

@@ -217,7 +217,7 @@ static char *find_sum(dctx *D) {
       return NULL;
   }
   g_autofree guint *pick = g_new0(guint, n);
-  g_autofree double *acc = g_new(double, D->want->numel ? D->want->numel : 1);
+  g_autofree double *acc = g_new(double, D->want->numel > 0 ? (gsize)D->want->numel : 1);
   for (uint64_t c = 0; c < combos; c++) {
     uint64_t rest = c;
     for (guint j = 0; j < n; j++) {
@@ -275,7 +275,7 @@ static gboolean partial_cat(dctx *D, sc_diagnosis *out) {
   out->partial_dim = best_d;
   out->partial_chunks = (uint32_t)best_k;
   out->partial_len = len;
-  out->partial_tensors = g_new0(char *, best_k + 1);
+  out->partial_tensors = g_new0(char *, (gsize)best_k + 1); /* best_k > 0 */
   gboolean placed = FALSE;
   for (int64_t j = 0; j < best_k; j++) {
     sc_id t = find_chunk(D, best_d, j * len, len);

@@ -61,7 +61,7 @@ static void scan_expr(const sc_bundle *b, const char *expr, GString *out, GArray
         q++;
       gboolean call = *q == '(';
       gboolean keyword = *q == '=' && q[1] != '=';
-      g_autofree char *name = g_strndup(s, p - s);
+      g_autofree char *name = g_strndup(s, (gsize)(p - s)); /* p >= s */
       sc_id t = call || keyword ? SC_ID_NONE : sc_graph_find_tensor(impl, name);
       if (t != SC_ID_NONE) {
         add_seen(seen, t);
