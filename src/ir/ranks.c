@@ -695,8 +695,8 @@ sc_graph *sc_ranks_stitch(sc_graph *const *ranks, uint32_t n, const sc_ranks_gro
     for (sc_id i = 0; i < nn && ok; i++) {
       p2p_kind pk = p2p_of(sc_graph_node(ranks[r], i)->op);
       if (pk != P2P_NONE) {
-        uint32_t peer;
-        int64_t tag;
+        uint32_t peer = 0; /* set by read_p2p; gcc -O2 cannot tell */
+        int64_t tag = 0;
         if (!(ok = read_p2p(ranks[r], r, n, i, &peer, &tag, loc, error)))
           break;
         uint32_t a = pk == P2P_SEND ? r : peer, b = pk == P2P_SEND ? peer : r;
