@@ -154,6 +154,12 @@ static sc_sym_ival atom_ival(sc_symtab *st, uint32_t id) {
   sc_sym_atom *a = g_ptr_array_index(st->atoms, id);
   if (a->ival_cached && a->ival_epoch == st->epoch)
     return a->ival;
+  /* While its walk is on, the atom stands for any value: a cycle through
+   * substitutions (none should exist) gives a wide interval, never an
+   * endless recursion. */
+  a->ival = ival_full();
+  a->ival_epoch = st->epoch;
+  a->ival_cached = TRUE;
   sc_sym_ival r = atom_ival_walk(st, a);
   a->ival = r;
   a->ival_epoch = st->epoch;
@@ -1309,7 +1315,13 @@ static gboolean assume_eq(sc_symtab *st, sc_dim p, const char *text, GError **er
     sc_dim rest = sc_dim_sub(st, p, sc_sym_scale(st, x, c));
     sc_dim v = c > 0 ? sc_sym_div_exact(st, sc_sym_scale(st, rest, -1), c)
                      : sc_sym_div_exact(st, rest, -c);
-    return substitute(st, xid, v, text, error);
+    /* X must not occur in its own value.  It can when X refreshes to
+     * something else than itself here (1/S folds to 0 once S >= 2 is
+     * decided, while p's refresh of this epoch kept 1/S), so that rest
+     * still holds c*X (fuzz-sym, issue 19: X == 1 - X - 4/T looped the
+     * interval walk).  Then p stays a fact instead. */
+    if (!sc_sym_occurs(st, v, xid))
+      return substitute(st, xid, v, text, error);
   }
 
   g_array_append_val(st->eq_facts, p);

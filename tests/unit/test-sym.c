@@ -595,6 +595,30 @@ static void test_assume_eq_folds_to_constant(void) {
     g_assert_true(sc_symtab_assume(st2, "S == 1", NULL));
 }
 
+/* Found by fuzz-sym (issue 19): in "S>1/S/S*S%4>1/S+4/T==1" the equality
+ * 1/S + 4/T - 1 == 0 solved 1/S as 1 - 1/S - 4/T (1/S refreshed to 0 after
+ * the chain's facts, the equality's own refresh kept it), and the interval
+ * walk then recursed through that substitution until the stack overflowed
+ * on the next comparison.  A value that mentions its own atom is kept as a
+ * fact instead, and an atom whose interval is being computed stands for
+ * any value meanwhile. */
+static void test_assume_subst_self_reference(void) {
+  g_autoptr(sc_symtab) st = new_st();
+  g_autoptr(GError) error = NULL;
+  gboolean ok = sc_symtab_assume(st, "S>1/S/S*S%4>1/S+4/T==1", &error);
+  g_assert_true(ok || error != NULL);
+  if (!ok)
+    return;
+  sc_dim t = P(st, "T");
+  g_assert_cmpint(sc_dim_eq(st, t, t), ==, SC_YES);
+  g_assert_cmpint(sc_dim_lt(st, t, t), ==, SC_NO);
+  g_assert_cmpint(sc_dim_le(st, sc_dim_const(1), t), ==, SC_YES);
+  sc_dim s = P(st, "1/S");
+  g_assert_cmpint(sc_dim_le(st, sc_dim_const(0), s), ==, SC_YES);
+  g_autofree char *text = sc_dim_to_string(st, P(st, "1/S+4/T"));
+  g_assert_nonnull(text);
+}
+
 /* Issue 19: k*X/8 normal forms repeat X (4*X + (3*X)/8), so the tree of
  * "S/S*35/8/S*35/8..." doubles per level.  Thirty levels: the too-large
  * flag is set, intervals and comparisons stay fast (memoized per atom), and
@@ -1317,6 +1341,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/sym/assume/chain", test_assume_chain);
   g_test_add_func("/sym/symtab/many", test_symtab_many);
   g_test_add_func("/sym/assume/eq-folds-to-constant", test_assume_eq_folds_to_constant);
+  g_test_add_func("/sym/assume/subst-self-reference", test_assume_subst_self_reference);
   g_test_add_func("/sym/limit/normal-form-size", test_nf_too_large);
   g_test_add_func("/sym/fuzz/plain", test_fuzz_plain);
   g_test_add_func("/sym/fuzz/assumptions", test_fuzz_assumptions);
