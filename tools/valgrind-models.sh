@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# valgrind-models.sh — run `shardcheck check` under valgrind's memcheck on
+# every bundle of models/ that tests/models/verdicts.json lists (issue 19:
+# valgrind stays clean on the models).
+#
+#   tools/valgrind-models.sh [-j JOBS] [BUNDLE...]
+#
+# Builds ./build-valgrind (debugoptimized, no sanitizer: valgrind and ASan
+# do not mix) when it is missing, then checks each bundle (default: every
+# models/ entry of verdicts.json), JOBS at a time (default 2), niced, with
+# the model's own lemma folder when it has *.lemma files (as
+# tests/models/run-model.py does).  A run passes when memcheck reports no
+# error (invalid read or write, use of an uninitialised value, invalid free,
+# a definitely lost block: --error-exitcode=99) and the exit code is the
+# verdict's (0 refines, 1 fails).  tests/valgrind.supp suppresses CLN's
+# (cvc5's number library) one allocation at load, as tests/lsan.supp does.
+# Logs go to $VALGRIND_WORK (default ./build-valgrind/memcheck).  Prints one
+# line per bundle as it ends and then
+# "valgrind: P passed, F failed"; exits 1 when any failed.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+jobs=2
+if [ "${1:-}" = "-j" ]; then jobs=$2; shift 2; fi
+build=${VALGRIND_BUILD:-$root/build-valgrind}
+work=${VALGRIND_WORK:-$build/memcheck}
+command -v valgrind >/dev/null || { echo "valgrind-models: valgrind is not installed (apt-get install valgrind)"; exit 2; }
+if [ ! -f "$build/build.ninja" ]; then
+  meson setup "$build" "$root" --buildtype=debugoptimized >/dev/null || exit 2
+fi
+nice ninja -C "$build" src/cli/shardcheck >/dev/null || { echo "valgrind-models: build failed"; exit 2; }
+mkdir -p "$work"
+
+# BUNDLE VERDICT lines
+if [ $# -gt 0 ]; then
+  list=$(/usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for b in sys.argv[2:]:
+    print(b, d.get(b, {}).get("verdict", "refines"))' "$root/tests/models/verdicts.json" "$@")
+else
+  list=$(/usr/bin/python3 -c '
+import json, sys
+for b, v in json.load(open(sys.argv[1])).items():
+    if b.startswith("models/"):
+        print(b, v["verdict"])' "$root/tests/models/verdicts.json")
+fi
+
+one() {
+  local bundle=$1 verdict=$2 want lemmas=() log rc t0
+  case $verdict in refines) want=0 ;; fails) want=1 ;; *) want=3 ;; esac
+  local folder
+  folder=$(dirname "$root/$bundle")
+  compgen -G "$folder/*.lemma" >/dev/null && lemmas=(--lemmas "$folder")
+  log="$work/$(echo "$bundle" | tr / -).log"
+  t0=$SECONDS
+  # memcheck runs 20-50 times slower: each saturation's wall-clock limit
+  # (SC_TIME_LIMIT, 5 s) would turn a verdict into "limit"
+  SC_TIME_LIMIT=${SC_TIME_LIMIT:-600} SC_LEMMA_DIR="$root/lemmas" nice valgrind --tool=memcheck --error-exitcode=99 \
+    --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite \
+    --num-callers=30 --suppressions="$root/tests/valgrind.supp" --log-file="$log" \
+    "$build/src/cli/shardcheck" check --quiet "${lemmas[@]}" "$root/$bundle" >/dev/null 2>&1
+  rc=$?
+  local errs
+  errs=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) errors.*/\1/p' "$log" | tail -1)
+  if [ "$rc" -eq "$want" ] && [ "${errs:-x}" = 0 ]; then
+    echo "ok   $bundle ($verdict, $((SECONDS - t0)) s, 0 errors)"
+  else
+    echo "FAIL $bundle: exit $rc (want $want), memcheck errors ${errs:-?} (log $log)"
+  fi
+}
+export -f one
+export root build work
+# one line per bundle as it finishes (also in $work/results.txt)
+echo "$list" | xargs -P "$jobs" -L 1 bash -c 'one "$0" "$1"' | tee "$work/results.txt"
+passed=$(grep -c '^ok ' "$work/results.txt")
+failed=$(grep -c '^FAIL' "$work/results.txt")
+echo "valgrind: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
