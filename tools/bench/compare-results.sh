@@ -18,10 +18,13 @@
 # $SC_COMPARE_CACHE (default /tmp/sc-compare-real) and checked the same way;
 # each EXTRA_DIR is a folder of captures with sheet.json (e.g. the synthetic
 # captures of tools/bench/scale-capture.py) converted and checked likewise.
-# Each result is stdout with "seconds" fields deleted, plus the exit code.
+# Each result is stdout with "seconds" and "*_seconds" fields deleted, plus
+# the exit code.
 # Run with `nice`: it takes a few minutes of CPU.
 #
 # diff: `diff -r` of two records; exit 0 when identical, 1 otherwise.
+# diff-common: the same over the results present in both (a record cut
+# short: the captures come first, then models/ and tests/ in name order).
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -31,7 +34,8 @@ PY=/usr/bin/python3
 export SC_TIME_LIMIT="${SC_TIME_LIMIT:-600}"
 
 strip_times() {
-  # every "seconds" member, at any depth, and nothing else
+  # every "seconds" or "*_seconds" member (oracle_seconds), at any depth,
+  # and nothing else
   "$PY" -c '
 import json, sys
 text = sys.stdin.read()
@@ -42,7 +46,8 @@ except ValueError:
     sys.exit(0)
 def strip(x):
     if isinstance(x, dict):
-        return {k: strip(v) for k, v in x.items() if k != "seconds"}
+        return {k: strip(v) for k, v in x.items()
+                if k != "seconds" and not k.endswith("_seconds")}
     if isinstance(x, list):
         return [strip(v) for v in x]
     return x
@@ -85,14 +90,7 @@ record() {
   mkdir -p "$out"
   cd "$ROOT"
   n=0
-  for b in $(find models tests -name '*.json' | LC_ALL=C sort); do
-    name=$(echo "$b" | tr / _)
-    check_one "$exe" "$b" "$out/$name"
-    case $b in
-      models/*) check_one "$exe" "$b" "$out/$name.explain" --explain=all ;;
-    esac
-    n=$((n + 1))
-  done
+  # the real and synthetic captures first: the most telling results
   rg=${SC_REAL_GRAPHS:-$ROOT/../shared/real-graphs}
   [ -d "$rg/relations" ] || rg=/work/shared/real-graphs
   cache=${SC_COMPARE_CACHE:-/tmp/sc-compare-real}
@@ -113,6 +111,14 @@ record() {
     check_one "$exe" "$cache/extra-$base.json" "$out/extra_$base"
     n=$((n + 1))
   done
+  for b in $(find models tests -name '*.json' | LC_ALL=C sort); do
+    name=$(echo "$b" | tr / _)
+    check_one "$exe" "$b" "$out/$name"
+    case $b in
+      models/*) check_one "$exe" "$b" "$out/$name.explain" --explain=all ;;
+    esac
+    n=$((n + 1))
+  done
   echo "recorded $n bundles into $out"
 }
 
@@ -124,14 +130,28 @@ case ${1:-} in
     ;;
   diff)
     [ $# -eq 3 ] || { echo "usage: $0 diff BEFORE AFTER" >&2; exit 2; }
-    if diff -r "$2" "$3"; then
+    # -I: records made before *_seconds members were stripped
+    if diff -r -I '_seconds": ' "$2" "$3"; then
       echo "identical: $(ls "$2" | wc -l) results"
     else
       exit 1
     fi
     ;;
+  diff-common)
+    [ $# -eq 3 ] || { echo "usage: $0 diff-common BEFORE AFTER" >&2; exit 2; }
+    n=0 bad=0
+    for f in "$3"/*; do
+      g="$2/$(basename "$f")"
+      [ -f "$g" ] || continue
+      n=$((n + 1))
+      case $f in *.raw | *.err) continue ;; esac
+      diff -q -I '_seconds": ' "$g" "$f" >/dev/null || { echo "differs: $(basename "$f")"; bad=$((bad + 1)); }
+    done
+    echo "$n results in both, $bad differ"
+    [ $bad -eq 0 ]
+    ;;
   *)
-    echo "usage: $0 record SHARDCHECK OUTDIR [EXTRA_DIR...] | diff BEFORE AFTER" >&2
+    echo "usage: $0 record SHARDCHECK OUTDIR [EXTRA_DIR...] | diff BEFORE AFTER | diff-common BEFORE AFTER" >&2
     exit 2
     ;;
 esac
