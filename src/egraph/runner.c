@@ -8,7 +8,10 @@
  * an iteration does not depend on rule order except through union order.
  * An iteration is "saturated" when it applied no union, left node and
  * class counts unchanged, and the scheduler has no banned rule left (egg's
- * can_be_saturated). */
+ * can_be_saturated).  A rule one of whose operators is absent from the
+ * e-graph is not searched (it cannot match; operators never leave an
+ * e-graph, so only a new operator can change that: the operator-indexed
+ * schedule). */
 #include "rewrite-private.h"
 #include "egraph-private.h"
 
