@@ -121,6 +121,8 @@ typedef struct {
   uint32_t nodes;       /* live e-nodes after the rebuild */
   uint32_t classes;     /* classes after the rebuild */
   uint32_t rebuilt;     /* congruence unions found by the rebuild */
+  uint32_t skipped;     /* rules not searched: an operator of theirs is
+                           not in the e-graph, so they cannot match */
   double search_s, apply_s, rebuild_s;
 } sc_iteration;
 

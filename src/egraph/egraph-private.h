@@ -84,11 +84,13 @@ struct sc_egraph {
   uint64_t n_unions;
 
   /* op -> classes index (compacted lazily when read) */
-  GHashTable *op_slot; /* op -> slot + 1 */
+  uint64_t *opmap;     /* op -> slot: open addressing, linear probing,
+                          entries op << 32 | slot, load factor <= 1/2 */
+  uint32_t opmap_mask;
   sc_vec *op_classes;
   uint64_t *op_stamp;  /* n_unions at last compaction, UINT64_MAX = dirty */
   uint32_t *op_epoch;  /* per slot: the newest stamp of a node of the op */
-  uint32_t n_slots, cap_slots;
+  uint32_t n_slots, cap_slots; /* slots: the distinct ops ever added */
 
   /* analysis */
   gboolean has_an;
@@ -134,6 +136,36 @@ static inline sc_id sc_eg_find(sc_egraph *eg, sc_id x) {
 
 static inline uint64_t sc_eg_op_bit(uint32_t op) {
   return (uint64_t)1 << (op & 63);
+}
+
+#define SC_EG_OPMAP_EMPTY UINT64_MAX
+
+static inline uint32_t sc_eg_opmap_hash(uint32_t op) {
+  op ^= op >> 16;
+  op *= 0x45d9f3bu;
+  op ^= op >> 16;
+  return op;
+}
+
+/* The slot of OP in the op index; SC_ID_NONE when no node of OP was ever
+ * added.  Ops never leave an e-graph (a congruence duplicate dies for a
+ * node of the same op), so once present an op stays present. */
+static inline uint32_t sc_eg_op_slot(const sc_egraph *eg, uint32_t op) {
+  uint32_t i = sc_eg_opmap_hash(op) & eg->opmap_mask;
+  for (;;) {
+    uint64_t e = eg->opmap[i];
+    if (e == SC_EG_OPMAP_EMPTY)
+      return SC_ID_NONE;
+    if ((uint32_t)(e >> 32) == op)
+      return (uint32_t)e;
+    i = (i + 1) & eg->opmap_mask;
+  }
+}
+
+/* The number of distinct operators ever added: it grows when, and only
+ * when, an operator appears for the first time. */
+static inline uint32_t sc_eg_n_ops(const sc_egraph *eg) {
+  return eg->n_slots;
 }
 
 /* Valid until the next add (the node table may move). */

@@ -208,7 +208,9 @@ sc_egraph *sc_egraph_new(const sc_analysis *analysis, void *user) {
   eg->memo_mask = 255;
   eg->memo = g_new(uint64_t, 256);
   memset(eg->memo, 0xff, sizeof(uint64_t) * 256);
-  eg->op_slot = g_hash_table_new(g_direct_hash, g_direct_equal);
+  eg->opmap_mask = 63;
+  eg->opmap = g_new(uint64_t, 64);
+  memset(eg->opmap, 0xff, sizeof(uint64_t) * 64);
   eg->clean = TRUE;
   return eg;
 }
@@ -225,7 +227,7 @@ void sc_egraph_free(sc_egraph *eg) {
   g_free(eg->op_classes);
   g_free(eg->op_stamp);
   g_free(eg->op_epoch);
-  g_hash_table_unref(eg->op_slot);
+  g_free(eg->opmap);
   g_free(eg->node);
   g_free(eg->live);
   g_free(eg->stamp);
@@ -283,7 +285,45 @@ gboolean sc_egraph_proofs_enabled(const sc_egraph *eg) {
 
 /* ---- op index ---------------------------------------------------------- */
 
-static uint32_t op_slot(sc_egraph *eg, uint32_t op, gboolean create);
+static void opmap_insert_raw(uint64_t *map, uint32_t mask, uint64_t e) {
+  uint32_t i = sc_eg_opmap_hash((uint32_t)(e >> 32)) & mask;
+  while (map[i] != SC_EG_OPMAP_EMPTY)
+    i = (i + 1) & mask;
+  map[i] = e;
+}
+
+/* The slot of OP in the op index, created when CREATE (SC_ID_NONE when
+ * absent and not created). */
+static uint32_t op_slot(sc_egraph *eg, uint32_t op, gboolean create) {
+  uint32_t s = sc_eg_op_slot(eg, op);
+  if (s != SC_ID_NONE || !create)
+    return s;
+  if (op == UINT32_MAX)
+    return SC_ID_NONE; /* not representable as a key; never a real op */
+  if (eg->n_slots == eg->cap_slots) {
+    eg->cap_slots = eg->cap_slots ? eg->cap_slots * 2 : 16;
+    eg->op_classes = g_renew(sc_vec, eg->op_classes, eg->cap_slots);
+    eg->op_stamp = g_renew(uint64_t, eg->op_stamp, eg->cap_slots);
+    eg->op_epoch = g_renew(uint32_t, eg->op_epoch, eg->cap_slots);
+  }
+  s = eg->n_slots++;
+  memset(&eg->op_classes[s], 0, sizeof(sc_vec));
+  eg->op_stamp[s] = UINT64_MAX;
+  eg->op_epoch[s] = 0;
+  if ((uint64_t)eg->n_slots * 2 > (uint64_t)eg->opmap_mask + 1) {
+    uint32_t old_cap = eg->opmap_mask + 1;
+    uint64_t *old = eg->opmap;
+    eg->opmap_mask = old_cap * 2 - 1;
+    eg->opmap = g_new(uint64_t, (size_t)old_cap * 2);
+    memset(eg->opmap, 0xff, sizeof(uint64_t) * old_cap * 2);
+    for (uint32_t i = 0; i < old_cap; i++)
+      if (old[i] != SC_EG_OPMAP_EMPTY)
+        opmap_insert_raw(eg->opmap, eg->opmap_mask, old[i]);
+    g_free(old);
+  }
+  opmap_insert_raw(eg->opmap, eg->opmap_mask, (uint64_t)op << 32 | s);
+  return s;
+}
 
 /* A node's key or class changed: stamp it with the epoch, and its op. */
 static void stamp_node(sc_egraph *eg, sc_id n) {
@@ -294,31 +334,8 @@ static void stamp_node(sc_egraph *eg, sc_id n) {
 }
 
 uint32_t sc_eg_op_epoch(const sc_egraph *eg, uint32_t op) {
-  gpointer v = g_hash_table_lookup(eg->op_slot, GUINT_TO_POINTER(op + 1u));
-  return v ? eg->op_epoch[GPOINTER_TO_UINT(v) - 1] : 0;
-}
-
-static uint32_t op_slot(sc_egraph *eg, uint32_t op, gboolean create) {
-  gpointer v = g_hash_table_lookup(eg->op_slot, GUINT_TO_POINTER(op + 1u));
-  if (v)
-    return GPOINTER_TO_UINT(v) - 1;
-  if (op == UINT32_MAX)
-    return SC_ID_NONE; /* not representable as a key; never a real op */
-  if (!create)
-    return SC_ID_NONE;
-  if (eg->n_slots == eg->cap_slots) {
-    eg->cap_slots = eg->cap_slots ? eg->cap_slots * 2 : 16;
-    eg->op_classes = g_renew(sc_vec, eg->op_classes, eg->cap_slots);
-    eg->op_stamp = g_renew(uint64_t, eg->op_stamp, eg->cap_slots);
-    eg->op_epoch = g_renew(uint32_t, eg->op_epoch, eg->cap_slots);
-  }
-  uint32_t s = eg->n_slots++;
-  memset(&eg->op_classes[s], 0, sizeof(sc_vec));
-  eg->op_stamp[s] = UINT64_MAX;
-  eg->op_epoch[s] = 0;
-  g_hash_table_insert(eg->op_slot, GUINT_TO_POINTER(op + 1u),
-                      GUINT_TO_POINTER(s + 1));
-  return s;
+  uint32_t s = sc_eg_op_slot(eg, op);
+  return s != SC_ID_NONE ? eg->op_epoch[s] : 0;
 }
 
 static int cmp_u32(const void *a, const void *b) {

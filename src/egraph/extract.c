@@ -299,10 +299,12 @@ static uint32_t unrank(enumer *e, uint32_t li, uint32_t s, uint64_t j,
     sc_id n = x->n;
     if (x->arity == 0)
       return sc_term_add(t, eg->node[n].op, eg->node[n].attr, NULL, 0);
-    uint32_t *kid_at = g_new(uint32_t, x->arity);
+    uint32_t buf[16];
+    uint32_t *kid_at = x->arity <= G_N_ELEMENTS(buf) ? buf : g_new(uint32_t, x->arity);
     unrank_seq(e, x, 0, s - x->w, j, t, kid_at);
     uint32_t r = sc_term_add(t, eg->node[n].op, eg->node[n].attr, kid_at, x->arity);
-    g_free(kid_at);
+    if (kid_at != buf)
+      g_free(kid_at);
     return r;
   }
   g_assert_not_reached();

@@ -8,12 +8,16 @@
  * operator mask (egraph-private.h: op mod 64 of every node it has had)
  * when that lacks the operator.  A requires stage whose root
  * has a child variable bound by an earlier stage starts from the parents of
- * that class instead of scanning the op index.  Backtracking is recursion
+ * that class instead of scanning the op index; one whose bound variable
+ * sits deeper runs on the classes found by walking up the parent lists
+ * along the operators of the path (path_roots).  Backtracking is recursion
  * over the program counter (depth = program length).  Invariant: registers
  * and substitution entries hold canonical class ids, because every live
  * node's children are canonical in a clean e-graph. */
 #include "pattern-private.h"
 #include "egraph-private.h"
+
+#include <string.h>
 
 typedef struct {
   const sc_egraph *eg;
@@ -28,6 +32,8 @@ typedef struct {
   const uint32_t *stamp, *cstamp;
   uint32_t since; /* matches must bind a node stamped >= since (0: all) */
   uint32_t *bnodes; /* record_nodes: the e-node of each lhs BIND */
+  sc_vec *cand;     /* per stage: candidate roots of a path-driven stage */
+  sc_vec walk;      /* scratch of the walk up a path */
 } vm;
 
 static gboolean run_stage(vm *m, uint32_t stage, gboolean fresh);
@@ -128,6 +134,57 @@ static gboolean emit(vm *m, gboolean fresh) {
   return !(m->limit && m->count >= m->limit);
 }
 
+static int cmp_id(const void *a, const void *b) {
+  sc_id x = *(const sc_id *)a, y = *(const sc_id *)b;
+  return (x > y) - (x < y);
+}
+
+/* Sorts V and drops repeats. */
+static void sort_unique(sc_vec *v) {
+  if (v->len < 2)
+    return;
+  qsort(v->v, v->len, sizeof(sc_id), cmp_id);
+  uint32_t w = 1;
+  for (uint32_t i = 1; i < v->len; i++)
+    if (v->v[i] != v->v[w - 1])
+      v->v[w++] = v->v[i];
+  v->len = w;
+}
+
+/* The candidate root classes of a path-driven requires stage: from the
+ * class of the bound variable up the parent lists, through a node of each
+ * operator of the path at the path's child position.  Every class where
+ * the program can match is among them (a match's nodes along the path are
+ * live, and a live node is in the parent list of each child class), so
+ * running the program on them, in increasing order, finds the matches a
+ * scan of the root op's classes (also in increasing order) finds, in the
+ * same order. */
+static const sc_vec *path_roots(vm *m, uint32_t stage, const sc_program *p) {
+  const sc_egraph *eg = m->eg;
+  sc_vec *cur = &m->cand[stage], *next = &m->walk;
+  cur->len = 0;
+  sc_vec_push(cur, m->subst[p->path_var]);
+  for (uint32_t k = p->path_len; k-- > 0 && cur->len;) {
+    uint32_t op = p->path_op[k], pos = p->path_pos[k];
+    next->len = 0;
+    for (uint32_t j = 0; j < cur->len; j++) {
+      sc_id c = cur->v[j];
+      const sc_vec *pv = &eg->parents[c];
+      for (uint32_t i = 0; i < pv->len; i++) {
+        sc_id n = pv->v[i];
+        if (eg->live[n] && eg->node[n].op == op && eg->node[n].arity > pos &&
+            sc_eg_kids(eg, n)[pos] == c)
+          sc_vec_push(next, sc_egraph_find_const(eg, n));
+      }
+    }
+    sort_unique(next);
+    sc_vec t = *cur;
+    *cur = *next;
+    *next = t;
+  }
+  return cur;
+}
+
 static gboolean run_stage(vm *m, uint32_t stage, gboolean fresh) {
   if (stage == 0)
     return run(m, 0, &m->q->lhs, 0, fresh);
@@ -148,6 +205,15 @@ static gboolean run_stage(vm *m, uint32_t stage, gboolean fresh) {
       regs[0] = sc_egraph_find_const(eg, n);
       if (bind_node(m, &p->code[0], regs, n) &&
           !run(m, stage, p, 1, fresh || m->stamp[n] >= m->since))
+        return FALSE;
+    }
+    return TRUE;
+  }
+  if (p->path_len) {
+    const sc_vec *cand = path_roots(m, stage, p);
+    for (uint32_t i = 0; i < cand->len; i++) {
+      regs[0] = cand->v[i];
+      if (!run(m, stage, p, 0, fresh))
         return FALSE;
     }
     return TRUE;
@@ -184,13 +250,40 @@ uint64_t sc_query_search_since(const sc_query *q, const sc_egraph *eg,
   m.stamp = eg->stamp;
   m.cstamp = eg->cstamp;
   m.since = since;
+  /* every register file, the substitution and the recorded nodes in one
+   * block, on the stack when small (a search runs for every rule in every
+   * iteration: most find nothing, and four allocations cost more than
+   * their search) */
   uint32_t n_stage = q->n_req + 1;
-  m.regs = g_new(uint32_t *, n_stage);
-  m.regs[0] = g_new0(uint32_t, q->lhs.n_regs);
+  uint32_t n_vars = q->var_names->len ? q->var_names->len : 1;
+  size_t words = q->lhs.n_regs + n_vars + (record_nodes ? q->lhs.n_binds + 1 : 0);
   for (uint32_t i = 0; i < q->n_req; i++)
-    m.regs[i + 1] = g_new0(uint32_t, q->req[i].n_regs);
-  m.subst = g_new0(uint32_t, q->var_names->len ? q->var_names->len : 1);
-  m.bnodes = record_nodes ? g_new0(uint32_t, q->lhs.n_binds + 1) : NULL;
+    words += q->req[i].n_regs;
+  uint32_t *regs_buf[8];
+  uint32_t word_buf[256];
+  uint32_t **regs = n_stage <= G_N_ELEMENTS(regs_buf) ? regs_buf : g_new(uint32_t *, n_stage);
+  uint32_t *words_p = words <= G_N_ELEMENTS(word_buf) ? word_buf : g_new(uint32_t, words);
+  memset(words_p, 0, words * sizeof(uint32_t));
+  uint32_t *w = words_p;
+  regs[0] = w;
+  w += q->lhs.n_regs;
+  for (uint32_t i = 0; i < q->n_req; i++) {
+    regs[i + 1] = w;
+    w += q->req[i].n_regs;
+  }
+  m.regs = regs;
+  m.subst = w;
+  w += n_vars;
+  m.bnodes = record_nodes ? w : NULL;
+  sc_vec cand_buf[8];
+  gboolean paths = FALSE;
+  for (uint32_t i = 0; i < q->n_req; i++)
+    paths = paths || q->req[i].path_len > 0;
+  m.cand = NULL;
+  if (paths) {
+    m.cand = n_stage <= G_N_ELEMENTS(cand_buf) ? cand_buf : g_new(sc_vec, n_stage);
+    memset(m.cand, 0, n_stage * sizeof(sc_vec));
+  }
 
   if (q->lhs.root_op == SC_ID_NONE) {
     for (sc_id c = 0; c < eg->n_ids; c++) {
@@ -211,10 +304,16 @@ uint64_t sc_query_search_since(const sc_query *q, const sc_egraph *eg,
         break;
     }
   }
-  for (uint32_t i = 0; i < n_stage; i++)
-    g_free(m.regs[i]);
-  g_free(m.regs);
-  g_free(m.subst);
-  g_free(m.bnodes);
+  if (m.cand) {
+    for (uint32_t i = 0; i < n_stage; i++)
+      sc_vec_clear(&m.cand[i]);
+    sc_vec_clear(&m.walk);
+    if (m.cand != cand_buf)
+      g_free(m.cand);
+  }
+  if (regs != regs_buf)
+    g_free(regs);
+  if (words_p != word_buf)
+    g_free(words_p);
   return m.count;
 }

@@ -69,6 +69,9 @@ typedef struct {
   uint32_t bind_ix;        /* BIND: its number in the program (0, 1, ...) */
 } sc_insn;
 
+/* The deepest requires path walked up from a bound variable. */
+#define SC_PATH_MAX 4
+
 typedef struct {
   sc_insn *code;
   uint32_t n_code;
@@ -77,6 +80,14 @@ typedef struct {
   uint32_t root_op;     /* SC_ID_NONE: the pattern is a bare variable */
   uint32_t driver_pos;  /* requires: child position of a bound class var */
   uint32_t driver_var;  /* ... and that variable; SC_ID_NONE if none */
+  /* requires without a driver: a path of nested operators from the root
+   * down to a class variable bound by an earlier stage (path_op[0] is the
+   * root op, path_pos[i] the child taken below path_op[i]); the candidate
+   * root classes are found by walking up the parent lists from that
+   * variable's class.  path_len 0: none (scan the root op's classes). */
+  uint32_t path_len;
+  uint32_t path_op[SC_PATH_MAX], path_pos[SC_PATH_MAX];
+  uint32_t path_var;
 } sc_program;
 
 struct sc_query {

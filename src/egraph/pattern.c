@@ -218,6 +218,34 @@ static gboolean compile_node(compiler *c, sc_pat_id id, uint32_t reg,
   return TRUE;
 }
 
+/* A path of exactly DEPTH operator terms from ID down to a class variable
+ * bound by an earlier stage (the first in child order): fills OPS and POS
+ * from ID down and returns the variable, else SC_ID_NONE. */
+static uint32_t bound_var_path(compiler *c, sc_pat_id id, uint32_t depth,
+                               uint32_t *ops, uint32_t *pos) {
+  const sc_pat_term *t = sc_pat_term_at(c->p, id);
+  if (t->is_var) {
+    if (depth != 0)
+      return SC_ID_NONE;
+    uint32_t v = sc_query_var_index(c->q, g_ptr_array_index(c->p->names, t->var));
+    return v != SC_ID_NONE && is_bound(c, v) &&
+                   !g_array_index(c->q->var_is_attr, gboolean, v)
+               ? v
+               : SC_ID_NONE;
+  }
+  if (depth == 0)
+    return SC_ID_NONE;
+  for (uint32_t i = 0; i < t->n_kids; i++) {
+    uint32_t v = bound_var_path(c, sc_pat_kid(c->p, t, i), depth - 1, ops + 1, pos + 1);
+    if (v != SC_ID_NONE) {
+      ops[0] = t->op;
+      pos[0] = i;
+      return v;
+    }
+  }
+  return SC_ID_NONE;
+}
+
 static gboolean compile_program(sc_query *q, const sc_pattern *p,
                                 GArray *bound, gboolean is_requires,
                                 sc_program *prog, GError **error) {
@@ -257,6 +285,16 @@ static gboolean compile_program(sc_query *q, const sc_pattern *p,
           prog->driver_pos = i;
           prog->driver_var = v;
           break;
+        }
+      }
+      /* else the shortest path down to a bound variable, if any */
+      for (uint32_t d = 2; d <= SC_PATH_MAX && prog->driver_var == SC_ID_NONE &&
+                           prog->path_len == 0;
+           d++) {
+        uint32_t v = bound_var_path(&c, root, d, prog->path_op, prog->path_pos);
+        if (v != SC_ID_NONE) {
+          prog->path_len = d;
+          prog->path_var = v;
         }
       }
     }
@@ -322,6 +360,12 @@ static void disasm_program(GString *s, const sc_query *q, const sc_program *p,
   if (p->driver_var != SC_ID_NONE)
     g_string_append_printf(s, ", driven by parents of ?%s at child %u",
                            sc_query_var_name(q, p->driver_var), p->driver_pos);
+  if (p->path_len) {
+    g_string_append_printf(s, ", roots found up from ?%s through",
+                           sc_query_var_name(q, p->path_var));
+    for (uint32_t i = p->path_len; i-- > 0;)
+      g_string_append_printf(s, " op=%u child %u", p->path_op[i], p->path_pos[i]);
+  }
   g_string_append_c(s, '\n');
   for (uint32_t i = 0; i < p->n_code; i++) {
     const sc_insn *in = &p->code[i];

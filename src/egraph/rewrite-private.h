@@ -17,6 +17,10 @@ uint64_t sc_rewrite_search(const sc_rewrite *rw, const sc_egraph *eg,
  * nodes all predate its last complete search was found and applied then,
  * so semi-naive search is exact for it. */
 gboolean sc_rewrite_is_incremental(const sc_rewrite *rw);
+/* Are all the operators its patterns bind (lhs and requires) present in
+ * EG?  When one is absent no search can find a match; since operators
+ * never leave an e-graph, the answer only changes when sc_eg_n_ops does. */
+gboolean sc_rewrite_ops_present(const sc_rewrite *rw, const sc_egraph *eg);
 /* 1 + query variables (+ the lhs e-nodes when the e-graph keeps proofs). */
 uint32_t sc_rewrite_match_width(const sc_rewrite *rw, const sc_egraph *eg);
 /* Applies one match as found by sc_rewrite_search (root, subst, and with

@@ -294,6 +294,13 @@ gboolean sc_rewrite_is_incremental(const sc_rewrite *rw) {
   return !rw->guard && !rw->applier && rw->q->n_req == 0;
 }
 
+gboolean sc_rewrite_ops_present(const sc_rewrite *rw, const sc_egraph *eg) {
+  for (uint32_t i = 0; i < rw->n_ops; i++)
+    if (sc_eg_op_slot(eg, rw->ops[i]) == SC_ID_NONE)
+      return FALSE;
+  return TRUE;
+}
+
 uint64_t sc_rewrite_search(const sc_rewrite *rw, const sc_egraph *eg,
                            uint64_t limit, GArray *out, uint32_t since) {
   if (!sc_rewrite_is_incremental(rw))

@@ -8,7 +8,10 @@
  * an iteration does not depend on rule order except through union order.
  * An iteration is "saturated" when it applied no union, left node and
  * class counts unchanged, and the scheduler has no banned rule left (egg's
- * can_be_saturated). */
+ * can_be_saturated).  A rule one of whose operators is absent from the
+ * e-graph is not searched (it cannot match; operators never leave an
+ * e-graph, so only a new operator can change that: the operator-indexed
+ * schedule). */
 #include "rewrite-private.h"
 #include "egraph-private.h"
 
@@ -63,6 +66,7 @@ typedef struct {
   uint32_t since;     /* epoch of the last complete search (semi-naive) */
   uint32_t prev_since; /* since before this iteration's search */
   gboolean complete;  /* searched completely in this iteration */
+  gboolean present;   /* every operator of its patterns is in the e-graph */
 } rule_stats;
 
 struct sc_runner {
@@ -77,6 +81,14 @@ struct sc_runner {
   gboolean check; /* SC_EGRAPH_CHECK=1: sc_egraph_check after rebuilds */
   sc_rewrite **last_rules; /* the previous run's rule array (a copy) */
   uint32_t n_last_rules;
+  uint32_t ops_seen; /* sc_eg_n_ops when `present` was last brought up to
+                        date (UINT32_MAX: never) */
+  /* the matches of one iteration, every rule's after the previous one's:
+   * rule i's are [match_off[i], match_off[i + 1]) (one array for all the
+   * runs: a runner runs hundreds of times over hundreds of rules) */
+  GArray *match_buf;
+  uint32_t *match_off;
+  uint32_t cap_off;
 };
 
 sc_runner *sc_runner_new(sc_egraph *eg, const sc_runner_limits *lim) {
@@ -88,6 +100,8 @@ sc_runner *sc_runner_new(sc_egraph *eg, const sc_runner_limits *lim) {
     sc_runner_limits_init(&r->lim);
   r->iters = g_array_new(FALSE, TRUE, sizeof(sc_iteration));
   r->check = g_strcmp0(g_getenv("SC_EGRAPH_CHECK"), "1") == 0;
+  r->ops_seen = UINT32_MAX;
+  r->match_buf = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   return r;
 }
 
@@ -97,6 +111,8 @@ void sc_runner_free(sc_runner *r) {
   g_array_unref(r->iters);
   g_free(r->stats);
   g_free(r->last_rules);
+  g_array_unref(r->match_buf);
+  g_free(r->match_off);
   g_free(r);
 }
 
@@ -151,8 +167,11 @@ sc_stop_reason sc_runner_run(sc_runner *r, sc_rewrite *const *rules,
   gboolean same = r->last_rules != NULL && r->n_last_rules == n_rules &&
                   (n_rules == 0 || memcmp(r->last_rules, rules, n_rules * sizeof *rules) == 0);
   if (!same) {
-    for (uint32_t i = 0; i < n_rules; i++)
+    for (uint32_t i = 0; i < n_rules; i++) {
       r->stats[i].since = 0;
+      r->stats[i].present = FALSE;
+    }
+    r->ops_seen = UINT32_MAX;
     g_free(r->last_rules);
     r->last_rules = n_rules ? g_memdup2(rules, n_rules * sizeof *rules) : NULL;
     r->n_last_rules = n_rules;
@@ -161,9 +180,12 @@ sc_stop_reason sc_runner_run(sc_runner *r, sc_rewrite *const *rules,
   r->stop = SC_STOP_NONE;
   if (!sc_egraph_is_clean(eg))
     sc_egraph_rebuild(eg);
-  GArray **matches = g_new(GArray *, n_rules ? n_rules : 1);
-  for (uint32_t i = 0; i < n_rules; i++)
-    matches[i] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  if (r->cap_off < n_rules + 1) {
+    r->cap_off = n_rules + 1;
+    r->match_off = g_renew(uint32_t, r->match_off, r->cap_off);
+  }
+  GArray *mbuf = r->match_buf;
+  uint32_t *moff = r->match_off;
   uint32_t iter0 = r->iters->len;
 
   for (;;) {
@@ -178,31 +200,46 @@ sc_stop_reason sc_runner_run(sc_runner *r, sc_rewrite *const *rules,
     uint32_t classes0 = sc_egraph_n_classes(eg);
     gint64 t0 = g_get_monotonic_time();
 
+    /* The operator-indexed schedule: a rule one of whose operators is not
+     * in the e-graph cannot match, so it is not searched (as if searched
+     * completely and found nothing).  Operators only appear, so only rules
+     * not yet present are looked at, and only when a new one appeared. */
+    if (sc_eg_n_ops(eg) != r->ops_seen) {
+      for (uint32_t i = 0; i < n_rules; i++)
+        if (!r->stats[i].present)
+          r->stats[i].present = sc_rewrite_ops_present(rules[i], eg);
+      r->ops_seen = sc_eg_n_ops(eg);
+    }
+
     /* search */
-    for (uint32_t i = 0; i < n_rules && stop == SC_STOP_NONE; i++) {
+    g_array_set_size(mbuf, 0);
+    uint32_t searched_upto = 0;
+    for (uint32_t i = 0; i < n_rules && stop == SC_STOP_NONE; i++, searched_upto = i) {
       rule_stats *s = &r->stats[i];
       s->complete = FALSE;
-      g_array_set_size(matches[i], 0);
+      moff[i] = mbuf->len;
       uint64_t n = 0;
       if (r->lim.scheduler == SC_SCHED_BACKOFF) {
         if (it < s->banned_until)
           continue;
         uint64_t threshold = (uint64_t)r->lim.match_limit
                              << MIN(s->times_banned, 40u);
-        n = sc_rewrite_search(rules[i], eg, threshold + 1, matches[i], s->since);
+        n = s->present ? sc_rewrite_search(rules[i], eg, threshold + 1, mbuf, s->since) : 0;
+        rec.skipped += !s->present;
         if (n > threshold) {
           uint64_t ban = (uint64_t)r->lim.ban_length
                          << MIN(s->times_banned, 40u);
           s->times_banned++;
           s->banned_until = it + ban;
-          g_array_set_size(matches[i], 0);
+          g_array_set_size(mbuf, moff[i]);
         } else {
           s->times_applied++;
           s->complete = TRUE;
           rec.matches += n;
         }
       } else {
-        n = sc_rewrite_search(rules[i], eg, 0, matches[i], s->since);
+        n = s->present ? sc_rewrite_search(rules[i], eg, 0, mbuf, s->since) : 0;
+        rec.skipped += !s->present;
         rec.matches += n;
         s->complete = TRUE;
       }
@@ -213,6 +250,8 @@ sc_stop_reason sc_runner_run(sc_runner *r, sc_rewrite *const *rules,
           sc_budget_check(r->lim.budget, sc_egraph_n_nodes(eg)) != NULL)
         stop = SC_STOP_TIME_LIMIT;
     }
+    for (uint32_t i = searched_upto; i <= n_rules; i++)
+      moff[i] = mbuf->len;
     gint64 t1 = g_get_monotonic_time();
     /* what changes from here on is new to the rules searched completely */
     uint32_t epoch = sc_eg_advance_epoch(eg);
@@ -226,8 +265,8 @@ sc_stop_reason sc_runner_run(sc_runner *r, sc_rewrite *const *rules,
     uint32_t applied_upto = 0; /* rules whose matches were all applied */
     for (uint32_t i = 0; i < n_rules && stop == SC_STOP_NONE; i++, applied_upto = i) {
       uint32_t w = sc_rewrite_match_width(rules[i], eg);
-      const uint32_t *m = (const uint32_t *)matches[i]->data;
-      guint len = matches[i]->len;
+      const uint32_t *m = (const uint32_t *)(void *)mbuf->data + moff[i];
+      guint len = moff[i + 1] - moff[i];
       for (guint j = 0, k = 1; j + w <= len; j += w, k++) {
         /* software pipeline: memo slots 16 matches ahead, records 8 */
         if (j + 16 * w + w <= len)
@@ -249,7 +288,6 @@ sc_stop_reason sc_runner_run(sc_runner *r, sc_rewrite *const *rules,
         break; /* rule i only partly applied: not counted in applied_upto */
       if (len == 0)
         continue; /* nothing added: the limits stand as checked */
-      g_array_set_size(matches[i], 0);
       stop = check_limits(r, it);
       if (stop == SC_STOP_ITERATION_LIMIT)
         stop = SC_STOP_NONE; /* counted at the next iteration's start */
@@ -284,9 +322,6 @@ sc_stop_reason sc_runner_run(sc_runner *r, sc_rewrite *const *rules,
       break;
     }
   }
-  for (uint32_t i = 0; i < n_rules; i++)
-    g_array_unref(matches[i]);
-  g_free(matches);
   r->seconds = elapsed(r);
   return r->stop;
 }

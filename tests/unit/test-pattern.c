@@ -2,7 +2,10 @@
  * plain and nested matching, repeated class and attribute variables,
  * attribute predicates, guards, match limits, the op index (a rule only
  * visits classes with its root operator), requires patterns that bind new
- * variables, and the compile errors with their codes and key words. */
+ * variables, a requires pattern whose roots are found by walking up from a
+ * bound variable (the same matches in the same order as a scan of the root
+ * operator's classes), and the compile errors with their codes and key
+ * words. */
 #include "shardcheck/pattern.h"
 
 #include <string.h>
@@ -270,6 +273,87 @@ static void test_requires(void) {
   (void)vY;
 }
 
+/* f(?x) requires h(?s, g(?x)): ?x sits two operators below the root, so the
+ * roots are found from ?x's class up through g and h.  On random e-graphs
+ * with random unions, the ordered matches equal those of a scan of every h
+ * class in increasing order, done here by hand in the machine's order
+ * (lhs matches in order; per h class its h nodes by id, ?s first, then the
+ * g nodes of the child class by id, checking ?x). */
+static void test_requires_path(void) {
+  g_autoptr(sc_pattern) lhs = sc_pattern_new();
+  pnode1(lhs, OP_F, sc_attr_any(), sc_pattern_var(lhs, "x"));
+  g_autoptr(sc_pattern) req = sc_pattern_new();
+  pnode2(req, OP_CAT, sc_attr_any(), sc_pattern_var(req, "s"),
+         pnode1(req, OP_G, sc_attr_any(), sc_pattern_var(req, "x")));
+  const sc_pattern *reqs[1] = {req};
+  g_autoptr(GError) err = NULL;
+  g_autoptr(sc_query) q = sc_query_new(lhs, reqs, 1, &err);
+  g_assert_no_error(err);
+  g_autofree char *d = sc_query_disassemble(q);
+  g_assert_nonnull(strstr(d, "roots found up from ?x through"));
+  g_autoptr(sc_query) lq = compile(lhs);
+  uint32_t vx = sc_query_var_index(q, "x"), vs = sc_query_var_index(q, "s");
+  GRand *rng = g_rand_new_with_seed(18);
+  uint64_t total = 0;
+  for (int round = 0; round < 200; round++) {
+    g_autoptr(sc_egraph) eg = sc_egraph_new(NULL, NULL);
+    GArray *ids = g_array_new(FALSE, FALSE, sizeof(sc_id));
+    for (uint32_t i = 0; i < 4; i++) {
+      sc_id l = leaf(eg, OP_A + i % 3);
+      g_array_append_val(ids, l);
+    }
+    int n_ops = g_rand_int_range(rng, 5, 40);
+    for (int i = 0; i < n_ops; i++) {
+      sc_id a = g_array_index(ids, sc_id, g_rand_int_range(rng, 0, (gint32)ids->len));
+      sc_id b = g_array_index(ids, sc_id, g_rand_int_range(rng, 0, (gint32)ids->len));
+      sc_id n;
+      switch (g_rand_int_range(rng, 0, 4)) {
+      case 0: n = node1(eg, OP_F, 0, a); break;
+      case 1: n = node1(eg, OP_G, (uint32_t)g_rand_int_range(rng, 0, 2), a); break;
+      case 2: n = node2(eg, OP_CAT, 0, a, b); break;
+      default: sc_egraph_union(eg, a, b, 0); n = a; break;
+      }
+      g_array_append_val(ids, n);
+    }
+    sc_egraph_rebuild(eg);
+    g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    sc_query_search(q, eg, 0, NULL, NULL, got);
+    g_autoptr(GArray) lm = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    sc_query_search(lq, eg, 0, NULL, NULL, lm);
+    g_autoptr(GArray) want = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    uint32_t n_cat, w = 1 + sc_query_n_vars(q);
+    const sc_id *cats = sc_egraph_classes_with_op(eg, OP_CAT, &n_cat);
+    for (guint i = 0; i < lm->len; i += 2) {
+      sc_id root = g_array_index(lm, uint32_t, i), x = g_array_index(lm, uint32_t, i + 1);
+      for (uint32_t c = 0; c < n_cat; c++) {
+        uint32_t nh, ng;
+        const sc_id *hs = sc_egraph_class_nodes_with_op(eg, cats[c], OP_CAT, &nh);
+        for (uint32_t j = 0; j < nh; j++) {
+          const sc_id *hk = sc_egraph_node_children(eg, hs[j]);
+          const sc_id *gs = sc_egraph_class_nodes_with_op(eg, hk[1], OP_G, &ng);
+          for (uint32_t k = 0; k < ng; k++) {
+            if (sc_egraph_node_children(eg, gs[k])[0] != x)
+              continue;
+            uint32_t m[3];
+            m[0] = root;
+            m[1 + vx] = x;
+            m[1 + vs] = hk[0];
+            g_array_append_vals(want, m, w);
+          }
+        }
+      }
+    }
+    g_assert_cmpuint(w, ==, 3);
+    g_assert_cmpuint(got->len, ==, want->len);
+    total += got->len / w;
+    g_assert_cmpmem(got->data, got->len * sizeof(uint32_t), want->data,
+                    want->len * sizeof(uint32_t));
+    g_array_free(ids, TRUE);
+  }
+  g_rand_free(rng);
+  g_assert_cmpuint(total, >=, 200); /* not a test of empty results */
+}
+
 static void test_errors(void) {
   g_autoptr(GError) err = NULL;
   /* a requires pattern that is a bare variable */
@@ -310,6 +394,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/pattern/match/attr", test_match_attr);
   g_test_add_func("/pattern/match/guard-limit", test_guard_and_limit);
   g_test_add_func("/pattern/requires/bind", test_requires);
+  g_test_add_func("/pattern/requires/path", test_requires_path);
   g_test_add_func("/pattern/errors", test_errors);
   return g_test_run();
 }

@@ -6,7 +6,8 @@
  * node); a bare-variable left side ?x is matched from its requires
  * pattern, rooted at ?x's class, with the same applications as a search
  * over every class; the search of a rule whose operators did not change is
- * skipped. */
+ * skipped; a rule one of whose operators is absent is not searched until
+ * the operator appears, and then finds its matches. */
 #include "shardcheck/runner.h"
 
 #include <string.h>
@@ -170,11 +171,104 @@ static void test_skip_unchanged_ops(void) {
   sc_rewrite_free(rw);
 }
 
+/* The operator-indexed schedule: f(?x) => h(?x) requires k(?x) is not
+ * searched while no k node exists; g(?x) => k(?x) adds one in the first
+ * iteration, and in the second the rule is searched and fires on the old
+ * f node through the new k node, pure (semi-naive) or not. */
+static void test_absent_op(void) {
+  for (int pure = 0; pure < 2; pure++) {
+    g_autoptr(sc_pattern) l = sc_pattern_new();
+    g_autoptr(sc_pattern) q = sc_pattern_new();
+    g_autoptr(sc_pattern) r = sc_pattern_new();
+    pun(l, OP_F, sc_pattern_var(l, "x"));
+    pun(q, OP_K, sc_pattern_var(q, "x"));
+    pun(r, OP_H, sc_pattern_var(r, "x"));
+    const sc_pattern *reqs[1] = {q};
+    g_autoptr(GError) err = NULL;
+    g_autoptr(sc_rewrite) fh = sc_rewrite_new("f-to-h", l, reqs, 1, r, &err);
+    g_assert_no_error(err);
+    counts c = {0};
+    sc_rewrite_set_guard(fh, count_guard, &c);
+    sc_rewrite_set_pure(fh, pure);
+    g_autoptr(sc_pattern) gl = sc_pattern_new();
+    g_autoptr(sc_pattern) gr = sc_pattern_new();
+    pun(gl, OP_G, sc_pattern_var(gl, "x"));
+    pun(gr, OP_K, sc_pattern_var(gr, "x"));
+    g_autoptr(sc_rewrite) gk = sc_rewrite_new("g-to-k", gl, NULL, 0, gr, &err);
+    g_assert_no_error(err);
+    g_autoptr(sc_egraph) eg = sc_egraph_new(NULL, NULL);
+    sc_id x = leaf(eg, 0);
+    sc_id fx = un(eg, OP_F, x);
+    un(eg, OP_G, leaf(eg, 1));
+    sc_runner_limits lim;
+    limits(&lim);
+    g_autoptr(sc_runner) run = sc_runner_new(eg, &lim);
+    sc_rewrite *rules[2] = {fh, gk};
+    g_assert_cmpint(sc_runner_run(run, rules, 2), ==, SC_STOP_SATURATED);
+    /* no k yet, so no h: and k(1) does not make f(0) match */
+    g_assert_cmpuint(sc_runner_iteration(run, 0)->skipped, ==, 1);
+    g_assert_cmpuint(sc_runner_iteration(run, 1)->skipped, ==, 0);
+    g_assert_cmpuint(c.calls, ==, 0);
+    g_assert_cmpuint(sc_egraph_lookup(eg, OP_H, 0, (sc_id[]){sc_egraph_find(eg, x)}, 1), ==,
+                     SC_ID_NONE);
+    /* g(0) from outside: g-to-k adds k(0), then f-to-h fires on f(0) */
+    un(eg, OP_G, x);
+    uint32_t it0 = sc_runner_n_iterations(run);
+    g_assert_cmpint(sc_runner_run(run, rules, 2), ==, SC_STOP_SATURATED);
+    g_assert_cmpuint(sc_runner_iteration(run, it0)->skipped, ==, 0);
+    g_assert_cmpuint(c.calls, >=, 1);
+    sc_id hx = sc_egraph_lookup(eg, OP_H, 0, (sc_id[]){sc_egraph_find(eg, x)}, 1);
+    g_assert_cmpuint(hx, !=, SC_ID_NONE);
+    g_assert_cmpuint(sc_egraph_find(eg, hx), ==, sc_egraph_find(eg, fx));
+  }
+}
+
+/* Within one run: the operator a rule lacks is added by another rule's
+ * first iteration, and the rule fires in the second. */
+static void test_absent_op_same_run(void) {
+  for (int pure = 0; pure < 2; pure++) {
+    g_autoptr(sc_pattern) l = sc_pattern_new();
+    g_autoptr(sc_pattern) q = sc_pattern_new();
+    g_autoptr(sc_pattern) r = sc_pattern_new();
+    pun(l, OP_F, sc_pattern_var(l, "x"));
+    pun(q, OP_K, sc_pattern_var(q, "x"));
+    pun(r, OP_H, sc_pattern_var(r, "x"));
+    const sc_pattern *reqs[1] = {q};
+    g_autoptr(GError) err = NULL;
+    g_autoptr(sc_rewrite) fh = sc_rewrite_new("f-to-h", l, reqs, 1, r, &err);
+    g_assert_no_error(err);
+    sc_rewrite_set_pure(fh, pure);
+    g_autoptr(sc_pattern) gl = sc_pattern_new();
+    g_autoptr(sc_pattern) gr = sc_pattern_new();
+    pun(gl, OP_G, sc_pattern_var(gl, "x"));
+    pun(gr, OP_K, sc_pattern_var(gr, "x"));
+    g_autoptr(sc_rewrite) gk = sc_rewrite_new("g-to-k", gl, NULL, 0, gr, &err);
+    g_assert_no_error(err);
+    g_autoptr(sc_egraph) eg = sc_egraph_new(NULL, NULL);
+    sc_id x = leaf(eg, 0);
+    sc_id fx = un(eg, OP_F, x);
+    un(eg, OP_G, x);
+    sc_runner_limits lim;
+    limits(&lim);
+    g_autoptr(sc_runner) run = sc_runner_new(eg, &lim);
+    sc_rewrite *rules[2] = {fh, gk};
+    g_assert_cmpint(sc_runner_run(run, rules, 2), ==, SC_STOP_SATURATED);
+    g_assert_cmpuint(sc_runner_iteration(run, 0)->skipped, ==, 1);
+    g_assert_cmpuint(sc_runner_iteration(run, 1)->skipped, ==, 0);
+    g_assert_cmpuint(sc_runner_iteration(run, 1)->applied, ==, 1);
+    sc_id hx = sc_egraph_lookup(eg, OP_H, 0, (sc_id[]){sc_egraph_find(eg, x)}, 1);
+    g_assert_cmpuint(hx, !=, SC_ID_NONE);
+    g_assert_cmpuint(sc_egraph_find(eg, hx), ==, sc_egraph_find(eg, fx));
+  }
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/seminaive/pure-guard", test_pure_guard);
   g_test_add_func("/seminaive/requires-late", test_requires_late);
   g_test_add_func("/seminaive/bare-variable", test_bare_variable);
   g_test_add_func("/seminaive/skip-unchanged-ops", test_skip_unchanged_ops);
+  g_test_add_func("/seminaive/absent-op", test_absent_op);
+  g_test_add_func("/seminaive/absent-op-same-run", test_absent_op_same_run);
   return g_test_run();
 }
