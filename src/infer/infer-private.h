@@ -21,7 +21,9 @@
  *   defer.c          deferral of unmapped intermediate nodes;
  *   relation.c       clean relations extracted from a class, nearest terms;
  *   result.c         the result object, its failure sub-structure, accessors;
- *   explain.c        explanations (--explain; explain.h).
+ *   explain.c        explanations (--explain; explain.h);
+ *   memo.c           layer memoization: a node's relations carried from an
+ *                    earlier proved node by an exact isomorphism.
  *
  * Invariants:
  *  - rel[t] holds the clean expressions (bound to the impl graph) known for
@@ -79,6 +81,8 @@ struct sc_infer_result {
   GPtrArray *learned;        /* char*: data-dependent sizes learned (pass-sizes.c) */
   GArray *assumptions;       /* sc_infer_assumption: value-range assumptions used (vrange.c) */
   sc_infer_stats stats;
+  sc_id *carried_from;       /* per spec node: the proved node it was carried from (memo.c) */
+  GArray *carried_blocks;    /* sc_infer_carried_block, in visiting order (memo.c) */
 };
 
 /* A new result for bundle B, verdict REFINES, nothing found yet. */
@@ -143,6 +147,11 @@ struct sc_rel_ctx {
   GArray **groups_of;        /* per impl tensor: guint group ids whose expressions read it */
   uint32_t *group_stamp;     /* per group: visit when queued */
   GArray *group_queue;       /* guint: groups to add at the next exploration round */
+  /* layer memoization (memo.c); the logs are NULL when it is off */
+  struct sc_rel_memo *memo;
+  GArray *trel_log;          /* sc_id: impl tensors that joined T_rel this visit */
+  GArray *group_log;         /* guint: groups queued this visit */
+  gboolean widened;          /* this visit widened its exploration */
 };
 
 /* How many spec nodes in a row may have a relation that is not clean
@@ -244,6 +253,28 @@ gboolean sc_rel_some_output_unmapped(sc_rel_ctx *c, const sc_node *n, const sc_i
 gboolean sc_rel_outputs_lost_impl(sc_rel_ctx *c, const sc_node *n, const sc_id *out_cls);
 GPtrArray *sc_rel_texts_of(GPtrArray *texprs);
 void sc_rel_add_nearest_terms(sc_rel_ctx *c, sc_id cls, GPtrArray *out);
+
+/* --- layer memoization (memo.c) --- */
+
+/* Set up (nothing when opts->no_memo or opts->explain) and free. */
+void sc_rel_memo_init(sc_rel_ctx *c);
+void sc_rel_memo_free(sc_rel_ctx *c);
+/* Before visiting V: its relations carried from an isomorphic node proved
+ * earlier; TRUE when they were (then V is not visited). */
+gboolean sc_rel_memo_carry(sc_rel_ctx *c, sc_id v);
+/* Around a proof of V: the logs reset, then V kept as a template when
+ * its proof can be carried (every result mapped cleanly, nothing widened,
+ * deferred or learned). */
+void sc_rel_memo_begin(sc_rel_ctx *c);
+void sc_rel_memo_record(sc_rel_ctx *c, sc_id v);
+/* After the walk: the carried blocks into the result. */
+void sc_rel_memo_finish(sc_rel_ctx *c);
+/* Does impl node N read the values of its input T (trel.c)? */
+gboolean sc_rel_reads_input(const sc_node *n, sc_id t);
+/* The relation entry of replica group ID (replicas.c). */
+const sc_relation_entry *sc_rel_replicas_entry(sc_rel_ctx *c, guint id);
+/* A random node that got a relation is listed as an assumption (visit.c). */
+void sc_rel_note_random_assumption(sc_rel_ctx *c, const sc_node *n);
 
 /* --- failures (result.c) --- */
 

@@ -50,7 +50,7 @@ static void sc_rel_unread_args(const sc_node *n, int32_t *self_arg, int32_t *lis
 }
 
 /* Does node N read the values of its input tensor T (sc_rel_unread_args)? */
-static gboolean sc_rel_reads_input(const sc_node *n, sc_id t) {
+gboolean sc_rel_reads_input(const sc_node *n, sc_id t) {
   int32_t self_arg, list_arg;
   int64_t list_keep;
   sc_rel_unread_args(n, &self_arg, &list_arg, &list_keep);
@@ -86,6 +86,8 @@ void sc_rel_trel_add(sc_rel_ctx *c, sc_id t) {
   if (c->trel_stamp[t] == c->visit)
     return;
   c->trel_stamp[t] = c->visit;
+  if (c->trel_log)
+    g_array_append_val(c->trel_log, t);
   sc_rel_replicas_touch(c, t);
   const sc_tensor *ten = sc_graph_tensor(c->impl, t);
   for (uint32_t i = 0; i < ten->n_consumers; i++) {
@@ -375,6 +377,7 @@ gboolean sc_rel_explore(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, 
 gboolean sc_rel_widen(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, uint32_t n_out,
                       const char **limit_hit, GError **error) {
   guint done = 0, before = c->explored_list->len;
+  c->widened = TRUE;
   for (int hop = 0; hop < WIDEN_HOPS && c->explored_list->len - before < WIDEN_MAX_NODES;
        hop++) {
     guint upto = c->explored_list->len;

@@ -169,6 +169,7 @@ static void ctx_clear(sc_rel_ctx *c) {
   g_array_free(c->hooks, TRUE);
   sc_rel_replicas_free(c);
   sc_rel_vr_free(c);
+  sc_rel_memo_free(c);
 }
 
 /* The expectations of the bundle, in file order, none found yet. */
@@ -200,7 +201,12 @@ static gboolean walk(sc_rel_ctx *c, gboolean *stop, GError **error) {
     const sc_node *n = sc_graph_node(c->spec, v);
     if (opts->progress)
       opts->progress(done, total, n->name, opts->progress_user);
-    ok = sc_rel_visit_node(c, v, stop, error);
+    if (!sc_rel_memo_carry(c, v)) {
+      sc_rel_memo_begin(c);
+      ok = sc_rel_visit_node(c, v, stop, error);
+      if (ok && !*stop)
+        sc_rel_memo_record(c, v);
+    }
     done++;
     c->res->stats.visited++;
     /* The overall budget (budget.h), after each node: a spent budget ends
@@ -272,6 +278,7 @@ sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
   seed_relation(&c, sc_bundle_assume_relation(b));
   sc_rel_vr_analyze(&c);
   sc_rel_replicas_init(&c);
+  sc_rel_memo_init(&c);
   collect_checked(&c);
   collect_expectations(&c);
 
@@ -286,6 +293,7 @@ sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
     sc_rel_clear_failure(res);
   if (ok && !stop)
     outputs_given(&c);
+  sc_rel_memo_finish(&c);
   if (ok && !stop && res->expectations->len)
     judge_expectations(&c);
 
