@@ -8,6 +8,7 @@
  *   classes.c        the classes a visit starts from: a spec tensor's
  *                    relation unioned, an impl tensor's leaf;
  *   trel.c           T_rel and exploration (Listing 3), widening;
+ *   dups.c           duplicate impl nodes: one explored, the others when needed;
  *   replicas.c       the equalities the input relation states between impl
  *                    tensors (replicas, blocks), added when one is related;
  *   cat-parts.c      equal cats (same dim, part shapes) have equal parts;
@@ -152,6 +153,12 @@ struct sc_rel_ctx {
   GArray *trel_log;          /* sc_id: impl tensors that joined T_rel this visit */
   GArray *group_log;         /* guint: groups queued this visit */
   gboolean widened;          /* this visit widened its exploration */
+  /* duplicate impl nodes (dups.c) */
+  sc_id *dup_rep;            /* per impl node: its representative (itself if none) */
+  GArray **dups_of;          /* per representative: sc_id duplicates, or NULL */
+  uint32_t *dormant;         /* per impl node: visit when ready but not needed */
+  uint32_t *virt_stamp;      /* per impl tensor: visit when counted as related for a
+                                dormant duplicate's representative */
 };
 
 /* How many spec nodes in a row may have a relation that is not clean
@@ -180,6 +187,11 @@ sc_value *sc_rel_args_to_children(sc_rel_ctx *c, const sc_node *n, class_of_fn c
 sc_id sc_rel_spec_input_class(sc_rel_ctx *c, sc_id u, GError **error);
 sc_id sc_rel_structured_class(sc_rel_ctx *c, sc_id u, GError **error);
 sc_id sc_rel_impl_leaf_class(sc_rel_ctx *c, sc_id t, GError **error);
+
+/* --- duplicate impl nodes (dups.c) --- */
+
+void sc_rel_dups_init(sc_rel_ctx *c);
+void sc_rel_dups_free(sc_rel_ctx *c);
 
 /* --- T_rel and exploration (trel.c) --- */
 

@@ -397,18 +397,31 @@ static gboolean map_facts(memo *m, sc_rel_ctx *c, const memo_tmpl *t) {
 /* Would a proof here explore impl node W2, which is no image of an
  * explored node?  As trel.c decides: every input it reads in (the renamed)
  * T_rel, or in T_rel or made by a creation node with some in T_rel. */
-static gboolean would_explore(const memo *m, const sc_graph *impl, sc_id w2) {
+static gboolean would_explore(const memo *m, const sc_graph *impl, const sc_id *dup_rep,
+                              sc_id w2) {
   const sc_node *n = sc_graph_node(impl, w2);
   gboolean related = FALSE;
+  if (dup_rep[w2] != w2) {
+    /* a duplicate stays dormant unless a result of its own is related */
+    gboolean needed = FALSE;
+    for (uint32_t k = 0; k < n->n_results && !needed; k++)
+      needed = n->results[k] != SC_ID_NONE && m->trel_st[n->results[k]] == m->stamp;
+    if (!needed)
+      return FALSE;
+  }
   for (uint32_t i = 0; i < n->n_inputs; i++) {
     sc_id t = n->inputs[i];
     if (!sc_rel_reads_input(n, t))
       continue;
-    if (m->trel_st[t] == m->stamp) {
+    sc_id p = sc_graph_tensor(impl, t)->producer;
+    if (m->trel_st[t] == m->stamp ||
+        (p != SC_ID_NONE && dup_rep[p] != p &&
+         m->trel_st[sc_graph_node(impl, dup_rep[p])->results[sc_graph_tensor(impl, t)->result_index]] ==
+             m->stamp)) {
+      /* in the renamed T_rel, or counted as its duplicate's (dups.c) */
       related = TRUE;
       continue;
     }
-    sc_id p = sc_graph_tensor(impl, t)->producer;
     const sc_node *pn = p == SC_ID_NONE ? NULL : sc_graph_node(impl, p);
     if (pn == NULL || pn->n_inputs != 0 || !(pn->op->flags & SC_OP_CREATION))
       return FALSE;
@@ -417,7 +430,7 @@ static gboolean would_explore(const memo *m, const sc_graph *impl, sc_id w2) {
 }
 
 /* Nothing more would be explored around the renamed T_rel. */
-static gboolean closed(memo *m, const sc_graph *impl, const memo_tmpl *t) {
+static gboolean closed(memo *m, const sc_graph *impl, const sc_id *dup_rep, const memo_tmpl *t) {
   for (guint i = 0; i < t->trel->len; i++) {
     sc_id a = g_array_index(t->trel, sc_id, i);
     if (!bound(m, a))
@@ -430,7 +443,7 @@ static gboolean closed(memo *m, const sc_graph *impl, const memo_tmpl *t) {
         (sc_graph_node(impl, t2->producer)->op->flags & SC_OP_DATA_DEPENDENT))
       return FALSE;
     for (uint32_t j = 0; j < t2->n_consumers; j++)
-      if (m->nimg_st[t2->consumers[j]] != m->stamp && would_explore(m, impl, t2->consumers[j]))
+      if (m->nimg_st[t2->consumers[j]] != m->stamp && would_explore(m, impl, dup_rep, t2->consumers[j]))
         return FALSE;
   }
   return TRUE;
@@ -544,7 +557,7 @@ static gboolean try_template(sc_rel_ctx *c, const memo_tmpl *t, const sc_node *v
       if (!unify_texpr(m, c->impl, g_ptr_array_index(a, j), g_ptr_array_index(b, j)))
         return FALSE;
   }
-  return map_facts(m, c, t) && closed(m, c->impl, t) && results_bound(m, c, u, v);
+  return map_facts(m, c, t) && closed(m, c->impl, c->dup_rep, t) && results_bound(m, c, u, v);
 }
 
 /* V's relations: U's renamed by sigma. */

@@ -129,6 +129,7 @@ static void ctx_init(sc_rel_ctx *c, const sc_bundle *b, const sc_infer_options *
   c->compiled = NULL;
   c->hooks = g_array_new(FALSE, FALSE, sizeof(sc_rel_hook));
   sc_rel_register_hooks(c);
+  sc_rel_dups_init(c);
   c->sourceless = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
                                         (GDestroyNotify)g_array_unref);
   for (uint32_t w = 0; w < n_in; w++) {
@@ -170,6 +171,7 @@ static void ctx_clear(sc_rel_ctx *c) {
   sc_rel_replicas_free(c);
   sc_rel_vr_free(c);
   sc_rel_memo_free(c);
+  sc_rel_dups_free(c);
 }
 
 /* The expectations of the bundle, in file order, none found yet. */
