@@ -23,6 +23,7 @@
  *   relation.c       clean relations extracted from a class, nearest terms;
  *   result.c         the result object, its failure sub-structure, accessors;
  *   explain.c        explanations (--explain; explain.h);
+ *   release.c        relations no later visit can read, freed during the walk;
  *   memo.c           layer memoization: a node's relations carried from an
  *                    earlier proved node by an exact isomorphism.
  *
@@ -153,6 +154,7 @@ struct sc_rel_ctx {
   GArray *trel_log;          /* sc_id: impl tensors that joined T_rel this visit */
   GArray *group_log;         /* guint: groups queued this visit */
   gboolean widened;          /* this visit widened its exploration */
+  struct sc_rel_release *release; /* freeing relations no visit can read (release.c) */
   /* duplicate impl nodes (dups.c) */
   sc_id *dup_rep;            /* per impl node: its representative (itself if none) */
   GArray **dups_of;          /* per representative: sc_id duplicates, or NULL */
@@ -187,6 +189,21 @@ sc_value *sc_rel_args_to_children(sc_rel_ctx *c, const sc_node *n, class_of_fn c
 sc_id sc_rel_spec_input_class(sc_rel_ctx *c, sc_id u, GError **error);
 sc_id sc_rel_structured_class(sc_rel_ctx *c, sc_id u, GError **error);
 sc_id sc_rel_impl_leaf_class(sc_rel_ctx *c, sc_id t, GError **error);
+
+/* --- freeing relations no later visit can read (release.c) --- */
+
+typedef struct sc_rel_release sc_rel_release;
+/* After the needed nodes are known: ORDER is the topological order (the
+ * needed nodes in it are the visiting order).  Nothing with --explain. */
+void sc_rel_release_init(sc_rel_ctx *c, const sc_id *order, uint32_t n_order);
+void sc_rel_release_free(sc_rel_ctx *c);
+/* Node V was visited (or carried): what it added to c->owned since
+ * OWNED_BEFORE are its relations. */
+void sc_rel_release_mark(sc_rel_ctx *c, sc_id v, uint32_t owned_before);
+/* After the node at visiting POSITION: free the relations due there. */
+void sc_rel_release_after(sc_rel_ctx *c, uint32_t position);
+/* Is spec tensor T's relation pinned by a template (memo.c)? */
+gboolean sc_rel_memo_pins(sc_rel_ctx *c, sc_id t);
 
 /* --- duplicate impl nodes (dups.c) --- */
 

@@ -63,6 +63,7 @@ struct sc_rel_memo {
   GHashTable *by_key;  /* key -> GPtrArray of memo_tmpl* (borrowed from all) */
   GPtrArray *all;      /* memo_tmpl*, owned */
   memo_tmpl **tmpl;    /* per spec node: its template, or NULL */
+  gboolean *pinned;    /* per spec tensor: an input or result of a template */
   uint32_t *pos;       /* per spec node: visiting position */
   GArray *at_pos;      /* sc_id: the spec node at each visiting position */
   int64_t role_off;    /* distance of the last carry to its role partner (0: none) */
@@ -104,6 +105,7 @@ void sc_rel_memo_init(sc_rel_ctx *c) {
                                     (GDestroyNotify)g_ptr_array_unref);
   m->all = g_ptr_array_new_with_free_func(tmpl_free);
   m->tmpl = g_new0(memo_tmpl *, ns ? ns : 1);
+  m->pinned = g_new0(gboolean, sc_graph_n_tensors(c->spec) ? sc_graph_n_tensors(c->spec) : 1);
   m->pos = g_new0(uint32_t, ns ? ns : 1);
   m->at_pos = g_array_new(FALSE, FALSE, sizeof(sc_id));
   m->tmap = g_new0(sc_id, nt ? nt : 1);
@@ -127,6 +129,7 @@ void sc_rel_memo_free(sc_rel_ctx *c) {
   g_hash_table_unref(m->by_key);
   g_ptr_array_unref(m->all);
   g_free(m->tmpl);
+  g_free(m->pinned);
   g_free(m->pos);
   g_array_free(m->at_pos, TRUE);
   g_free(m->tmap);
@@ -664,8 +667,13 @@ void sc_rel_memo_record(sc_rel_ctx *c, sc_id v) {
   memo_tmpl *t = g_new0(memo_tmpl, 1);
   t->node = v;
   t->in_rel = g_new0(GPtrArray *, n->n_inputs + 1);
-  for (uint32_t i = 0; i < n->n_inputs; i++)
+  for (uint32_t i = 0; i < n->n_inputs; i++) {
     t->in_rel[i] = g_ptr_array_ref(c->rel[n->inputs[i]]);
+    m->pinned[n->inputs[i]] = TRUE;
+  }
+  for (uint32_t k = 0; k < n->n_results; k++)
+    if (n->results[k] != SC_ID_NONE)
+      m->pinned[n->results[k]] = TRUE;
   t->explored = g_array_new(FALSE, FALSE, sizeof(sc_id));
   g_array_append_vals(t->explored, c->explored_list->data, c->explored_list->len);
   t->trel = g_array_new(FALSE, FALSE, sizeof(sc_id));
@@ -710,4 +718,8 @@ void sc_rel_memo_finish(sc_rel_ctx *c) {
                           c->res->carried_blocks->len - 1);
     open_d = d;
   }
+}
+
+gboolean sc_rel_memo_pins(sc_rel_ctx *c, sc_id t) {
+  return c->memo != NULL && c->memo->pinned[t];
 }

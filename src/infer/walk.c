@@ -172,6 +172,7 @@ static void ctx_clear(sc_rel_ctx *c) {
   sc_rel_vr_free(c);
   sc_rel_memo_free(c);
   sc_rel_dups_free(c);
+  sc_rel_release_free(c);
 }
 
 /* The expectations of the bundle, in file order, none found yet. */
@@ -194,6 +195,7 @@ static gboolean walk(sc_rel_ctx *c, gboolean *stop, GError **error) {
   const sc_id *order = sc_graph_topo_order(c->spec, &n_order);
   for (uint32_t i = 0; i < n_order; i++)
     total += c->need[order[i]] ? 1 : 0;
+  sc_rel_release_init(c, order, n_order);
   gboolean ok = TRUE;
   uint32_t done = 0;
   for (uint32_t i = 0; i < n_order && ok && !*stop; i++) {
@@ -203,12 +205,16 @@ static gboolean walk(sc_rel_ctx *c, gboolean *stop, GError **error) {
     const sc_node *n = sc_graph_node(c->spec, v);
     if (opts->progress)
       opts->progress(done, total, n->name, opts->progress_user);
+    guint owned_before = c->owned->len;
     if (!sc_rel_memo_carry(c, v)) {
       sc_rel_memo_begin(c);
       ok = sc_rel_visit_node(c, v, stop, error);
       if (ok && !*stop)
         sc_rel_memo_record(c, v);
     }
+    sc_rel_release_mark(c, v, owned_before);
+    if (ok && !*stop)
+      sc_rel_release_after(c, done);
     done++;
     c->res->stats.visited++;
     /* The overall budget (budget.h), after each node: a spent budget ends
