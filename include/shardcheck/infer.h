@@ -249,12 +249,15 @@ const sc_infer_stats *sc_infer_get_stats(const sc_infer_result *r);
  * and replica equality the proof asserted mapped by that renaming onto an
  * impl node or equality of the same kind, with nothing more for the
  * exploration to find), grouped in blocks: visited nodes FIRST..LAST (in
- * visiting order, N of them) carried from FROM_FIRST..FROM_LAST, node by
- * node at the same distance in the visiting order (a repeated layer).  In
- * visiting order; none with opts->no_memo or opts->explain. */
+ * visiting order, N of them) carried node by node after FROM_FIRST..
+ * FROM_LAST, the nodes in the same roles at one distance earlier in the
+ * visiting order (the same layer one repetition earlier), which were
+ * proved or carried themselves (sc_infer_carried_from names the proved
+ * node each was carried from).  In visiting order; none with
+ * opts->no_memo or opts->explain. */
 typedef struct {
   sc_id first, last;            /* spec nodes */
-  sc_id from_first, from_last;  /* spec nodes proved (or carried) before */
+  sc_id from_first, from_last;  /* spec nodes visited before, in the same roles */
   uint32_t n_nodes;
 } sc_infer_carried_block;
 uint32_t sc_infer_n_carried_blocks(const sc_infer_result *r);

@@ -38,8 +38,9 @@
  * visiting position at the distance of the last carry: a layer earlier),
  * resolved to the template it was carried from; then the templates with
  * V's key (operator and the shape of its input relations), latest first,
- * at most MEMO_MAX_CANDIDATES.  Carries at one distance in a row form the
- * blocks the report lists ("layers 2-8 carried from layer 1").
+ * at most MEMO_MAX_CANDIDATES.  Carries at one distance from their role
+ * partners in a row form the blocks the report lists (layer 3 carried
+ * after layer 2, whose nodes were carried from or proved in layer 1).
  *
  * Ownership: the memo (c->memo) and its templates live for one run; a
  * template holds references to its inputs' relation arrays (borrowed
@@ -64,6 +65,8 @@ struct sc_rel_memo {
   GPtrArray *all;      /* memo_tmpl*, owned */
   memo_tmpl **tmpl;    /* per spec node: its template, or NULL */
   gboolean *pinned;    /* per spec tensor: an input or result of a template */
+  sc_id *partner;      /* per carried spec node: the node in its role it was
+                          carried after (a layer earlier), or its template */
   uint32_t *pos;       /* per spec node: visiting position */
   GArray *at_pos;      /* sc_id: the spec node at each visiting position */
   int64_t role_off;    /* distance of the last carry to its role partner (0: none) */
@@ -107,6 +110,7 @@ void sc_rel_memo_init(sc_rel_ctx *c) {
   m->tmpl = g_new0(memo_tmpl *, ns ? ns : 1);
   m->pinned = g_new0(gboolean, sc_graph_n_tensors(c->spec) ? sc_graph_n_tensors(c->spec) : 1);
   m->pos = g_new0(uint32_t, ns ? ns : 1);
+  m->partner = g_new0(sc_id, ns ? ns : 1);
   m->at_pos = g_array_new(FALSE, FALSE, sizeof(sc_id));
   m->tmap = g_new0(sc_id, nt ? nt : 1);
   m->tmap_st = g_new0(uint32_t, nt ? nt : 1);
@@ -131,6 +135,7 @@ void sc_rel_memo_free(sc_rel_ctx *c) {
   g_free(m->tmpl);
   g_free(m->pinned);
   g_free(m->pos);
+  g_free(m->partner);
   g_array_free(m->at_pos, TRUE);
   g_free(m->tmap);
   g_free(m->tmap_st);
@@ -632,6 +637,7 @@ gboolean sc_rel_memo_carry(sc_rel_ctx *c, sc_id v) {
     return FALSE;
   carry(c, found, n);
   m->role_off = (int64_t)here - m->pos[partner];
+  m->partner[v] = partner;
   c->res->carried_from[v] = found->node;
   c->res->stats.carried++;
   sc_rel_note_random_assumption(c, n);
@@ -700,12 +706,12 @@ void sc_rel_memo_finish(sc_rel_ctx *c) {
   int64_t open_d = 0;
   for (guint p = 0; p < m->at_pos->len; p++) {
     sc_id v = g_array_index(m->at_pos, sc_id, p);
-    sc_id from = c->res->carried_from[v];
-    int64_t d = from == SC_ID_NONE ? 0 : (int64_t)p - m->pos[from];
-    if (from == SC_ID_NONE) {
+    if (c->res->carried_from[v] == SC_ID_NONE) {
       open = NULL;
       continue;
     }
+    sc_id from = m->partner[v];
+    int64_t d = (int64_t)p - m->pos[from];
     if (open != NULL && d == open_d) {
       open->last = v;
       open->from_last = from;

@@ -56,15 +56,25 @@ static uint32_t check_same(const char *rel) {
   uint32_t carried = sc_infer_get_stats(m)->carried;
   g_assert_cmpuint(sc_infer_get_stats(p)->carried, ==, 0);
   g_assert_cmpuint(sc_infer_n_carried_blocks(p), ==, 0);
-  /* the blocks add up to the nodes carried, each node to its template */
-  uint32_t in_blocks = 0;
+  /* the blocks add up to the nodes carried; each carried node names the
+   * proved node it was carried from, a proved node none */
+  uint32_t in_blocks = 0, named = 0;
   for (uint32_t i = 0; i < sc_infer_n_carried_blocks(m); i++) {
     const sc_infer_carried_block *cb = sc_infer_carried_block_at(m, i);
     in_blocks += cb->n_nodes;
-    g_assert_cmpuint(sc_infer_carried_from(m, cb->first), ==, cb->from_first);
-    g_assert_cmpuint(sc_infer_carried_from(m, cb->last), ==, cb->from_last);
+    g_assert_cmpuint(sc_infer_carried_from(m, cb->first), !=, SC_ID_NONE);
+    g_assert_cmpuint(sc_infer_carried_from(m, cb->last), !=, SC_ID_NONE);
+    g_assert_cmpuint(cb->from_first, !=, cb->first);
+  }
+  for (sc_id v = 0; v < sc_graph_n_nodes(spec); v++) {
+    sc_id from = sc_infer_carried_from(m, v);
+    if (from == SC_ID_NONE)
+      continue;
+    named++;
+    g_assert_cmpuint(sc_infer_carried_from(m, from), ==, SC_ID_NONE);
   }
   g_assert_cmpuint(in_blocks, ==, carried);
+  g_assert_cmpuint(named, ==, carried);
   sc_infer_result_free(m);
   sc_infer_result_free(p);
   sc_bundle_free(b);
