@@ -44,7 +44,7 @@ _shardcheck() {
 
   local opts=""
   case $cmd in
-    check) opts="--format --lemmas --explain --explain=all --quiet --validate --html --dot --color= --time-limit --memory-limit --max-enodes --max-input-bytes --help" ;;
+    check) opts="--format --lemmas --explain --explain=all --quiet --no-memo --validate --html --dot --color= --time-limit --memory-limit --max-enodes --max-input-bytes --help" ;;
     show) opts="--format --lemmas --no-lemmas --help" ;;
     ops) opts="--format --help" ;;
     lemmas)

@@ -62,6 +62,8 @@ typedef struct {
   uint32_t explain_max_steps;    /* steps kept per chain (40) */
   sc_infer_progress_fn progress;
   void *progress_user;
+  gboolean no_memo;              /* prove every spec node, none carried by
+                                    isomorphism from an earlier one (memo.c) */
 } sc_infer_options;
 
 /* Defaults (sc_runner_limits_init for the limits, env overrides). */
@@ -236,8 +238,33 @@ typedef struct {
   double seconds;
   double slowest_seconds;       /* the slowest spec node */
   sc_id slowest_node;
+  uint32_t carried;             /* visited nodes carried by memoization */
 } sc_infer_stats;
 const sc_infer_stats *sc_infer_get_stats(const sc_infer_result *r);
+
+/* Layer memoization (docs/architecture.md, "Layer memoization"): spec
+ * nodes whose relations were carried from an earlier, proved node by an
+ * exact isomorphism (the same operator, arguments and types, the input
+ * relations equal under a renaming of impl tensors, and every impl node
+ * and replica equality the proof asserted mapped by that renaming onto an
+ * impl node or equality of the same kind, with nothing more for the
+ * exploration to find), grouped in blocks: visited nodes FIRST..LAST (in
+ * visiting order, N of them) carried node by node after FROM_FIRST..
+ * FROM_LAST, the nodes in the same roles at one distance earlier in the
+ * visiting order (the same layer one repetition earlier), which were
+ * proved or carried themselves (sc_infer_carried_from names the proved
+ * node each was carried from).  In visiting order; none with
+ * opts->no_memo or opts->explain. */
+typedef struct {
+  sc_id first, last;            /* spec nodes */
+  sc_id from_first, from_last;  /* spec nodes visited before, in the same roles */
+  uint32_t n_nodes;
+} sc_infer_carried_block;
+uint32_t sc_infer_n_carried_blocks(const sc_infer_result *r);
+const sc_infer_carried_block *sc_infer_carried_block_at(const sc_infer_result *r, uint32_t i);
+/* The node whose proof spec node V's relations were carried from, or
+ * SC_ID_NONE when V was proved (or not visited). */
+sc_id sc_infer_carried_from(const sc_infer_result *r, sc_id v);
 
 G_END_DECLS
 

@@ -49,6 +49,11 @@ sc_texpr *sc_texpr_parse(const char *text, sc_graph *g, gboolean clean_only, GEr
 void sc_texpr_free(sc_texpr *t);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(sc_texpr, sc_texpr_free)
 
+/* A copy of T (owned by the caller) whose leaves are RENAME(leaf, USER),
+ * tensors of the same graph and of the same types as the leaves they
+ * replace (the renaming of layer memoization, src/infer/memo.c). */
+sc_texpr *sc_texpr_rename(const sc_texpr *t, sc_id (*rename)(sc_id tensor, void *user),
+                          void *user);
 /* Canonical text in the expression language, with tensor names: sc.* ops
  * by their bare name ("cat"), others by qualified name; tensor arguments
  * positional (a Tensor[] first argument of an sc.* op spread as leading

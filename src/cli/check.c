@@ -110,6 +110,7 @@ int sc_cli_check(int argc, char **argv) {
   g_auto(GStrv) lemma_dirs = NULL;
   g_auto(GStrv) rest = NULL;
   gboolean explain = FALSE, explain_all = FALSE, quiet = FALSE, validate = FALSE;
+  gboolean no_memo = FALSE;
   double time_limit = SC_BUDGET_DEFAULT_SECONDS;
   gint64 memory_limit = SC_BUDGET_DEFAULT_MEMORY_MIB, max_enodes = SC_BUDGET_DEFAULT_MAX_ENODES;
   gint64 max_input = (gint64)SC_INPUT_DEFAULT_MAX_BYTES;
@@ -124,6 +125,10 @@ int sc_cli_check(int argc, char **argv) {
        NULL},
       {"explain-all", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &explain_all, NULL, NULL},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress line", NULL},
+      {"no-memo", 0, 0, G_OPTION_ARG_NONE, &no_memo,
+       "Prove every spec node, none carried by isomorphism from an earlier one (layer "
+       "memoization)",
+       NULL},
       {"validate", 0, 0, G_OPTION_ARG_NONE, &validate,
        "Run both graphs on related concrete inputs and evaluate every relation (exit 4 if one "
        "does not hold); on fails, show counterexamples",
@@ -256,6 +261,7 @@ int sc_cli_check(int argc, char **argv) {
   explain = explain || explain_all;
   opts.explain = explain;
   opts.explain_all = explain_all;
+  opts.no_memo = no_memo;
   opts.progress = on_progress;
   opts.progress_user = &prog;
   sc_infer_result *res = sc_infer_run(b, &opts, &err);

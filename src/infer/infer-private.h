@@ -8,6 +8,7 @@
  *   classes.c        the classes a visit starts from: a spec tensor's
  *                    relation unioned, an impl tensor's leaf;
  *   trel.c           T_rel and exploration (Listing 3), widening;
+ *   dups.c           duplicate impl nodes: one explored, the others when needed;
  *   replicas.c       the equalities the input relation states between impl
  *                    tensors (replicas, blocks), added when one is related;
  *   cat-parts.c      equal cats (same dim, part shapes) have equal parts;
@@ -21,7 +22,10 @@
  *   defer.c          deferral of unmapped intermediate nodes;
  *   relation.c       clean relations extracted from a class, nearest terms;
  *   result.c         the result object, its failure sub-structure, accessors;
- *   explain.c        explanations (--explain; explain.h).
+ *   explain.c        explanations (--explain; explain.h);
+ *   release.c        relations no later visit can read, freed during the walk;
+ *   memo.c           layer memoization: a node's relations carried from an
+ *                    earlier proved node by an exact isomorphism.
  *
  * Invariants:
  *  - rel[t] holds the clean expressions (bound to the impl graph) known for
@@ -79,6 +83,8 @@ struct sc_infer_result {
   GPtrArray *learned;        /* char*: data-dependent sizes learned (pass-sizes.c) */
   GArray *assumptions;       /* sc_infer_assumption: value-range assumptions used (vrange.c) */
   sc_infer_stats stats;
+  sc_id *carried_from;       /* per spec node: the proved node it was carried from (memo.c) */
+  GArray *carried_blocks;    /* sc_infer_carried_block, in visiting order (memo.c) */
 };
 
 /* A new result for bundle B, verdict REFINES, nothing found yet. */
@@ -143,6 +149,18 @@ struct sc_rel_ctx {
   GArray **groups_of;        /* per impl tensor: guint group ids whose expressions read it */
   uint32_t *group_stamp;     /* per group: visit when queued */
   GArray *group_queue;       /* guint: groups to add at the next exploration round */
+  /* layer memoization (memo.c); the logs are NULL when it is off */
+  struct sc_rel_memo *memo;
+  GArray *trel_log;          /* sc_id: impl tensors that joined T_rel this visit */
+  GArray *group_log;         /* guint: groups queued this visit */
+  gboolean widened;          /* this visit widened its exploration */
+  struct sc_rel_release *release; /* freeing relations no visit can read (release.c) */
+  /* duplicate impl nodes (dups.c) */
+  sc_id *dup_rep;            /* per impl node: its representative (itself if none) */
+  GArray **dups_of;          /* per representative: sc_id duplicates, or NULL */
+  uint32_t *dormant;         /* per impl node: visit when ready but not needed */
+  uint32_t *virt_stamp;      /* per impl tensor: visit when counted as related for a
+                                dormant duplicate's representative */
 };
 
 /* How many spec nodes in a row may have a relation that is not clean
@@ -171,6 +189,26 @@ sc_value *sc_rel_args_to_children(sc_rel_ctx *c, const sc_node *n, class_of_fn c
 sc_id sc_rel_spec_input_class(sc_rel_ctx *c, sc_id u, GError **error);
 sc_id sc_rel_structured_class(sc_rel_ctx *c, sc_id u, GError **error);
 sc_id sc_rel_impl_leaf_class(sc_rel_ctx *c, sc_id t, GError **error);
+
+/* --- freeing relations no later visit can read (release.c) --- */
+
+typedef struct sc_rel_release sc_rel_release;
+/* After the needed nodes are known: ORDER is the topological order (the
+ * needed nodes in it are the visiting order).  Nothing with --explain. */
+void sc_rel_release_init(sc_rel_ctx *c, const sc_id *order, uint32_t n_order);
+void sc_rel_release_free(sc_rel_ctx *c);
+/* Node V was visited (or carried): what it added to c->owned since
+ * OWNED_BEFORE are its relations. */
+void sc_rel_release_mark(sc_rel_ctx *c, sc_id v, uint32_t owned_before);
+/* After the node at visiting POSITION: free the relations due there. */
+void sc_rel_release_after(sc_rel_ctx *c, uint32_t position);
+/* Is spec tensor T's relation pinned by a template (memo.c)? */
+gboolean sc_rel_memo_pins(sc_rel_ctx *c, sc_id t);
+
+/* --- duplicate impl nodes (dups.c) --- */
+
+void sc_rel_dups_init(sc_rel_ctx *c);
+void sc_rel_dups_free(sc_rel_ctx *c);
 
 /* --- T_rel and exploration (trel.c) --- */
 
@@ -244,6 +282,28 @@ gboolean sc_rel_some_output_unmapped(sc_rel_ctx *c, const sc_node *n, const sc_i
 gboolean sc_rel_outputs_lost_impl(sc_rel_ctx *c, const sc_node *n, const sc_id *out_cls);
 GPtrArray *sc_rel_texts_of(GPtrArray *texprs);
 void sc_rel_add_nearest_terms(sc_rel_ctx *c, sc_id cls, GPtrArray *out);
+
+/* --- layer memoization (memo.c) --- */
+
+/* Set up (nothing when opts->no_memo or opts->explain) and free. */
+void sc_rel_memo_init(sc_rel_ctx *c);
+void sc_rel_memo_free(sc_rel_ctx *c);
+/* Before visiting V: its relations carried from an isomorphic node proved
+ * earlier; TRUE when they were (then V is not visited). */
+gboolean sc_rel_memo_carry(sc_rel_ctx *c, sc_id v);
+/* Around a proof of V: the logs reset, then V kept as a template when
+ * its proof can be carried (every result mapped cleanly, nothing widened,
+ * deferred or learned). */
+void sc_rel_memo_begin(sc_rel_ctx *c);
+void sc_rel_memo_record(sc_rel_ctx *c, sc_id v);
+/* After the walk: the carried blocks into the result. */
+void sc_rel_memo_finish(sc_rel_ctx *c);
+/* Does impl node N read the values of its input T (trel.c)? */
+gboolean sc_rel_reads_input(const sc_node *n, sc_id t);
+/* The relation entry of replica group ID (replicas.c). */
+const sc_relation_entry *sc_rel_replicas_entry(sc_rel_ctx *c, guint id);
+/* A random node that got a relation is listed as an assumption (visit.c). */
+void sc_rel_note_random_assumption(sc_rel_ctx *c, const sc_node *n);
 
 /* --- failures (result.c) --- */
 

@@ -78,6 +78,8 @@ void sc_rel_replicas_touch(sc_rel_ctx *c, sc_id t) {
       continue;
     c->group_stamp[id] = c->visit;
     g_array_append_val(c->group_queue, id);
+    if (c->group_log)
+      g_array_append_val(c->group_log, id);
   }
 }
 
@@ -112,4 +114,8 @@ gboolean sc_rel_replicas_add(sc_rel_ctx *c) {
   g_array_set_size(c->group_queue, 0);
   g_array_free(leaves, TRUE);
   return added;
+}
+
+const sc_relation_entry *sc_rel_replicas_entry(sc_rel_ctx *c, guint id) {
+  return g_array_index(c->groups, group, id).entry;
 }

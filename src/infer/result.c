@@ -116,6 +116,11 @@ sc_infer_result *sc_rel_result_new(const sc_bundle *b) {
   res->stats.spec_nodes = sc_graph_n_nodes(sc_bundle_spec(b));
   res->stats.impl_nodes = sc_graph_n_nodes(sc_bundle_impl(b));
   res->stats.slowest_node = SC_ID_NONE;
+  uint32_t n_sn = sc_graph_n_nodes(sc_bundle_spec(b));
+  res->carried_from = g_new(sc_id, n_sn ? n_sn : 1);
+  for (uint32_t v = 0; v < n_sn; v++)
+    res->carried_from[v] = SC_ID_NONE;
+  res->carried_blocks = g_array_new(FALSE, FALSE, sizeof(sc_infer_carried_block));
   return res;
 }
 
@@ -151,6 +156,8 @@ void sc_infer_result_free(sc_infer_result *r) {
   }
   g_array_free(r->assumptions, TRUE);
   g_ptr_array_unref(r->learned);
+  g_free(r->carried_from);
+  g_array_free(r->carried_blocks, TRUE);
   g_free(r);
 }
 
@@ -196,4 +203,13 @@ uint32_t sc_infer_n_assumptions(const sc_infer_result *r) { return r->assumption
 const sc_infer_assumption *sc_infer_assumption_at(const sc_infer_result *r, uint32_t i) {
   g_return_val_if_fail(i < r->assumptions->len, NULL);
   return &g_array_index(r->assumptions, sc_infer_assumption, i);
+}
+uint32_t sc_infer_n_carried_blocks(const sc_infer_result *r) { return r->carried_blocks->len; }
+const sc_infer_carried_block *sc_infer_carried_block_at(const sc_infer_result *r, uint32_t i) {
+  g_return_val_if_fail(i < r->carried_blocks->len, NULL);
+  return &g_array_index(r->carried_blocks, sc_infer_carried_block, i);
+}
+sc_id sc_infer_carried_from(const sc_infer_result *r, sc_id v) {
+  g_return_val_if_fail(v < sc_graph_n_nodes(sc_bundle_spec(r->bundle)), SC_ID_NONE);
+  return r->carried_from[v];
 }

@@ -50,7 +50,7 @@ static void sc_rel_unread_args(const sc_node *n, int32_t *self_arg, int32_t *lis
 }
 
 /* Does node N read the values of its input tensor T (sc_rel_unread_args)? */
-static gboolean sc_rel_reads_input(const sc_node *n, sc_id t) {
+gboolean sc_rel_reads_input(const sc_node *n, sc_id t) {
   int32_t self_arg, list_arg;
   int64_t list_keep;
   sc_rel_unread_args(n, &self_arg, &list_arg, &list_keep);
@@ -76,17 +76,72 @@ static uint32_t sc_rel_n_read_inputs(const sc_node *n) {
   return k;
 }
 
-/* Add impl tensor t to T_rel; push consumers that become ready.  A node is
- * ready when every input whose values it reads is in T_rel (sc_rel_unread_args):
- * an uninitialised buffer that a copy or a beta=0 baddbmm overwrites, or
- * the data a rank ignores in a broadcast, relates to nothing of the spec
- * and must not hold the node back.  Readiness only decides which impl
- * nodes are asserted, never what is proved. */
-void sc_rel_trel_add(sc_rel_ctx *c, sc_id t) {
-  if (c->trel_stamp[t] == c->visit)
+static void count_consumers(sc_rel_ctx *c, sc_id t);
+
+/* W joins the frontier, after the dormant duplicates whose results make
+ * the inputs it reads only virtually related (dups.c). */
+static void push_ready(sc_rel_ctx *c, sc_id w);
+
+/* Node W, when a dormant duplicate (dups.c), is needed: explored this visit. */
+static void wake(sc_rel_ctx *c, sc_id w) {
+  if (c->node_explored[w] != c->visit && c->dormant[w] == c->visit) {
+    c->dormant[w] = 0;
+    push_ready(c, w);
+  }
+}
+
+static void push_ready(sc_rel_ctx *c, sc_id w) {
+  const sc_node *n = sc_graph_node(c->impl, w);
+  for (uint32_t i = 0; i < n->n_inputs; i++) {
+    sc_id t = n->inputs[i];
+    if (c->trel_stamp[t] != c->visit && c->virt_stamp[t] == c->visit)
+      wake(c, sc_graph_tensor(c->impl, t)->producer);
+  }
+  g_array_append_val(c->frontier, w);
+}
+
+/* Result T of dormant duplicate D is related wherever its
+ * representative's result is: its consumers count it (dups.c). */
+static void virtualize(sc_rel_ctx *c, sc_id t) {
+  if (t == SC_ID_NONE || c->trel_stamp[t] == c->visit || c->virt_stamp[t] == c->visit)
     return;
-  c->trel_stamp[t] = c->visit;
-  sc_rel_replicas_touch(c, t);
+  c->virt_stamp[t] = c->visit;
+  count_consumers(c, t);
+}
+
+/* Every input W reads is related: W joins the frontier, after the dormant
+ * duplicates that make the inputs it reads only virtually related; a
+ * duplicate none of whose results is related stays dormant instead. */
+static void node_ready(sc_rel_ctx *c, sc_id w) {
+  if (c->node_explored[w] == c->visit)
+    return;
+  const sc_node *n = sc_graph_node(c->impl, w);
+  sc_id r = c->dup_rep[w];
+  if (r != w) {
+    gboolean needed = FALSE;
+    for (uint32_t k = 0; k < n->n_results && !needed; k++)
+      needed = n->results[k] != SC_ID_NONE && c->trel_stamp[n->results[k]] == c->visit;
+    if (!needed) {
+      c->dormant[w] = c->visit;
+      const sc_node *rn = sc_graph_node(c->impl, r);
+      for (uint32_t k = 0; k < n->n_results; k++)
+        if (rn->results[k] != SC_ID_NONE && (c->trel_stamp[rn->results[k]] == c->visit ||
+                                             c->virt_stamp[rn->results[k]] == c->visit))
+          virtualize(c, n->results[k]);
+      return;
+    }
+  }
+  push_ready(c, w);
+}
+
+/* T is related (in T_rel, or virtually): count it for the consumers that
+ * read it; those whose read inputs are then all related are ready.  A node
+ * is ready when every input whose values it reads is in T_rel
+ * (sc_rel_unread_args): an uninitialised buffer that a copy or a beta=0
+ * baddbmm overwrites, or the data a rank ignores in a broadcast, relates
+ * to nothing of the spec and must not hold the node back.  Readiness only
+ * decides which impl nodes are asserted, never what is proved. */
+static void count_consumers(sc_rel_ctx *c, sc_id t) {
   const sc_tensor *ten = sc_graph_tensor(c->impl, t);
   for (uint32_t i = 0; i < ten->n_consumers; i++) {
     sc_id w = ten->consumers[i];
@@ -97,8 +152,33 @@ void sc_rel_trel_add(sc_rel_ctx *c, sc_id t) {
       c->node_stamp[w] = c->visit;
       c->node_ready[w] = 0;
     }
-    if (++c->node_ready[w] == sc_rel_n_read_inputs(wn) && c->node_explored[w] != c->visit)
-      g_array_append_val(c->frontier, w);
+    if (++c->node_ready[w] == sc_rel_n_read_inputs(wn))
+      node_ready(c, w);
+  }
+}
+
+/* Add impl tensor t to T_rel; push consumers that become ready
+ * (count_consumers), wake its producer when that is a dormant duplicate,
+ * and count the results of its producer's dormant duplicates (dups.c). */
+void sc_rel_trel_add(sc_rel_ctx *c, sc_id t) {
+  if (c->trel_stamp[t] == c->visit)
+    return;
+  c->trel_stamp[t] = c->visit;
+  if (c->trel_log)
+    g_array_append_val(c->trel_log, t);
+  sc_rel_replicas_touch(c, t);
+  const sc_tensor *ten = sc_graph_tensor(c->impl, t);
+  if (c->virt_stamp[t] != c->visit)
+    count_consumers(c, t);
+  sc_id p = ten->producer;
+  if (p == SC_ID_NONE)
+    return;
+  wake(c, p);
+  const GArray *dups = c->dups_of[p];
+  for (guint i = 0; dups != NULL && i < dups->len; i++) {
+    sc_id d = g_array_index(dups, sc_id, i);
+    if (c->dormant[d] == c->visit)
+      virtualize(c, sc_graph_node(c->impl, d)->results[ten->result_index]);
   }
 }
 
@@ -375,6 +455,7 @@ gboolean sc_rel_explore(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, 
 gboolean sc_rel_widen(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, uint32_t n_out,
                       const char **limit_hit, GError **error) {
   guint done = 0, before = c->explored_list->len;
+  c->widened = TRUE;
   for (int hop = 0; hop < WIDEN_HOPS && c->explored_list->len - before < WIDEN_MAX_NODES;
        hop++) {
     guint upto = c->explored_list->len;

@@ -132,7 +132,7 @@ static void sc_rel_record_explanation(sc_rel_ctx *c, const sc_node *n) {
  * it: each such node that got one is listed with the value-range
  * assumptions (sc_infer_assumption_at), once.  A dropout with train=False
  * draws nothing and is not listed. */
-static void sc_rel_note_random_assumption(sc_rel_ctx *c, const sc_node *n) {
+void sc_rel_note_random_assumption(sc_rel_ctx *c, const sc_node *n) {
   if (!(n->op->flags & SC_OP_RANDOM))
     return;
   /* train=False draws nothing (the identity with an all-true mask) */

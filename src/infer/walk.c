@@ -129,6 +129,7 @@ static void ctx_init(sc_rel_ctx *c, const sc_bundle *b, const sc_infer_options *
   c->compiled = NULL;
   c->hooks = g_array_new(FALSE, FALSE, sizeof(sc_rel_hook));
   sc_rel_register_hooks(c);
+  sc_rel_dups_init(c);
   c->sourceless = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
                                         (GDestroyNotify)g_array_unref);
   for (uint32_t w = 0; w < n_in; w++) {
@@ -169,6 +170,9 @@ static void ctx_clear(sc_rel_ctx *c) {
   g_array_free(c->hooks, TRUE);
   sc_rel_replicas_free(c);
   sc_rel_vr_free(c);
+  sc_rel_memo_free(c);
+  sc_rel_dups_free(c);
+  sc_rel_release_free(c);
 }
 
 /* The expectations of the bundle, in file order, none found yet. */
@@ -191,6 +195,7 @@ static gboolean walk(sc_rel_ctx *c, gboolean *stop, GError **error) {
   const sc_id *order = sc_graph_topo_order(c->spec, &n_order);
   for (uint32_t i = 0; i < n_order; i++)
     total += c->need[order[i]] ? 1 : 0;
+  sc_rel_release_init(c, order, n_order);
   gboolean ok = TRUE;
   uint32_t done = 0;
   for (uint32_t i = 0; i < n_order && ok && !*stop; i++) {
@@ -200,7 +205,16 @@ static gboolean walk(sc_rel_ctx *c, gboolean *stop, GError **error) {
     const sc_node *n = sc_graph_node(c->spec, v);
     if (opts->progress)
       opts->progress(done, total, n->name, opts->progress_user);
-    ok = sc_rel_visit_node(c, v, stop, error);
+    guint owned_before = c->owned->len;
+    if (!sc_rel_memo_carry(c, v)) {
+      sc_rel_memo_begin(c);
+      ok = sc_rel_visit_node(c, v, stop, error);
+      if (ok && !*stop)
+        sc_rel_memo_record(c, v);
+    }
+    sc_rel_release_mark(c, v, owned_before);
+    if (ok && !*stop)
+      sc_rel_release_after(c, done);
     done++;
     c->res->stats.visited++;
     /* The overall budget (budget.h), after each node: a spent budget ends
@@ -272,6 +286,7 @@ sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
   seed_relation(&c, sc_bundle_assume_relation(b));
   sc_rel_vr_analyze(&c);
   sc_rel_replicas_init(&c);
+  sc_rel_memo_init(&c);
   collect_checked(&c);
   collect_expectations(&c);
 
@@ -286,6 +301,7 @@ sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
     sc_rel_clear_failure(res);
   if (ok && !stop)
     outputs_given(&c);
+  sc_rel_memo_finish(&c);
   if (ok && !stop && res->expectations->len)
     judge_expectations(&c);
 

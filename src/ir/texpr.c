@@ -49,6 +49,33 @@ void sc_texpr_free(sc_texpr *t) {
   g_free(t);
 }
 
+/* A copy of T with each leaf tensor L replaced by RENAME(L, USER); types,
+ * spans and arguments are copied as they are (the caller keeps types:
+ * a renaming between tensors of equal types). */
+sc_texpr *sc_texpr_rename(const sc_texpr *t, sc_id (*rename)(sc_id tensor, void *user),
+                          void *user) {
+  sc_texpr *c = g_new0(sc_texpr, 1);
+  c->kind = t->kind;
+  c->type = t->type;
+  c->graph = t->graph;
+  c->start = t->start;
+  c->end = t->end;
+  c->tensor = t->kind == SC_TEXPR_TENSOR ? rename(t->tensor, user) : t->tensor;
+  c->op = t->op;
+  if (t->args != NULL) {
+    c->args = g_new0(sc_value, t->op->n_args ? t->op->n_args : 1);
+    for (uint32_t i = 0; i < t->op->n_args; i++)
+      sc_value_copy(&c->args[i], &t->args[i]);
+  }
+  c->n_children = t->n_children;
+  if (t->n_children) {
+    c->children = g_new0(sc_texpr *, t->n_children);
+    for (uint32_t i = 0; i < t->n_children; i++)
+      c->children[i] = sc_texpr_rename(t->children[i], rename, user);
+  }
+  return c;
+}
+
 /* ---- accessors ---- */
 
 sc_texpr_kind sc_texpr_get_kind(const sc_texpr *t) { return t->kind; }

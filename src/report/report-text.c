@@ -308,6 +308,18 @@ void sc_report_text(FILE *out, const sc_bundle *b, const sc_infer_result *r,
   const GPtrArray *learned = sc_infer_learned_sizes(r);
   for (guint i = 0; i < learned->len; i++)
     fprintf(out, "size learned: %s\n", (const char *)g_ptr_array_index(learned, i));
+  /* layer memoization: the blocks carried by isomorphism (a few, then a count) */
+  const sc_graph *spec = sc_bundle_spec(c.b);
+  for (uint32_t i = 0; i < sc_infer_n_carried_blocks(r) && i < 8; i++) {
+    const sc_infer_carried_block *cb = sc_infer_carried_block_at(r, i);
+    fprintf(out, "carried: %s .. %s (%u nodes) from %s .. %s, by isomorphism\n",
+            sc_graph_node(spec, cb->first)->name, sc_graph_node(spec, cb->last)->name,
+            cb->n_nodes, sc_graph_node(spec, cb->from_first)->name,
+            sc_graph_node(spec, cb->from_last)->name);
+  }
+  if (sc_infer_n_carried_blocks(r) > 8)
+    fprintf(out, "carried: %u more blocks (--format json lists them)\n",
+            sc_infer_n_carried_blocks(r) - 8);
   const GPtrArray *ex = sc_infer_explanations(r);
   if (opts && opts->explain && ex->len) {
     fprintf(out, "explanation (per spec node: lemmas applied, impl nodes asserted):\n");
@@ -317,10 +329,12 @@ void sc_report_text(FILE *out, const sc_bundle *b, const sc_infer_result *r,
   if (opts && opts->explain && sc_infer_n_relation_explanations(r))
     print_relation_explanations(&c);
   print_impl_legend(&c);
-  fprintf(out, "checked %u of %u spec nodes, explored %u impl nodes, %u lemma applications, "
+  fprintf(out, "checked %u of %u spec nodes", st->visited, st->spec_nodes);
+  if (st->carried)
+    fprintf(out, " (%u carried by isomorphism)", st->carried);
+  fprintf(out, ", explored %u impl nodes, %u lemma applications, "
                "largest e-graph %u e-nodes, %.3f s\n",
-          st->visited, st->spec_nodes, st->explored, (unsigned)st->applied, st->max_enodes,
-          st->seconds);
+          st->explored, (unsigned)st->applied, st->max_enodes, st->seconds);
   g_array_unref(c.seen);
   g_ptr_array_unref(c.pool);
 }

@@ -281,6 +281,20 @@ char *sc_report_json(const sc_bundle *b, const sc_infer_result *r, const sc_repo
     json_object_set_new(o, "assumed_operators", assumed_ops_json(opts));
   if (sc_infer_learned_sizes(r)->len)
     json_object_set_new(o, "learned_sizes", str_array(sc_infer_learned_sizes(r)));
+  if (sc_infer_n_carried_blocks(r)) {
+    /* layer memoization (infer.h, sc_infer_carried_block) */
+    json_t *blocks = json_array();
+    for (uint32_t i = 0; i < sc_infer_n_carried_blocks(r); i++) {
+      const sc_infer_carried_block *cb = sc_infer_carried_block_at(r, i);
+      json_array_append_new(
+          blocks, json_pack("{s:s, s:s, s:i, s:s, s:s}", "first",
+                            sc_graph_node(spec, cb->first)->name, "last",
+                            sc_graph_node(spec, cb->last)->name, "nodes", (int)cb->n_nodes,
+                            "from_first", sc_graph_node(spec, cb->from_first)->name, "from_last",
+                            sc_graph_node(spec, cb->from_last)->name));
+    }
+    json_object_set_new(o, "carried", blocks);
+  }
 
   if (opts && opts->explain) {
     json_object_set_new(o, "explanation", str_array(sc_infer_explanations(r)));
@@ -310,6 +324,8 @@ char *sc_report_json(const sc_bundle *b, const sc_infer_result *r, const sc_repo
   json_object_set_new(stats, "explored", json_integer(st->explored));
   json_object_set_new(stats, "lemma_applications", json_integer((json_int_t)st->applied));
   json_object_set_new(stats, "max_enodes", json_integer(st->max_enodes));
+  if (st->carried)
+    json_object_set_new(stats, "carried", json_integer(st->carried));
   json_object_set_new(stats, "seconds", json_real(st->seconds));
   if (opts)
     json_object_set_new(stats, "lemmas", json_integer(opts->n_lemmas));

@@ -5,6 +5,7 @@ end to end, or the generator's fidelity to the real dumps.
     run-scale.py SHARDCHECK SOURCE_ROOT check TP LAYERS
     run-scale.py SHARDCHECK SOURCE_ROOT reproduce
     run-scale.py SHARDCHECK SOURCE_ROOT refuse TP
+    run-scale.py SHARDCHECK SOURCE_ROOT plant-layer TP LAYERS K NODE
     run-scale.py SHARDCHECK SOURCE_ROOT plant TP LAYERS NODE
 
 check:     generate TP ranks and LAYERS layers into a temporary directory,
@@ -22,6 +23,11 @@ plant:     as check, with a bug planted in rank 1: its sequence-parallel
            check must fail with kind "unmapped" at spec node NODE (the first
            spec node that needs the chunks).  Shows the synthetic checks are
            not vacuous at that degree.
+plant-layer: as plant, the bug in one late layer only: rank 1's K-th
+           attention scores (aten.baddbmm) scaled by twice the alpha; the
+           check must fail at spec node NODE (that layer's baddbmm) both
+           with layer memoization and with --no-memo (a layer carried from
+           an earlier one must not hide a bug of its own).
 refuse:    a degree that does not divide the model's split sizes must be
            refused: exit 2, "does not divide" on stderr, nothing written.
 
@@ -74,15 +80,37 @@ def plant_bug(gen):
     return True
 
 
-def check(exe, root, rg, tp, layers, planted=None):
+BADDBMM_ALPHA = re.compile(r"(aten\.baddbmm\.default\([^)]*alpha = )([0-9.e-]+)\)")
+
+
+def plant_layer_bug(gen, k):
+    """Rank 1's K-th baddbmm (layer K's attention scores) gets twice its
+    alpha; True if done."""
+    path = os.path.join(gen, "r1.py")
+    with open(path) as f:
+        text = f.read()
+    hits = list(BADDBMM_ALPHA.finditer(text))
+    if len(hits) < k:
+        return False
+    m = hits[k - 1]
+    text = text[:m.start()] + f"{m.group(1)}{2 * float(m.group(2))})" + text[m.end():]
+    with open(path, "w") as f:
+        f.write(text)
+    return True
+
+
+def check(exe, root, rg, tp, layers, planted=None, layer_bug=None, extra=()):
     with tempfile.TemporaryDirectory(prefix="sc-scale-") as tmp:
         gen = os.path.join(tmp, "gen")
         g = generate(root, rg, tp, layers, gen)
         if g.returncode != 0:
             print(f"FAIL: scale-capture exited {g.returncode}: {g.stderr.strip()}")
             return 1
-        if planted is not None and not plant_bug(gen):
+        if planted is not None and layer_bug is None and not plant_bug(gen):
             print("FAIL: cannot find rank 1's sequence-parallel slice to plant the bug")
+            return 1
+        if layer_bug is not None and not plant_layer_bug(gen, layer_bug):
+            print(f"FAIL: rank 1 has fewer than {layer_bug} baddbmm nodes to plant the bug")
             return 1
         with open(os.path.join(gen, "sheet.json")) as f:
             sheet = json.load(f)
@@ -99,7 +127,7 @@ def check(exe, root, rg, tp, layers, planted=None):
         if c.returncode != 0:
             print(f"FAIL: fx2bundle exited {c.returncode}: {c.stderr.strip()}")
             return 1
-        r = subprocess.run([exe, "check", "--quiet", "--format", "json", bundle],
+        r = subprocess.run([exe, "check", "--quiet", "--format", "json", *extra, bundle],
                            capture_output=True, text=True, timeout=550)
     print(f"# TP={tp} layers={layers}: shardcheck exit {r.returncode}")
     # under the sanitizers a report on stderr is a failure whatever the exit
@@ -206,6 +234,10 @@ def main(argv):
             return check(exe, root, rg, int(argv[4]), int(argv[5]))
         if mode == "plant" and len(argv) == 7:
             return check(exe, root, rg, int(argv[4]), int(argv[5]), planted=argv[6])
+        if mode == "plant-layer" and len(argv) == 8:
+            args = (exe, root, rg, int(argv[4]), int(argv[5]))
+            return check(*args, planted=argv[7], layer_bug=int(argv[6])) or \
+                check(*args, planted=argv[7], layer_bug=int(argv[6]), extra=("--no-memo",))
         if mode == "reproduce" and len(argv) == 4:
             return reproduce(root, rg)
         if mode == "refuse" and len(argv) == 5:

@@ -1,0 +1,91 @@
+/* dups.c — duplicate impl nodes: nodes that apply the same operator to
+ * the same arguments (the same input tensors, the same attributes) compute
+ * the same results, so exploration need not assert every one of them.  A
+ * traced graph often has many: a view or a transpose of one shared tensor
+ * per use.  Each such set has a representative (its first node); the
+ * others stay dormant when they become ready (trel.c), their results
+ * counted as related wherever the representative's are (so the consumers
+ * that read them still become ready), and a dormant node is explored only
+ * when something needs it: one of its results joins T_rel, or a consumer
+ * that reads one becomes ready.  Exploration decides what is asserted,
+ * never what is proved: a dormant node's equation is simply not in the
+ * e-graph.  Random, collective, data-dependent and creation nodes are never
+ * duplicates (creation nodes have sc_rel_add_sourceless), nor is a node
+ * whose result is an impl output (the output relation names it).
+ *
+ * Invariants: dup_rep[w] == w for a node that is no duplicate; dups_of[r]
+ * lists the duplicates of representative r (NULL when none), ascending. */
+#include "infer/infer-private.h"
+
+static guint node_hash(const sc_node *n) {
+  guint h = n->op->id * 2654435761u + n->n_results;
+  for (uint32_t i = 0; i < n->op->n_args; i++)
+    h = h * 31u + sc_value_hash(&n->args[i]);
+  return h;
+}
+
+static gboolean node_equal(const sc_node *x, const sc_node *y) {
+  if (x->op != y->op || x->n_results != y->n_results)
+    return FALSE;
+  for (uint32_t i = 0; i < x->op->n_args; i++)
+    if (!sc_value_equal(&x->args[i], &y->args[i]))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean may_be_duplicate(sc_rel_ctx *c, const sc_node *n) {
+  if (n->n_inputs == 0 ||
+      (n->op->flags & (SC_OP_RANDOM | SC_OP_COLLECTIVE | SC_OP_DATA_DEPENDENT | SC_OP_CREATION)))
+    return FALSE;
+  for (uint32_t k = 0; k < n->n_results; k++)
+    if (n->results[k] != SC_ID_NONE && c->impl_is_output[n->results[k]])
+      return FALSE;
+  return TRUE;
+}
+
+void sc_rel_dups_init(sc_rel_ctx *c) {
+  uint32_t nn = sc_graph_n_nodes(c->impl), nt = sc_graph_n_tensors(c->impl);
+  c->dup_rep = g_new(sc_id, nn ? nn : 1);
+  c->dups_of = g_new0(GArray *, nn ? nn : 1);
+  c->dormant = g_new0(uint32_t, nn ? nn : 1);
+  c->virt_stamp = g_new0(uint32_t, nt ? nt : 1);
+  /* hash -> GArray of the representatives with that hash */
+  GHashTable *seen = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+                                           (GDestroyNotify)g_array_unref);
+  for (sc_id w = 0; w < nn; w++) {
+    const sc_node *n = sc_graph_node(c->impl, w);
+    c->dup_rep[w] = w;
+    if (!may_be_duplicate(c, n))
+      continue;
+    gpointer key = GUINT_TO_POINTER(node_hash(n));
+    GArray *reps = g_hash_table_lookup(seen, key);
+    if (reps == NULL) {
+      reps = g_array_new(FALSE, FALSE, sizeof(sc_id));
+      g_hash_table_insert(seen, key, reps);
+    }
+    sc_id r = SC_ID_NONE;
+    for (guint i = 0; i < reps->len && r == SC_ID_NONE; i++)
+      if (node_equal(sc_graph_node(c->impl, g_array_index(reps, sc_id, i)), n))
+        r = g_array_index(reps, sc_id, i);
+    if (r == SC_ID_NONE) {
+      g_array_append_val(reps, w);
+      continue;
+    }
+    c->dup_rep[w] = r;
+    if (c->dups_of[r] == NULL)
+      c->dups_of[r] = g_array_new(FALSE, FALSE, sizeof(sc_id));
+    g_array_append_val(c->dups_of[r], w);
+  }
+  g_hash_table_unref(seen);
+}
+
+void sc_rel_dups_free(sc_rel_ctx *c) {
+  uint32_t nn = sc_graph_n_nodes(c->impl);
+  for (sc_id w = 0; w < nn; w++)
+    if (c->dups_of[w])
+      g_array_free(c->dups_of[w], TRUE);
+  g_free(c->dups_of);
+  g_free(c->dup_rep);
+  g_free(c->dormant);
+  g_free(c->virt_stamp);
+}
