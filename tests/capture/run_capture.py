@@ -55,11 +55,10 @@ CASES = {
                                        "r1.grad.ln.weight)"], ["refines"]),
     "sp-block-seq-offset": (SP, 2, "seq-offset", ["--check"], 1, ["sp_block: fails"],
                             ["refines"]),
-    # The DDP step does not refine today (the checker cannot yet carry the
-    # 1/n of the per-rank mean loss to the gradient average); the values of
-    # the correct program agree, the planted bug's differ, and the planted
-    # bug must never refine.
-    "ddp-2": (DDP, 2, "", ["--check"], None, ["ddp: "], ["DIFFER", "error"]),
+    # The DDP step refines: the 1/n of each rank's mean loss is carried
+    # through the backward to the gradient average (lemmas/accum.lemma,
+    # lemmas/scale.lemma); the planted bug's values differ.
+    "ddp-2": (DDP, 2, "", ["--check"], 0, ["ddp: refines"], ["DIFFER", "error"]),
     "ddp-2-no-average": (DDP, 2, "no-average", ["--check"], 1,
                          ["ddp: fails", "values DIFFER"], ["refines"]),
     "pipeline-2": (PIPE, 2, "", ["--check"], 0,
