@@ -8,9 +8,17 @@ same program runs both stages itself.
     torchrun --nproc-per-node 2 pipeline.py
     shardcheck-capture --nproc 2 -o pipe.json --check pipeline.py
 
-Planted bug (environment variable BUG):
+The number of micro-batches is the environment variable MICRO (default 2;
+the batch of 8 rows splits into 2 or 4).
+
+Planted bugs (environment variable BUG):
     stale-activation  stage 0 sends micro-batch 0's activation for every
                       micro-batch
+    microbatch-order  stage 1 meets the activations with the targets in
+                      reverse micro-batch order
+    no-scale          stage 1 does not divide its micro-batch losses by the
+                      number of micro-batches (gradients MICRO times too
+                      large)
 """
 import os
 
@@ -21,7 +29,7 @@ import torch.nn.functional as F
 from shardcheck.capture import capture_step
 
 BUG = os.environ.get("BUG", "")
-MICRO = 2
+MICRO = int(os.environ.get("MICRO", "2"))
 
 
 def build(d, seed=0):
@@ -60,12 +68,12 @@ def train_step(model, x, target):
         return None
     total = None
     inputs = []
-    for tm in ts:
+    for tm in (ts[::-1] if BUG == "microbatch-order" else ts):
         a = torch.empty(tm.shape[0], d_mid)
         dist.recv(a, src=0)
         a.requires_grad_(True)
         inputs.append(a)
-        loss = F.mse_loss(model["stage1"](a), tm) / MICRO
+        loss = F.mse_loss(model["stage1"](a), tm) / (1 if BUG == "no-scale" else MICRO)
         loss.backward()
         total = loss.detach() if total is None else total + loss.detach()
     for a in inputs:

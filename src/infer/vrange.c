@@ -23,11 +23,12 @@
  *    assumption; when a lemma whose condition read it fires, the result
  *    lists it (sc_infer_assumption_at) and the report prints it.
  * Facts spread, in both directions, over operators that keep the multiset
- * of values (identities, views, transposes, permutes, squeezes, integer
- * casts that do not narrow; copy's value is its src), and forward from an
- * input to the results of operators that select some of its elements
- * (slice, select, expand, narrow, split, index, index_select, gather).
- * Nothing else: no arithmetic. */
+ * of values (the operator table's sc_ops_values_relation SAME: identities,
+ * views, transposes, permutes, squeezes; integer casts that do not narrow;
+ * copy's value is its src), and forward from an input to the results of
+ * operators that select some of its elements (SUBSET: slice, select,
+ * expand, narrow, split, index, index_select, gather).  Nothing else: no
+ * arithmetic. */
 
 typedef struct {
   sc_id tensor;   /* the spec tensor the assumption is about (named in the text) */
@@ -80,13 +81,6 @@ static gboolean vr_cast_keeps(sc_dtype a, sc_dtype b) {
   if (sa == sb)
     return bb >= ba;
   return !sa && sb && bb > ba; /* u8 into a wider signed type */
-}
-
-static gboolean vr_name_in(const char *q, const char *const *names) {
-  for (uint32_t i = 0; names[i]; i++)
-    if (strcmp(q, names[i]) == 0)
-      return TRUE;
-  return FALSE;
 }
 
 /* The first tensor argument of N, or SC_ID_NONE. */
@@ -227,22 +221,6 @@ static void vr_name_assumptions(sc_rel_ctx *c, sc_id *uf) {
  * c->vr_assumptions (their texts name each group by a graph input when it
  * has one). */
 void sc_rel_vr_analyze(sc_rel_ctx *c) {
-  static const char *const same_values[] = {
-      "aten.clone.default", "aten.detach.default", "aten.alias.default",
-      "aten.lift_fresh_copy.default", "aten.contiguous.default", "aten.view.default",
-      "aten.view_copy.default", "aten._unsafe_view.default", "aten.reshape.default",
-      "aten._reshape_alias.default", "aten.t.default", "aten.t_copy.default",
-      "aten.transpose.int", "aten.transpose_copy.int", "aten.permute.default",
-      "aten.permute_copy.default", "aten.squeeze.default", "aten.squeeze.dim",
-      "aten.squeeze.dims", "aten.squeeze_copy.dim", "aten.unsqueeze.default",
-      "aten.unsqueeze_copy.default", "aten.flatten.using_ints",
-      "_c10d_functional.wait_tensor.default", NULL};
-  static const char *const some_values[] = {
-      "aten.slice.Tensor", "aten.slice_copy.Tensor", "aten.select.int", "aten.select_copy.int",
-      "aten.expand.default", "aten.expand_copy.default", "aten.narrow.default",
-      "aten.split.Tensor", "aten.split_with_sizes.default", "aten.unbind.int",
-      "aten.chunk.default", "aten.index.Tensor", "aten.index_select.default",
-      "aten.gather.default", NULL};
   uint32_t nt = sc_graph_n_tensors(c->spec), nn = sc_graph_n_nodes(c->spec);
   c->vrange = g_new(sc_vrange, nt ? nt : 1);
   c->vr_assumptions = g_ptr_array_new_with_free_func(vr_assumption_free);
@@ -269,7 +247,7 @@ void sc_rel_vr_analyze(sc_rel_ctx *c) {
       if (vr_cast_keeps(sc_graph_tensor(c->spec, in)->type.dtype,
                         sc_graph_tensor(c->spec, out)->type.dtype))
         vr_union(uf, in, out);
-    } else if (vr_name_in(q, same_values)) {
+    } else if (sc_ops_values_relation(n->op) == SC_VALUES_SAME) {
       vr_union(uf, in, out);
     }
   }
@@ -288,7 +266,7 @@ void sc_rel_vr_analyze(sc_rel_ctx *c) {
   for (int pass = 0; pass < 2; pass++)
     for (uint32_t i = 0; i < n_order; i++) {
       const sc_node *n = sc_graph_node(c->spec, order[i]);
-      if (!vr_name_in(n->op->qualname, some_values))
+      if (sc_ops_values_relation(n->op) != SC_VALUES_SUBSET)
         continue;
       sc_id in = vr_first_tensor(n);
       if (in == SC_ID_NONE)

@@ -27,7 +27,8 @@ def model(name, script):
 TP, SP = model("capture-tp-block", "tp_block.py"), model("capture-sp-block", "sp_block.py")
 DDP, PIPE = model("capture-ddp", "ddp.py"), model("capture-pipeline", "pipeline.py")
 
-# name: (script, nproc, BUG, extra args, exit code, must contain, must not contain)
+# name: (script, nproc, BUG, extra args, exit code, must contain, must not contain
+#        [, more environment variables])
 CASES = {
     "tp-block-tp2": (TP, 2, "", ["--check"], 0,
                      ["tp_block: refines", "expectations: 11 of 11 found",
@@ -55,11 +56,10 @@ CASES = {
                                        "r1.grad.ln.weight)"], ["refines"]),
     "sp-block-seq-offset": (SP, 2, "seq-offset", ["--check"], 1, ["sp_block: fails"],
                             ["refines"]),
-    # The DDP step does not refine today (the checker cannot yet carry the
-    # 1/n of the per-rank mean loss to the gradient average); the values of
-    # the correct program agree, the planted bug's differ, and the planted
-    # bug must never refine.
-    "ddp-2": (DDP, 2, "", ["--check"], None, ["ddp: "], ["DIFFER", "error"]),
+    # The DDP step refines: the 1/n of each rank's mean loss is carried
+    # through the backward to the gradient average (lemmas/accum.lemma,
+    # lemmas/scale.lemma); the planted bug's values differ.
+    "ddp-2": (DDP, 2, "", ["--check"], 0, ["ddp: refines"], ["DIFFER", "error"]),
     "ddp-2-no-average": (DDP, 2, "no-average", ["--check"], 1,
                          ["ddp: fails", "values DIFFER"], ["refines"]),
     "pipeline-2": (PIPE, 2, "", ["--check"], 0,
@@ -68,6 +68,20 @@ CASES = {
     "pipeline-2-stale-activation": (PIPE, 2, "stale-activation", ["--check"], 1,
                                     ["pipeline: fails", "(aten.addmm.default) at pipeline.py:"],
                                     ["refines"]),
+    # Four micro-batches; each bug fails at the spec node where the values
+    # first differ: micro-batch 0's loss (met with another micro-batch's
+    # targets), or micro-batch 0's loss divided by the micro-batch count.
+    "pipeline-4": (PIPE, 2, "", ["--check"], 0,
+                   ["pipeline: refines", "stage0.weight: r0.stage0.weight",
+                    "stage1.weight: r1.stage1.weight"], ["DIFFER"], {"MICRO": "4"}),
+    "pipeline-4-microbatch-order": (PIPE, 2, "microbatch-order", ["--check"], 1,
+                                    ["pipeline: fails", "first unmapped spec node: mse_loss_1 "
+                                     "(aten.mse_loss.default) at pipeline.py:"],
+                                    ["refines"], {"MICRO": "4"}),
+    "pipeline-4-no-scale": (PIPE, 2, "no-scale", ["--check"], 1,
+                            ["pipeline: fails", "first unmapped spec node: div_1 "
+                             "(aten.div.Scalar) at pipeline.py:"],
+                            ["refines"], {"MICRO": "4"}),
     "error-crash": (os.path.join(PROG, "crash.py"), 2, "", [], 2,
                     ["2-process run: rank 1 exited with status 1",
                      "RuntimeError: planted crash on rank 1"], []),
@@ -103,9 +117,11 @@ def main():
                            capture_output=True, text=True, timeout=120)
         print(p.stdout, p.stderr)
         return 0 if p.returncode == 0 and "result 42 1" in p.stdout else 1
-    script, nproc, bug, extra, code, must, must_not = CASES[case]
+    script, nproc, bug, extra, code, must, must_not = CASES[case][:7]
     env = dict(os.environ)
     env.pop("BUG", None)
+    env.pop("MICRO", None)
+    env.update(CASES[case][7] if len(CASES[case]) > 7 else {})
     if bug:
         env["BUG"] = bug
     with tempfile.TemporaryDirectory() as tmp:
