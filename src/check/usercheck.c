@@ -222,6 +222,12 @@ GArray *sc_usercheck_opaque(const sc_lemma_set *set, uint32_t first, char **user
       relations_relying(op, b, r, rel, &called);
     g_autofree char *decl = find_declaration(user_dirs, op);
     gboolean user = decl != NULL; /* declared in a user's file */
+    for (uint32_t k = first; !user && k < sc_lemma_set_n_lemmas(set); k++)
+      user = mentions(sc_lemma_set_lemma(set, k)->text, op);
+    if (!user && !called) { /* not reported: skip the search of the built-in files */
+      g_ptr_array_unref(rel);
+      continue;
+    }
     if (decl == NULL) {
       char *builtin[] = {(char *)sc_lemma_builtin_dir(), NULL};
       decl = find_declaration(builtin, op);
@@ -232,12 +238,6 @@ GArray *sc_usercheck_opaque(const sc_lemma_set *set, uint32_t first, char **user
       if (!mentions(li->text, op))
         continue;
       g_ptr_array_add(lem, g_strdup_printf("%s (%s:%u)", li->name, li->file, li->line));
-      user = user || k >= first;
-    }
-    if (!user && !called) {
-      g_ptr_array_unref(rel);
-      g_ptr_array_unref(lem);
-      continue;
     }
     sc_report_assumed_op a = {g_strdup(op->qualname), g_steal_pointer(&decl), lem, rel};
     g_array_append_val(out, a);

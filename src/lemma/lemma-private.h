@@ -19,6 +19,7 @@
 #define ld_diag_to_gerror  sc_lemma_ld_diag_to_gerror
 #define ld_error_at        sc_lemma_ld_error_at
 #define ld_line_col        sc_lemma_ld_line_col
+#define ld_diag_line_col   sc_lemma_ld_diag_line_col
 #define ld_parse           sc_lemma_ld_parse
 #define ld_stmt_free       sc_lemma_ld_stmt_free
 #define ld_check_lemma     sc_lemma_ld_check_lemma
@@ -103,18 +104,20 @@ typedef struct {
   const char *text;
   GArray *errors; /* ld_error */
   gboolean skip_instance_test; /* the text passed it before (cache.c) */
+  uint32_t lc_pos, lc_line, lc_col; /* the last position ld_diag_line_col
+                                       computed, to go on from */
 } ld_diag;
 
 void ld_diag_init(ld_diag *d, const char *file, const char *text);
 
 /* --- the instance-test cache (cache.c) --- */
 
-/* The key of TEXT loaded after the files whose chain digest is CHAIN (NULL:
- * none), for this executable; NULL when the cache cannot be used
- * (transfer full). */
-char *sc_lemma_cache_file_key(const char *chain, const char *text);
-/* CHAIN extended by TEXT (transfer full). */
-char *sc_lemma_cache_chain(const char *chain, const char *text);
+/* The key of a text (TEXT_DIGEST: its SHA-256, hex) loaded after the
+ * files whose chain digest is CHAIN (NULL: none), for this executable;
+ * NULL when the cache cannot be used (transfer full). */
+char *sc_lemma_cache_file_key(const char *chain, const char *text_digest);
+/* CHAIN extended by the text of digest TEXT_DIGEST (transfer full). */
+char *sc_lemma_cache_chain(const char *chain, const char *text_digest);
 /* Whether KEY was recorded, recording it: sc_lemma_cache_has, _put
  * (lemma-cache.h). */
 void ld_diag_clear(ld_diag *d);
@@ -123,6 +126,10 @@ void ld_error_at(ld_diag *d, uint32_t pos, sc_lemma_error code, const char *fmt,
 /* "FILE:LINE:COL: error: MSG" lines; the code of the first error. */
 void ld_diag_to_gerror(const ld_diag *d, GError **error);
 void ld_line_col(const char *text, uint32_t pos, uint32_t *line, uint32_t *col);
+/* ld_line_col in D's text, going on from the last position asked when POS
+ * is not before it (statements are checked in text order: linear, not
+ * quadratic, in the file's length). */
+void ld_diag_line_col(ld_diag *d, uint32_t pos, uint32_t *line, uint32_t *col);
 
 typedef struct {
   char *name;

@@ -70,7 +70,7 @@ void sc_lemma_set_free(sc_lemma_set *s) {
  * when the cache cannot vouch for it: the registry holds operators
  * declared outside SET (by another set of this process), whose
  * declarations the key does not cover. */
-static char *cache_key(const sc_lemma_set *set, const char *text) {
+static char *cache_key(const sc_lemma_set *set, const char *text_digest) {
   for (uint32_t i = 0; i < sc_ops_count(); i++) {
     const sc_op *op = sc_ops_at(i);
     if (op->rule_data == NULL)
@@ -81,7 +81,7 @@ static char *cache_key(const sc_lemma_set *set, const char *text) {
     if (!ours)
       return NULL;
   }
-  return sc_lemma_cache_file_key(set->chain, text);
+  return sc_lemma_cache_file_key(set->chain, text_digest);
 }
 
 const ld_checked *sc_lemma_set_checked(const sc_lemma_set *set, uint32_t i);
@@ -222,7 +222,9 @@ gboolean sc_lemma_set_load_string(sc_lemma_set *set, const char *filename, const
   sc_ops_init();
   ld_diag d;
   ld_diag_init(&d, filename, text);
-  g_autofree char *key = cache_key(set, text);
+  /* the text is hashed once, for the key and the chain */
+  g_autofree char *digest = g_compute_checksum_for_string(G_CHECKSUM_SHA256, text, -1);
+  g_autofree char *key = cache_key(set, digest);
   d.skip_instance_test = key != NULL && sc_lemma_cache_has(key);
   GPtrArray *stmts = g_ptr_array_new_with_free_func(ld_stmt_free);
   ld_parse(&d, text, stmts);
@@ -289,7 +291,7 @@ gboolean sc_lemma_set_load_string(sc_lemma_set *set, const char *filename, const
     rebuild_infos(set);
     if (key != NULL && !d.skip_instance_test)
       sc_lemma_cache_put(key);
-    char *chain = sc_lemma_cache_chain(set->chain, text);
+    char *chain = sc_lemma_cache_chain(set->chain, digest);
     g_free(set->chain);
     set->chain = chain;
   } else {
