@@ -21,6 +21,9 @@
 #define ld_line_col        sc_lemma_ld_line_col
 #define ld_diag_line_col   sc_lemma_ld_diag_line_col
 #define ld_parse           sc_lemma_ld_parse
+#define ld_parse_one       sc_lemma_ld_parse_one
+#define ld_scan_text       sc_lemma_ld_scan_text
+#define ld_scan_free       sc_lemma_ld_scan_free
 #define ld_stmt_free       sc_lemma_ld_stmt_free
 #define ld_check_lemma     sc_lemma_ld_check_lemma
 #define ld_checked_free    sc_lemma_ld_checked_free
@@ -176,6 +179,28 @@ typedef struct {
 void ld_parse(ld_diag *d, const char *text, GPtrArray *stmts);
 void ld_stmt_free(gpointer s);
 void ld_lemma_free(ld_lemma *l);
+/* Parse the one statement that starts at offset START of TEXT (positions
+ * stay offsets into the whole text) into STMTS; errors go to D. */
+void ld_parse_one(ld_diag *d, const char *text, uint32_t start, GPtrArray *stmts);
+
+/* --- the scan of a file's statements (scan.c) --- */
+
+/* One statement as the scan sees it.  Call names as written ("cat",
+ * "aten.mm", "?f" for an operator variable): LHS those before the arrow,
+ * REV those of the right side of a <=> lemma before its clauses (where,
+ * requires, for), ALL every call of the statement. */
+typedef struct {
+  uint32_t start;            /* offset of the first token */
+  gboolean is_lemma, is_op;  /* 'lemma' or 'op' */
+  gboolean both;             /* <=> */
+  char *name;                /* the lemma's name */
+  char *class_var, *class_name; /* `for ?f in CLASS` (without '?'), or NULL */
+  GPtrArray *lhs, *rev, *all;   /* char* */
+} ld_scan;
+/* The statements of TEXT, in order, into OUT (ld_scan*, free with
+ * ld_scan_free).  Meant for text the parser accepts. */
+void ld_scan_text(const char *text, GPtrArray *out);
+void ld_scan_free(gpointer s);
 
 /* --- class lemmas (classes.c) --- */
 

@@ -1055,6 +1055,43 @@ bad:
   return NULL;
 }
 
+/* statement: ('lemma' lemma | 'op' opdecl) END, starting in column 1;
+ * after an error, the rest of the statement is skipped. */
+static void p_statement(lexer *L, GPtrArray *stmts) {
+  const char *text = L->s;
+  uint32_t col_pos = L->tok.start;
+  gboolean at_col1 = col_pos == 0 || text[col_pos - 1] == '\n';
+  if (!at_col1 && (is_kw(L, "lemma") || is_kw(L, "op"))) {
+    ld_error_at(L->d, col_pos, SC_LEMMA_ERROR_SYNTAX,
+                "'%s' must start in column 1 (an indented line continues the previous "
+                "statement)",
+                L->tok.text);
+    L->failed = TRUE;
+  } else if (is_kw(L, "lemma")) {
+    ld_lemma *l = p_lemma(L);
+    if (l) {
+      ld_stmt *s = g_new0(ld_stmt, 1);
+      s->kind = LD_LEMMA;
+      s->lemma = l;
+      g_ptr_array_add(stmts, s);
+    }
+  } else if (is_kw(L, "op")) {
+    ld_opdecl *o = p_opdecl(L);
+    if (o) {
+      ld_stmt *s = g_new0(ld_stmt, 1);
+      s->kind = LD_OP;
+      s->op = o;
+      g_ptr_array_add(stmts, s);
+    }
+  } else {
+    fail(L, "'lemma' or 'op'");
+  }
+  while (L->tok.kind != T_END && L->tok.kind != T_EOF) {
+    L->depth = 0;
+    next(L);
+  }
+}
+
 void ld_parse(ld_diag *d, const char *text, GPtrArray *stmts) {
   lexer L = {0};
   L.d = d;
@@ -1068,37 +1105,18 @@ void ld_parse(ld_diag *d, const char *text, GPtrArray *stmts) {
       next(&L);
       continue;
     }
-    uint32_t col_pos = L.tok.start;
-    gboolean at_col1 = col_pos == 0 || text[col_pos - 1] == '\n';
-    if (!at_col1 && (is_kw(&L, "lemma") || is_kw(&L, "op"))) {
-      ld_error_at(d, col_pos, SC_LEMMA_ERROR_SYNTAX,
-                  "'%s' must start in column 1 (an indented line continues the previous "
-                  "statement)",
-                  L.tok.text);
-      L.failed = TRUE;
-    } else if (is_kw(&L, "lemma")) {
-      ld_lemma *l = p_lemma(&L);
-      if (l) {
-        ld_stmt *s = g_new0(ld_stmt, 1);
-        s->kind = LD_LEMMA;
-        s->lemma = l;
-        g_ptr_array_add(stmts, s);
-      }
-    } else if (is_kw(&L, "op")) {
-      ld_opdecl *o = p_opdecl(&L);
-      if (o) {
-        ld_stmt *s = g_new0(ld_stmt, 1);
-        s->kind = LD_OP;
-        s->op = o;
-        g_ptr_array_add(stmts, s);
-      }
-    } else {
-      fail(&L, "'lemma' or 'op'");
-    }
-    while (L.tok.kind != T_END && L.tok.kind != T_EOF) {
-      L.depth = 0;
-      next(&L);
-    }
+    p_statement(&L, stmts);
   }
+  g_clear_pointer(&L.tok.text, g_free);
+}
+
+void ld_parse_one(ld_diag *d, const char *text, uint32_t start, GPtrArray *stmts) {
+  lexer L = {0};
+  L.d = d;
+  L.s = text;
+  L.pos = start;
+  next(&L);
+  if (L.tok.kind != T_EOF && L.tok.kind != T_END)
+    p_statement(&L, stmts);
   g_clear_pointer(&L.tok.text, g_free);
 }
