@@ -107,8 +107,9 @@ static void on_word(scan_state *st, const char *s, size_t p, size_t q, int depth
     cur->class_name = g_strndup(s + p, n);
     return;
   }
-  if (!is_call(s, q))
-    return;
+  if (!is_call(s, q) || (n == 3 && (strncmp(s + p, "and", 3) == 0 || strncmp(s + p, "not", 3) == 0)) ||
+      (n == 2 && strncmp(s + p, "or", 2) == 0) || (n == 7 && strncmp(s + p, "divides", 7) == 0))
+    return; /* an operator of conditions before a bracket: `and (...)` */
   char *name = g_strndup(s + p, n);
   if (st->region == R_LHS)
     g_ptr_array_add(cur->lhs, g_strdup(name));
