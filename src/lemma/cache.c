@@ -44,21 +44,28 @@
  * a small check start fast (docs/performance.md, "Start-up"). */
 static gpointer exe_digest_once(gpointer unused) {
   (void)unused;
-  struct stat sb;
-  if (stat("/proc/self/exe", &sb) != 0 || !S_ISREG(sb.st_mode))
-    return NULL;
-  gint64 now = g_get_real_time() / G_USEC_PER_SEC;
-  if ((gint64)sb.st_ctim.tv_sec + RACY_SECONDS < now &&
-      (gint64)sb.st_mtim.tv_sec + RACY_SECONDS < now)
-    return g_strdup_printf("stat:%ju:%ju:%jd:%jd.%09ld:%jd.%09ld", (uintmax_t)sb.st_dev,
-                           (uintmax_t)sb.st_ino, (intmax_t)sb.st_size,
-                           (intmax_t)sb.st_mtim.tv_sec, (long)sb.st_mtim.tv_nsec,
-                           (intmax_t)sb.st_ctim.tv_sec, (long)sb.st_ctim.tv_nsec);
+  char *id = sc_lemma_cache_file_identity("/proc/self/exe");
+  if (id != NULL)
+    return id;
   g_autofree char *data = NULL;
   gsize len = 0;
   if (!g_file_get_contents("/proc/self/exe", &data, &len, NULL))
     return NULL;
   return g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)data, len);
+}
+
+char *sc_lemma_cache_file_identity(const char *path) {
+  struct stat sb;
+  if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+    return NULL;
+  gint64 now = g_get_real_time() / G_USEC_PER_SEC;
+  if ((gint64)sb.st_ctim.tv_sec + RACY_SECONDS >= now ||
+      (gint64)sb.st_mtim.tv_sec + RACY_SECONDS >= now)
+    return NULL;
+  return g_strdup_printf("stat:%ju:%ju:%jd:%jd.%09ld:%jd.%09ld", (uintmax_t)sb.st_dev,
+                         (uintmax_t)sb.st_ino, (intmax_t)sb.st_size, (intmax_t)sb.st_mtim.tv_sec,
+                         (long)sb.st_mtim.tv_nsec, (intmax_t)sb.st_ctim.tv_sec,
+                         (long)sb.st_ctim.tv_nsec);
 }
 
 static const char *exe_digest(void) {

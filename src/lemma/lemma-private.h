@@ -119,6 +119,13 @@ void ld_diag_init(ld_diag *d, const char *file, const char *text);
  * files whose chain digest is CHAIN (NULL: none), for this executable;
  * NULL when the cache cannot be used (transfer full). */
 char *sc_lemma_cache_file_key(const char *chain, const char *text_digest);
+/* The identity of the file at PATH by its status, "stat:DEV:INODE:SIZE:
+ * MTIME:CTIME", or NULL when it changed in the last 2 seconds (a change
+ * within the clock's granularity could keep its times: git's "racy"
+ * files) or cannot be read.  A file's content cannot change without its
+ * change time (ctime, which no user can set back) changing.  (transfer
+ * full) */
+char *sc_lemma_cache_file_identity(const char *path);
 /* CHAIN extended by the text of digest TEXT_DIGEST (transfer full). */
 char *sc_lemma_cache_chain(const char *chain, const char *text_digest);
 /* Whether KEY was recorded, recording it: sc_lemma_cache_has, _put

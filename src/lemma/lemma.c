@@ -646,6 +646,30 @@ static gboolean load_deferred(sc_lemma_set *set, char *file, char *text, GError 
   return ok;
 }
 
+static gboolean load_all_deferred(sc_lemma_set *set, GPtrArray *files, GPtrArray *texts,
+                                  GArray *order, GError **error);
+
+#define DIR_TAG "shardcheck lemma directory v1"
+
+/* The key of the library FILES (read in ORDER) by the files' status
+ * (cache.c, sc_lemma_cache_file_identity): recorded once every file of it
+ * loaded cleanly, in that order, in this executable; NULL when a file
+ * changed in the last seconds (or the cache is off). */
+static char *dir_key(const sc_lemma_set *set, GPtrArray *files, GArray *order) {
+  if (cache_key(set, "") == NULL)
+    return NULL;
+  g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func(g_free);
+  for (guint k = 0; k < order->len; k++) {
+    const char *path = g_ptr_array_index(files, g_array_index(order, guint, k));
+    char *id = sc_lemma_cache_file_identity(path);
+    if (id == NULL)
+      return NULL;
+    g_ptr_array_add(parts, g_strdup(path));
+    g_ptr_array_add(parts, id);
+  }
+  return sc_lemma_cache_key(DIR_TAG, (const char *const *)parts->pdata, parts->len);
+}
+
 gboolean sc_lemma_set_load_dir_deferred(sc_lemma_set *set, const char *dir, GError **error) {
   if (set->lemmas->len > 0 || set->ops->len > 0 || set->classes->len > 0 || set->entries)
     return sc_lemma_set_load_dir(set, dir, error);
@@ -655,7 +679,14 @@ gboolean sc_lemma_set_load_dir_deferred(sc_lemma_set *set, const char *dir, GErr
   if (!read_dir(dir, files, texts, order, error))
     return FALSE;
   sc_ops_init();
-  /* every file must have passed, after the same files, in this executable */
+  /* every file must have passed, after the same files, in this executable:
+   * the whole library by the files' status, else file by file by content */
+  g_autofree char *dkey = dir_key(set, files, order);
+  if (dkey != NULL && sc_lemma_cache_has(dkey)) {
+    /* later loads into the set: after this library, as its key says */
+    set->chain = g_strconcat("dir:", dkey, NULL);
+    return load_all_deferred(set, files, texts, order, error);
+  }
   gboolean hit = TRUE;
   for (guint k = 0; hit && k < order->len; k++) {
     const char *text = g_ptr_array_index(texts, g_array_index(order, guint, k));
@@ -674,8 +705,16 @@ gboolean sc_lemma_set_load_dir_deferred(sc_lemma_set *set, const char *dir, GErr
                                     g_ptr_array_index(texts, i), error))
         return FALSE;
     }
+    sc_lemma_cache_put(dkey); /* every file loaded cleanly (NULL: nothing) */
     return TRUE;
   }
+  sc_lemma_cache_put(dkey);
+  return load_all_deferred(set, files, texts, order, error);
+}
+
+/* The deferred loads of FILES (their TEXTS taken) in ORDER. */
+static gboolean load_all_deferred(sc_lemma_set *set, GPtrArray *files, GPtrArray *texts,
+                                  GArray *order, GError **error) {
   set->entries = g_ptr_array_new_with_free_func(ld_entry_free);
   set->texts = g_ptr_array_new_with_free_func(ld_text_free);
   for (guint k = 0; k < order->len; k++) {

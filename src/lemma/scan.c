@@ -44,11 +44,10 @@ static gboolean continues(const char *s, size_t pos) {
       continue;
     }
     if (s[p] == '#') {
-      while (s[p] && s[p] != '\n')
-        p++;
-      if (!s[p])
+      const char *nl = strchr(s + p, '\n');
+      if (nl == NULL)
         return FALSE;
-      pos = p + 1;
+      pos = (size_t)(nl - s) + 1;
       continue;
     }
     if (s[p] == '\0')
@@ -129,8 +128,8 @@ void ld_scan_text(const char *s, GPtrArray *out) {
       continue;
     }
     if (c == '#' && (pos == 0 || !id_char(s[pos - 1]))) {
-      while (s[pos] && s[pos] != '\n')
-        pos++;
+      const char *nl = strchr(s + pos, '\n');
+      pos = nl ? (size_t)(nl - s) : pos + strlen(s + pos);
       continue;
     }
     if (c == '\n') {
@@ -200,25 +199,42 @@ void ld_scan_text(const char *s, GPtrArray *out) {
       continue;
     }
     /* punctuation, longest first as the lexer's table */
-    if (strncmp(s + pos, "<=>", 3) == 0) {
-      if (depth == 0 && st.region == R_LHS) {
-        st.cur->both = TRUE;
-        st.region = R_RHS;
+    switch (c) {
+    case '<':
+      if (s[pos + 1] == '=' && s[pos + 2] == '>') {
+        if (depth == 0 && st.region == R_LHS) {
+          st.cur->both = TRUE;
+          st.region = R_RHS;
+        }
+        pos += 3;
+      } else {
+        pos += s[pos + 1] == '=' ? 2 : 1;
       }
-      pos += 3;
-    } else if (strncmp(s + pos, "=>", 2) == 0) {
-      if (depth == 0 && st.region == R_LHS)
+      break;
+    case '=':
+      if (s[pos + 1] == '>' && depth == 0 && st.region == R_LHS)
         st.region = R_RHS;
-      pos += 2;
-    } else if (strncmp(s + pos, "->", 2) == 0 || strncmp(s + pos, "==", 2) == 0 ||
-               strncmp(s + pos, "!=", 2) == 0 || strncmp(s + pos, "<=", 2) == 0 ||
-               strncmp(s + pos, ">=", 2) == 0) {
-      pos += 2;
-    } else {
-      if (c == '(' || c == '[')
-        depth++;
-      else if ((c == ')' || c == ']') && depth > 0)
+      pos += s[pos + 1] == '>' || s[pos + 1] == '=' ? 2 : 1;
+      break;
+    case '-':
+      pos += s[pos + 1] == '>' ? 2 : 1;
+      break;
+    case '!':
+    case '>':
+      pos += s[pos + 1] == '=' ? 2 : 1;
+      break;
+    case '(':
+    case '[':
+      depth++;
+      pos++;
+      break;
+    case ')':
+    case ']':
+      if (depth > 0)
         depth--;
+      pos++;
+      break;
+    default:
       pos++;
     }
   }

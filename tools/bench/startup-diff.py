@@ -42,6 +42,13 @@ def run(cmd, env):
 
 
 def compare(a, bundle):
+    try:
+        return compare1(a, bundle)
+    except (OSError, subprocess.SubprocessError) as e:
+        return f"could not run: {e}"
+
+
+def compare1(a, bundle):
     cmd = [a.shardcheck, "check", "--quiet", "--format", "json"]
     if a.explain:
         cmd.append("--explain")
