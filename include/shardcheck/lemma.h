@@ -88,11 +88,18 @@ gboolean sc_lemma_set_load_dir_deferred(sc_lemma_set *set, const char *dir, GErr
  * side (or, for <=>, of its right side) is met, and then the operators of
  * both its sides are met; to a fixpoint.  A lemma that is left out could
  * not have matched: the check proves and fails the same.  When MET holds
- * an operator the set declares without a definition, every lemma is kept
- * (the report lists the lemmas mentioning it).  Kept lemmas are parsed and
+ * an operator the set declares without a definition, every lemma whose
+ * text mentions it is kept too (the report lists them, usercheck.h).
+ * Kept lemmas are parsed and
  * checked in load order, so that names, order and indices are those of a
  * full load minus the ones left out.  TRUE without a deferred load. */
 gboolean sc_lemma_set_select(sc_lemma_set *set, const gboolean *met, GError **error);
+/* Does TEXT (its first LEN bytes; -1: up to its NUL) name OP: its
+ * "ns.name" or its bare name, as a whole word followed by a call, a result
+ * index (#0), an overload, a blank or the end (lemma files may write a
+ * declared operator without its namespace)?  With LEN >= 0 any blank
+ * ends a name. */
+gboolean sc_lemma_text_mentions(const char *text, gssize len, const sc_op *op);
 /* Lemmas of the files loaded, whether a selection kept them or not (the
  * library's size, for reports). */
 uint32_t sc_lemma_set_n_all(const sc_lemma_set *set);

@@ -93,22 +93,8 @@ static gboolean is_name_char(char c) {
   return g_ascii_isalnum(c) || c == '_' || c == '.';
 }
 
-/* Does TEXT name OP: its "ns.name" or its bare name, as a whole word
- * followed by a call, a result index (#0), an overload or the end
- * (lemma files may write a declared operator without its namespace)? */
 static gboolean mentions(const char *text, const sc_op *op) {
-  g_autofree char *nsname = g_strdup_printf("%s.%s", op->ns, op->name);
-  const char *names[] = {nsname, op->name};
-  for (size_t k = 0; k < G_N_ELEMENTS(names); k++) {
-    size_t n = strlen(names[k]);
-    for (const char *p = strstr(text, names[k]); p; p = strstr(p + 1, names[k])) {
-      gboolean left = p == text || !is_name_char(p[-1]);
-      gboolean right = !is_name_char(p[n]) || (p[n] == '.' && k == 0);
-      if (left && right && (p[n] == '(' || p[n] == '#' || p[n] == '.' || p[n] == ' ' || p[n] == '\0'))
-        return TRUE;
-    }
-  }
-  return FALSE;
+  return sc_lemma_text_mentions(text, -1, op);
 }
 
 /* "FILE:LINE" of the line "op NS.NAME(" in the *.lemma files of DIRS. */

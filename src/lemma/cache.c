@@ -4,7 +4,9 @@
  * instances, and a user lemma is checked numerically before `check` uses
  * it; both are deterministic, so a pass is recorded under the SHA-256 of
  * what was checked (lemma.c: a version tag, the chain digest of the files
- * loaded before into the same set and the file's text; usercheck.c: the
+ * loaded before into the same set and the digest of the file's text, or,
+ * for a whole directory that loaded cleanly, each file's path and
+ * identity by status, sc_lemma_cache_file_identity; usercheck.c: the
  * lemma, the operator definitions it may reach and the options), always
  * with the identity of the running executable's file (/proc/self/exe: its
  * device, inode, size and times, or the digest of a file changed in the

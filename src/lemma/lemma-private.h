@@ -198,6 +198,8 @@ void ld_parse_one(ld_diag *d, const char *text, uint32_t start, GPtrArray *stmts
  * requires, for), ALL every call of the statement. */
 typedef struct {
   uint32_t start;            /* offset of the first token */
+  uint32_t end;              /* the next statement's start, or the text's end:
+                                the statement's text and the comments after it */
   gboolean is_lemma, is_op;  /* 'lemma' or 'op' */
   gboolean both;             /* <=> */
   char *name;                /* the lemma's name */

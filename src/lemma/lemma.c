@@ -729,6 +729,60 @@ static gboolean load_all_deferred(sc_lemma_set *set, GPtrArray *files, GPtrArray
 
 /* ---- the selection ---- */
 
+static gboolean mention_char(char c) {
+  return g_ascii_isalnum(c) || c == '_' || c == '.';
+}
+
+gboolean sc_lemma_text_mentions(const char *text, gssize len, const sc_op *op) {
+  g_autofree char *own = len >= 0 ? g_strndup(text, (gsize)len) : NULL;
+  const char *t = own ? own : text;
+  g_autofree char *nsname = g_strdup_printf("%s.%s", op->ns, op->name);
+  const char *names[] = {nsname, op->name};
+  for (size_t k = 0; k < G_N_ELEMENTS(names); k++) {
+    size_t n = strlen(names[k]);
+    for (const char *p = strstr(t, names[k]); p; p = strstr(p + 1, names[k])) {
+      gboolean left = p == t || !mention_char(p[-1]);
+      gboolean right = !mention_char(p[n]) || (p[n] == '.' && k == 0);
+      /* a slice (LEN >= 0) may run past the statement: any blank ends it */
+      gboolean end = p[n] == '(' || p[n] == '#' || p[n] == '.' || p[n] == ' ' || p[n] == '\0' ||
+                     (own != NULL && g_ascii_isspace(p[n]));
+      if (left && right && end)
+        return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+/* The operators declared by SET without a definition that MET holds, into
+ * OUT: the report lists every lemma that mentions one (usercheck.h). */
+static void met_opaque(const sc_lemma_set *set, const gboolean *met, GPtrArray *out) {
+  for (guint i = 0; i < set->ops->len; i++) {
+    const sc_op *op = g_ptr_array_index(set->ops, i);
+    if (!met[op->id])
+      continue;
+    gboolean defined = FALSE;
+    for (guint j = 0; j < set->entries->len && !defined; j++) {
+      const ld_entry *e = g_ptr_array_index(set->entries, j);
+      defined = e->k != NULL && e->k->unfolds == op;
+    }
+    if (!defined)
+      g_ptr_array_add(out, (gpointer)op);
+  }
+}
+
+/* Does entry E's text (a superset: its statement and the comments after
+ * it) mention an operator of OPS? */
+static gboolean entry_mentions(const ld_entry *e, const GPtrArray *ops) {
+  const ld_scan *sc = e->scan != NULL ? e->scan : e->cls->scan;
+  const char *text = e->src != NULL ? e->src->text : e->cls->text;
+  for (guint i = 0; i < ops->len; i++) {
+    const sc_op *op = g_ptr_array_index(ops, i);
+    if (e->op == op || sc_lemma_text_mentions(text + sc->start, (gssize)(sc->end - sc->start), op))
+      return TRUE;
+  }
+  return FALSE;
+}
+
 static void pnode_ops(const pnode *p, GArray *out) {
   if (p == NULL || p->is_var)
     return;
@@ -821,24 +875,6 @@ static void close_over(sc_lemma_set *set, gboolean *met) {
   }
 }
 
-/* Does MET hold an operator the set declares without a definition?  The
- * report lists every lemma mentioning such an operator (usercheck.h). */
-static gboolean meets_opaque(const sc_lemma_set *set, const gboolean *met) {
-  for (guint i = 0; i < set->ops->len; i++) {
-    const sc_op *op = g_ptr_array_index(set->ops, i);
-    if (!met[op->id])
-      continue;
-    gboolean defined = FALSE;
-    for (guint j = 0; j < set->entries->len && !defined; j++) {
-      const ld_entry *e = g_ptr_array_index(set->entries, j);
-      defined = e->k != NULL && e->k->unfolds == op;
-    }
-    if (!defined)
-      return TRUE;
-  }
-  return FALSE;
-}
-
 /* The checked lemma of entry E (parsed and checked now, the instance test
  * skipped: its file passed it); NULL with errors in D. */
 static ld_checked *materialize(sc_lemma_set *set, ld_entry *e, GError **error) {
@@ -885,9 +921,16 @@ gboolean sc_lemma_set_select(sc_lemma_set *set, const gboolean *met_in, GError *
   g_autoptr(GHashTable) memo = g_hash_table_new(g_str_hash, g_str_equal);
   for (guint i = 0; i < set->entries->len; i++)
     entry_ops(g_ptr_array_index(set->entries, i), memo);
-  gboolean all = met_in == NULL || meets_opaque(set, met);
-  if (!all)
+  gboolean all = met_in == NULL;
+  g_autoptr(GPtrArray) opaque = g_ptr_array_new();
+  if (!all) {
+    met_opaque(set, met, opaque);
     close_over(set, met);
+    for (guint i = 0; opaque->len > 0 && i < set->entries->len; i++) {
+      ld_entry *e = g_ptr_array_index(set->entries, i);
+      e->selected = e->selected || (e->k == NULL && entry_mentions(e, opaque));
+    }
+  }
   gboolean ok = TRUE;
   for (guint i = 0; ok && i < set->entries->len; i++) {
     ld_entry *e = g_ptr_array_index(set->entries, i);

@@ -139,6 +139,8 @@ void ld_scan_text(const char *s, GPtrArray *out) {
       continue;
     }
     if (st.cur == NULL) {
+      if (out->len > 0)
+        ((ld_scan *)g_ptr_array_index(out, out->len - 1))->end = (uint32_t)pos;
       ld_scan *n = g_new0(ld_scan, 1);
       n->start = (uint32_t)pos;
       n->lhs = g_ptr_array_new_with_free_func(g_free);
@@ -238,4 +240,6 @@ void ld_scan_text(const char *s, GPtrArray *out) {
       pos++;
     }
   }
+  if (out->len > 0)
+    ((ld_scan *)g_ptr_array_index(out, out->len - 1))->end = (uint32_t)pos;
 }
