@@ -656,7 +656,8 @@ static gboolean load_all_deferred(sc_lemma_set *set, GPtrArray *files, GPtrArray
  * loaded cleanly, in that order, in this executable; NULL when a file
  * changed in the last seconds (or the cache is off). */
 static char *dir_key(const sc_lemma_set *set, GPtrArray *files, GArray *order) {
-  if (cache_key(set, "") == NULL)
+  g_autofree char *usable = cache_key(set, ""); /* NULL: the cache cannot vouch */
+  if (usable == NULL)
     return NULL;
   g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func(g_free);
   for (guint k = 0; k < order->len; k++) {
