@@ -163,6 +163,10 @@ sc_id sc_lang_add_call(sc_lang *lang, const sc_op *op, const sc_value *args,
  * operator but _to_copy); NULL when a call of OP may stay in the e-graph
  * (the table of canonical forms in canon.c is the one source). */
 const char *sc_lang_rewritten_to(const sc_op *op);
+/* The operator a call of OP is renamed to when added (sc.view for
+ * aten.reshape, sc.transpose for aten.t), or NULL when it keeps its
+ * operator or may become its input. */
+const sc_op *sc_lang_canonical_target(const sc_op *op);
 /* A bound expression over the leaf graph (leaves -> tensor leaves). */
 sc_id sc_lang_add_texpr(sc_lang *lang, const sc_texpr *t, GError **error);
 /* Convenience: OP by qualified or expression name. */

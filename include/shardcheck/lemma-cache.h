@@ -4,9 +4,18 @@
  * the load-time instance test of a lemma file (lemma.c) and the numerical
  * check of a user lemma before `check --lemmas` may use it (usercheck.c).
  * An entry is an empty file named by the SHA-256 of a tag, the running
- * executable's digest and the parts given (the content that was checked
+ * executable's identity and the parts given (the content that was checked
  * and the options of the check), so a change to any of them is a miss.
- * Only passes are recorded; a failure is checked again every time.
+ * Only passes are recorded; a failure is checked again every time.  The
+ * executable's identity is its file's device, inode, size, modification
+ * and change times (nanoseconds) — a rebuild or a copy changes them, and
+ * the change time cannot be set back by a user — or, for a file changed
+ * in the last 2 seconds (whose times a change within the clock's
+ * granularity could keep), the SHA-256 of its content.  A third kind of
+ * entry (lemma.c, sc_lemma_set_load_dir_deferred) records that every file
+ * of a lemma directory loaded cleanly, in order, keyed by each file's
+ * path and identity as above (none changed in the last 2 seconds): a
+ * deferred load then reads the texts without hashing them.
  *
  * Location: $SC_LEMMA_CACHE when set ("0" or empty: no cache), else
  * g_get_user_cache_dir()/shardcheck/lemma-cache, created mode 0700.  The

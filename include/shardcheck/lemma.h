@@ -71,6 +71,38 @@ gboolean sc_lemma_set_load_file(sc_lemma_set *set, const char *path, GError **er
  * that file (files that need each other keep name order).  All or nothing
  * per file; the first file that fails stops the load with its errors. */
 gboolean sc_lemma_set_load_dir(sc_lemma_set *set, const char *dir, GError **error);
+/* sc_lemma_set_load_dir, deferred: when SET is empty and every file of DIR
+ * passed its load before (the lemma cache: the same files, in the same
+ * order, in this executable), the files are only scanned: their operator
+ * declarations are loaded (and their definitions' NAME_unfold lemmas), and
+ * their lemmas wait for sc_lemma_set_select.  Otherwise (a miss, a set not
+ * empty) the plain load.  A set loaded deferred must be selected before
+ * anything reads its lemmas or compiles it: until then it holds only the
+ * unfold lemmas.  (This is what makes a small check start fast:
+ * docs/performance.md, "Start-up".) */
+gboolean sc_lemma_set_load_dir_deferred(sc_lemma_set *set, const char *dir, GError **error);
+/* Loads the deferred lemmas that can fire in a check that meets the
+ * operators MET (flags by operator id, sc_ops_count() of them; NULL: all):
+ * starting from MET and the operators each meets in the e-graph (its
+ * canonical form, lang.h), a lemma is kept when every operator of its left
+ * side (or, for <=>, of its right side) is met, and then the operators of
+ * both its sides are met; to a fixpoint.  A lemma that is left out could
+ * not have matched: the check proves and fails the same.  When MET holds
+ * an operator the set declares without a definition, every lemma whose
+ * text mentions it is kept too (the report lists them, usercheck.h).
+ * Kept lemmas are parsed and
+ * checked in load order, so that names, order and indices are those of a
+ * full load minus the ones left out.  TRUE without a deferred load. */
+gboolean sc_lemma_set_select(sc_lemma_set *set, const gboolean *met, GError **error);
+/* Does TEXT (its first LEN bytes; -1: up to its NUL) name OP: its
+ * "ns.name" or its bare name, as a whole word followed by a call, a result
+ * index (#0), an overload, a blank or the end (lemma files may write a
+ * declared operator without its namespace)?  With LEN >= 0 any blank
+ * ends a name. */
+gboolean sc_lemma_text_mentions(const char *text, gssize len, const sc_op *op);
+/* Lemmas of the files loaded, whether a selection kept them or not (the
+ * library's size, for reports). */
+uint32_t sc_lemma_set_n_all(const sc_lemma_set *set);
 /* The built-in lemma directory: $SC_LEMMA_DIR when set, else the source
  * tree's lemmas/ when it exists (running from a build tree), else the
  * installed one.  (transfer none) */

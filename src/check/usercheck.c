@@ -93,22 +93,8 @@ static gboolean is_name_char(char c) {
   return g_ascii_isalnum(c) || c == '_' || c == '.';
 }
 
-/* Does TEXT name OP: its "ns.name" or its bare name, as a whole word
- * followed by a call, a result index (#0), an overload or the end
- * (lemma files may write a declared operator without its namespace)? */
 static gboolean mentions(const char *text, const sc_op *op) {
-  g_autofree char *nsname = g_strdup_printf("%s.%s", op->ns, op->name);
-  const char *names[] = {nsname, op->name};
-  for (size_t k = 0; k < G_N_ELEMENTS(names); k++) {
-    size_t n = strlen(names[k]);
-    for (const char *p = strstr(text, names[k]); p; p = strstr(p + 1, names[k])) {
-      gboolean left = p == text || !is_name_char(p[-1]);
-      gboolean right = !is_name_char(p[n]) || (p[n] == '.' && k == 0);
-      if (left && right && (p[n] == '(' || p[n] == '#' || p[n] == '.' || p[n] == ' ' || p[n] == '\0'))
-        return TRUE;
-    }
-  }
-  return FALSE;
+  return sc_lemma_text_mentions(text, -1, op);
 }
 
 /* "FILE:LINE" of the line "op NS.NAME(" in the *.lemma files of DIRS. */
@@ -222,6 +208,12 @@ GArray *sc_usercheck_opaque(const sc_lemma_set *set, uint32_t first, char **user
       relations_relying(op, b, r, rel, &called);
     g_autofree char *decl = find_declaration(user_dirs, op);
     gboolean user = decl != NULL; /* declared in a user's file */
+    for (uint32_t k = first; !user && k < sc_lemma_set_n_lemmas(set); k++)
+      user = mentions(sc_lemma_set_lemma(set, k)->text, op);
+    if (!user && !called) { /* not reported: skip the search of the built-in files */
+      g_ptr_array_unref(rel);
+      continue;
+    }
     if (decl == NULL) {
       char *builtin[] = {(char *)sc_lemma_builtin_dir(), NULL};
       decl = find_declaration(builtin, op);
@@ -232,12 +224,6 @@ GArray *sc_usercheck_opaque(const sc_lemma_set *set, uint32_t first, char **user
       if (!mentions(li->text, op))
         continue;
       g_ptr_array_add(lem, g_strdup_printf("%s (%s:%u)", li->name, li->file, li->line));
-      user = user || k >= first;
-    }
-    if (!user && !called) {
-      g_ptr_array_unref(rel);
-      g_ptr_array_unref(lem);
-      continue;
     }
     sc_report_assumed_op a = {g_strdup(op->qualname), g_steal_pointer(&decl), lem, rel};
     g_array_append_val(out, a);

@@ -197,7 +197,11 @@ int sc_cli_check(int argc, char **argv) {
                               : g_strdup(rest[0]);
   /* Lemmas first: they may declare the custom operators a bundle uses. */
   g_autoptr(GString) where = g_string_new(NULL);
-  sc_lemma_set *lemmas = sc_cli_load_lemmas(TRUE, lemma_dirs, where, &err);
+  /* Without --lemmas, the library waits for the bundle, which says which
+   * lemmas can fire (select.c). */
+  gboolean deferred = lemma_dirs == NULL;
+  sc_lemma_set *lemmas = deferred ? sc_cli_load_lemmas_deferred(where, &err)
+                                  : sc_cli_load_lemmas(TRUE, lemma_dirs, where, &err);
   if (!lemmas) {
     if (json) {
       sc_bundle_diag d = {0};
@@ -244,6 +248,22 @@ int sc_cli_check(int argc, char **argv) {
     sc_lemma_set_free(lemmas);
     return lcode;
   }
+  if (deferred) {
+    if (!sc_cli_select_lemmas(lemmas, b, &err)) {
+      if (json) {
+        sc_bundle_diag d = {0};
+        sc_cli_print_error_json(err->message, &d);
+      } else {
+        fprintf(stderr, "shardcheck: %s\n", err->message);
+      }
+      g_error_free(err);
+      sc_bundle_free(b);
+      sc_smt_free(smt);
+      sc_lemma_set_free(lemmas);
+      return SC_EXIT_INPUT_ERROR;
+    }
+    first_user = sc_lemma_set_n_lemmas(lemmas); /* all built in */
+  }
   sc_sym_stats load_stats;
   sc_symtab_stats(sc_bundle_symtab(b), &load_stats);
   /* Unknown top-level fields (extensions) were ignored: say so. */
@@ -283,7 +303,7 @@ int sc_cli_check(int argc, char **argv) {
     g_autoptr(GArray) assumed = sc_usercheck_opaque(lemmas, first_user, lemma_dirs, b, res);
     sc_report_options ropts = {
         .explain = explain,
-        .n_lemmas = sc_lemma_set_n_lemmas(lemmas),
+        .n_lemmas = sc_lemma_set_n_all(lemmas),
         .lemma_dirs = where->str,
         .assumed_ops = assumed,
         .colour = sc_report_colour_enabled(colour_mode, STDOUT_FILENO),

@@ -31,6 +31,14 @@ int sc_cli_validate(const sc_bundle *b, const sc_infer_result *res, const sc_lem
  * errors, or a DIR that is not a directory). */
 sc_lemma_set *sc_cli_load_lemmas(gboolean builtin, char **dirs, GString *where, GError **error);
 
+/* The built-in library loaded deferred (lemma.h), for `check` without
+ * --lemmas: select it with sc_cli_select_lemmas once the bundle is read.
+ * Appends the directory to WHERE.  NULL with an error. */
+sc_lemma_set *sc_cli_load_lemmas_deferred(GString *where, GError **error);
+/* Keeps of a deferred SET the lemmas that can fire in the check of B
+ * (select.c); FALSE with an error when one does not load. */
+gboolean sc_cli_select_lemmas(sc_lemma_set *set, const sc_bundle *b, GError **error);
+
 /* Index of the first lemma of SET not loaded from the built-in lemma
  * directory (the user's, from --lemmas); the lemma count when none. */
 uint32_t sc_cli_first_user_lemma(const sc_lemma_set *set);

@@ -92,6 +92,20 @@ sc_lemma_set *sc_cli_load_lemmas(gboolean builtin, char **dirs, GString *where, 
   return set;
 }
 
+sc_lemma_set *sc_cli_load_lemmas_deferred(GString *where, GError **error) {
+  sc_lemma_set *set = sc_lemma_set_new();
+  const char *dir = sc_lemma_builtin_dir();
+  if (dir && g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+    if (!sc_lemma_set_load_dir_deferred(set, dir, error)) {
+      sc_lemma_set_free(set);
+      return NULL;
+    }
+    if (where)
+      g_string_append(where, dir);
+  }
+  return set;
+}
+
 uint32_t sc_cli_first_user_lemma(const sc_lemma_set *set) {
   const char *dir = sc_lemma_builtin_dir();
   g_autofree char *prefix = dir ? g_build_filename(dir, "", NULL) : NULL;

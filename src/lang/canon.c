@@ -183,6 +183,13 @@ static const char *source_name(const char *renames, const char *name, char *buf,
 
 /* ---- the clean operators' normal forms ---------------------------------- */
 
+const sc_op *sc_lang_canonical_target(const sc_op *op) {
+  const canon_rule *r = g_hash_table_lookup(rule_index(), op->qualname);
+  if (r == NULL || (r->kind != CANON_RENAME && r->kind != CANON_T))
+    return NULL;
+  return sc_ops_lookup(r->to, NULL);
+}
+
 static sc_id canon(sc_lang *lang, const sc_op *op, const sc_value *args, const sc_id *kids,
                    uint32_t n_kids, uint32_t result, const sc_ttype *out_type);
 

@@ -4,10 +4,14 @@
  * instances, and a user lemma is checked numerically before `check` uses
  * it; both are deterministic, so a pass is recorded under the SHA-256 of
  * what was checked (lemma.c: a version tag, the chain digest of the files
- * loaded before into the same set and the file's text; usercheck.c: the
+ * loaded before into the same set and the digest of the file's text, or,
+ * for a whole directory that loaded cleanly, each file's path and
+ * identity by status, sc_lemma_cache_file_identity; usercheck.c: the
  * lemma, the operator definitions it may reach and the options), always
- * with the digest of the running executable's file (/proc/self/exe: any
- * rebuild changes it).  Without /proc/self/exe the cache is off.
+ * with the identity of the running executable's file (/proc/self/exe: its
+ * device, inode, size and times, or the digest of a file changed in the
+ * last seconds; any rebuild changes it).  Without /proc/self/exe the cache
+ * is off.
  *
  * Trust: the directory must belong to the user and be writable by no one
  * else (its parent: not writable by others unless sticky), else the cache
@@ -19,21 +23,51 @@
 #include "shardcheck/lemma-cache.h"
 
 #include <glib/gstdio.h>
+#include <inttypes.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <utime.h>
 
-#define CACHE_TAG "shardcheck lemma instance-test cache v1"
+#define CACHE_TAG "shardcheck lemma instance-test cache v2"
 
-/* The digest of the executable, once per process (NULL: unavailable). */
+/* Files changed less than this many seconds ago are hashed, never
+ * identified by their status (see exe_digest_once). */
+#define RACY_SECONDS 2
+
+/* The identity of the executable, once per process (NULL: unavailable):
+ * "stat:DEV:INODE:SIZE:MTIME:CTIME" (nanoseconds) when the file was last
+ * changed more than RACY_SECONDS ago, else the SHA-256 of its content.
+ * Any rebuild or copy changes the identity: a new file has a new inode or
+ * a new change time, and the change time (ctime) cannot be set back by a
+ * user.  A file changed within the clock's granularity of its last stat
+ * could keep its times (git's "racy" entries), hence the hash of young
+ * files.  Reading the status instead of the whole executable is what makes
+ * a small check start fast (docs/performance.md, "Start-up"). */
 static gpointer exe_digest_once(gpointer unused) {
   (void)unused;
+  char *id = sc_lemma_cache_file_identity("/proc/self/exe");
+  if (id != NULL)
+    return id;
   g_autofree char *data = NULL;
   gsize len = 0;
   if (!g_file_get_contents("/proc/self/exe", &data, &len, NULL))
     return NULL;
   return g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)data, len);
+}
+
+char *sc_lemma_cache_file_identity(const char *path) {
+  struct stat sb;
+  if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+    return NULL;
+  gint64 now = g_get_real_time() / G_USEC_PER_SEC;
+  if ((gint64)sb.st_ctim.tv_sec + RACY_SECONDS >= now ||
+      (gint64)sb.st_mtim.tv_sec + RACY_SECONDS >= now)
+    return NULL;
+  return g_strdup_printf("stat:%ju:%ju:%jd:%jd.%09ld:%jd.%09ld", (uintmax_t)sb.st_dev,
+                         (uintmax_t)sb.st_ino, (intmax_t)sb.st_size, (intmax_t)sb.st_mtim.tv_sec,
+                         (long)sb.st_mtim.tv_nsec, (intmax_t)sb.st_ctim.tv_sec,
+                         (long)sb.st_ctim.tv_nsec);
 }
 
 static const char *exe_digest(void) {
@@ -97,17 +131,17 @@ char *sc_lemma_cache_key(const char *tag, const char *const *parts, size_t n) {
   return key;
 }
 
-char *sc_lemma_cache_file_key(const char *chain, const char *text) {
-  const char *parts[] = {chain ? chain : "", text};
+char *sc_lemma_cache_file_key(const char *chain, const char *text_digest) {
+  const char *parts[] = {chain ? chain : "", text_digest};
   return sc_lemma_cache_key(CACHE_TAG, parts, G_N_ELEMENTS(parts));
 }
 
-char *sc_lemma_cache_chain(const char *chain, const char *text) {
+char *sc_lemma_cache_chain(const char *chain, const char *text_digest) {
   GChecksum *ck = g_checksum_new(G_CHECKSUM_SHA256);
   if (chain)
     g_checksum_update(ck, (const guchar *)chain, -1);
   g_checksum_update(ck, (const guchar *)"\n", 1);
-  g_checksum_update(ck, (const guchar *)text, (gssize)strlen(text));
+  g_checksum_update(ck, (const guchar *)text_digest, -1);
   char *out = g_strdup(g_checksum_get_string(ck));
   g_checksum_free(ck);
   return out;

@@ -948,7 +948,7 @@ ld_checked *ld_check_lemma(ld_diag *d, const char *file, ld_lemma *stmt) {
   ld_checked *k = g_new0(ld_checked, 1);
   k->name = g_strdup(stmt->name);
   k->file = g_strdup(file);
-  ld_line_col(d->text, stmt->start, &k->line, &k->col);
+  ld_diag_line_col(d, stmt->start, &k->line, &k->col);
   k->text = stmt_text(d, stmt->start, stmt->end);
   k->dir = stmt->both ? SC_LEMMA_BOTH : SC_LEMMA_ONE_WAY;
   vars_init(&k->vars);

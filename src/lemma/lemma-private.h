@@ -19,7 +19,11 @@
 #define ld_diag_to_gerror  sc_lemma_ld_diag_to_gerror
 #define ld_error_at        sc_lemma_ld_error_at
 #define ld_line_col        sc_lemma_ld_line_col
+#define ld_diag_line_col   sc_lemma_ld_diag_line_col
 #define ld_parse           sc_lemma_ld_parse
+#define ld_parse_one       sc_lemma_ld_parse_one
+#define ld_scan_text       sc_lemma_ld_scan_text
+#define ld_scan_free       sc_lemma_ld_scan_free
 #define ld_stmt_free       sc_lemma_ld_stmt_free
 #define ld_check_lemma     sc_lemma_ld_check_lemma
 #define ld_checked_free    sc_lemma_ld_checked_free
@@ -108,18 +112,27 @@ typedef struct {
   const char *text;
   GArray *errors; /* ld_error */
   gboolean skip_instance_test; /* the text passed it before (cache.c) */
+  uint32_t lc_pos, lc_line, lc_col; /* the last position ld_diag_line_col
+                                       computed, to go on from */
 } ld_diag;
 
 void ld_diag_init(ld_diag *d, const char *file, const char *text);
 
 /* --- the instance-test cache (cache.c) --- */
 
-/* The key of TEXT loaded after the files whose chain digest is CHAIN (NULL:
- * none), for this executable; NULL when the cache cannot be used
- * (transfer full). */
-char *sc_lemma_cache_file_key(const char *chain, const char *text);
-/* CHAIN extended by TEXT (transfer full). */
-char *sc_lemma_cache_chain(const char *chain, const char *text);
+/* The key of a text (TEXT_DIGEST: its SHA-256, hex) loaded after the
+ * files whose chain digest is CHAIN (NULL: none), for this executable;
+ * NULL when the cache cannot be used (transfer full). */
+char *sc_lemma_cache_file_key(const char *chain, const char *text_digest);
+/* The identity of the file at PATH by its status, "stat:DEV:INODE:SIZE:
+ * MTIME:CTIME", or NULL when it changed in the last 2 seconds (a change
+ * within the clock's granularity could keep its times: git's "racy"
+ * files) or cannot be read.  A file's content cannot change without its
+ * change time (ctime, which no user can set back) changing.  (transfer
+ * full) */
+char *sc_lemma_cache_file_identity(const char *path);
+/* CHAIN extended by the text of digest TEXT_DIGEST (transfer full). */
+char *sc_lemma_cache_chain(const char *chain, const char *text_digest);
 /* Whether KEY was recorded, recording it: sc_lemma_cache_has, _put
  * (lemma-cache.h). */
 void ld_diag_clear(ld_diag *d);
@@ -128,6 +141,10 @@ void ld_error_at(ld_diag *d, uint32_t pos, sc_lemma_error code, const char *fmt,
 /* "FILE:LINE:COL: error: MSG" lines; the code of the first error. */
 void ld_diag_to_gerror(const ld_diag *d, GError **error);
 void ld_line_col(const char *text, uint32_t pos, uint32_t *line, uint32_t *col);
+/* ld_line_col in D's text, going on from the last position asked when POS
+ * is not before it (statements are checked in text order: linear, not
+ * quadratic, in the file's length). */
+void ld_diag_line_col(ld_diag *d, uint32_t pos, uint32_t *line, uint32_t *col);
 
 typedef struct {
   char *name;
@@ -174,6 +191,30 @@ typedef struct {
 void ld_parse(ld_diag *d, const char *text, GPtrArray *stmts);
 void ld_stmt_free(gpointer s);
 void ld_lemma_free(ld_lemma *l);
+/* Parse the one statement that starts at offset START of TEXT (positions
+ * stay offsets into the whole text) into STMTS; errors go to D. */
+void ld_parse_one(ld_diag *d, const char *text, uint32_t start, GPtrArray *stmts);
+
+/* --- the scan of a file's statements (scan.c) --- */
+
+/* One statement as the scan sees it.  Call names as written ("cat",
+ * "aten.mm", "?f" for an operator variable): LHS those before the arrow,
+ * REV those of the right side of a <=> lemma before its clauses (where,
+ * requires, for), ALL every call of the statement. */
+typedef struct {
+  uint32_t start;            /* offset of the first token */
+  uint32_t end;              /* the next statement's start, or the text's end:
+                                the statement's text and the comments after it */
+  gboolean is_lemma, is_op;  /* 'lemma' or 'op' */
+  gboolean both;             /* <=> */
+  char *name;                /* the lemma's name */
+  char *class_var, *class_name; /* `for ?f in CLASS` (without '?'), or NULL */
+  GPtrArray *lhs, *rev, *all;   /* char* */
+} ld_scan;
+/* The statements of TEXT, in order, into OUT (ld_scan*, free with
+ * ld_scan_free).  Meant for text the parser accepts. */
+void ld_scan_text(const char *text, GPtrArray *out);
+void ld_scan_free(gpointer s);
 
 /* --- class lemmas (classes.c) --- */
 

@@ -173,6 +173,9 @@ void ld_diag_init(ld_diag *d, const char *file, const char *text) {
   d->text = text;
   d->errors = g_array_new(FALSE, FALSE, sizeof(ld_error));
   d->skip_instance_test = FALSE;
+  d->lc_pos = 0;
+  d->lc_line = 1;
+  d->lc_col = 1;
 }
 
 void ld_diag_clear(ld_diag *d) {
@@ -192,9 +195,12 @@ void ld_error_at(ld_diag *d, uint32_t pos, sc_lemma_error code, const char *fmt,
   g_array_append_val(d->errors, e);
 }
 
-void ld_line_col(const char *text, uint32_t pos, uint32_t *line, uint32_t *col) {
-  uint32_t l = 1, c = 1;
-  for (uint32_t i = 0; i < pos && text[i]; i++) {
+/* Line and column of POS, counting from FROM at line L, column C; returns
+ * the offset reached (POS, or a NUL before it). */
+static uint32_t line_col_from(const char *text, uint32_t from, uint32_t l, uint32_t c,
+                              uint32_t pos, uint32_t *line, uint32_t *col) {
+  uint32_t i = from;
+  for (; i < pos && text[i]; i++) {
     if (text[i] == '\n') {
       l++;
       c = 1;
@@ -204,6 +210,22 @@ void ld_line_col(const char *text, uint32_t pos, uint32_t *line, uint32_t *col) 
   }
   *line = l;
   *col = c;
+  return i;
+}
+
+void ld_line_col(const char *text, uint32_t pos, uint32_t *line, uint32_t *col) {
+  (void)line_col_from(text, 0, 1, 1, pos, line, col);
+}
+
+void ld_diag_line_col(ld_diag *d, uint32_t pos, uint32_t *line, uint32_t *col) {
+  if (pos < d->lc_pos) {
+    d->lc_pos = 0;
+    d->lc_line = d->lc_col = 1;
+  }
+  uint32_t reached = line_col_from(d->text, d->lc_pos, d->lc_line, d->lc_col, pos, line, col);
+  d->lc_pos = reached;
+  d->lc_line = *line;
+  d->lc_col = *col;
 }
 
 void ld_diag_to_gerror(const ld_diag *d, GError **error) {
@@ -1033,6 +1055,43 @@ bad:
   return NULL;
 }
 
+/* statement: ('lemma' lemma | 'op' opdecl) END, starting in column 1;
+ * after an error, the rest of the statement is skipped. */
+static void p_statement(lexer *L, GPtrArray *stmts) {
+  const char *text = L->s;
+  uint32_t col_pos = L->tok.start;
+  gboolean at_col1 = col_pos == 0 || text[col_pos - 1] == '\n';
+  if (!at_col1 && (is_kw(L, "lemma") || is_kw(L, "op"))) {
+    ld_error_at(L->d, col_pos, SC_LEMMA_ERROR_SYNTAX,
+                "'%s' must start in column 1 (an indented line continues the previous "
+                "statement)",
+                L->tok.text);
+    L->failed = TRUE;
+  } else if (is_kw(L, "lemma")) {
+    ld_lemma *l = p_lemma(L);
+    if (l) {
+      ld_stmt *s = g_new0(ld_stmt, 1);
+      s->kind = LD_LEMMA;
+      s->lemma = l;
+      g_ptr_array_add(stmts, s);
+    }
+  } else if (is_kw(L, "op")) {
+    ld_opdecl *o = p_opdecl(L);
+    if (o) {
+      ld_stmt *s = g_new0(ld_stmt, 1);
+      s->kind = LD_OP;
+      s->op = o;
+      g_ptr_array_add(stmts, s);
+    }
+  } else {
+    fail(L, "'lemma' or 'op'");
+  }
+  while (L->tok.kind != T_END && L->tok.kind != T_EOF) {
+    L->depth = 0;
+    next(L);
+  }
+}
+
 void ld_parse(ld_diag *d, const char *text, GPtrArray *stmts) {
   lexer L = {0};
   L.d = d;
@@ -1046,37 +1105,18 @@ void ld_parse(ld_diag *d, const char *text, GPtrArray *stmts) {
       next(&L);
       continue;
     }
-    uint32_t col_pos = L.tok.start;
-    gboolean at_col1 = col_pos == 0 || text[col_pos - 1] == '\n';
-    if (!at_col1 && (is_kw(&L, "lemma") || is_kw(&L, "op"))) {
-      ld_error_at(d, col_pos, SC_LEMMA_ERROR_SYNTAX,
-                  "'%s' must start in column 1 (an indented line continues the previous "
-                  "statement)",
-                  L.tok.text);
-      L.failed = TRUE;
-    } else if (is_kw(&L, "lemma")) {
-      ld_lemma *l = p_lemma(&L);
-      if (l) {
-        ld_stmt *s = g_new0(ld_stmt, 1);
-        s->kind = LD_LEMMA;
-        s->lemma = l;
-        g_ptr_array_add(stmts, s);
-      }
-    } else if (is_kw(&L, "op")) {
-      ld_opdecl *o = p_opdecl(&L);
-      if (o) {
-        ld_stmt *s = g_new0(ld_stmt, 1);
-        s->kind = LD_OP;
-        s->op = o;
-        g_ptr_array_add(stmts, s);
-      }
-    } else {
-      fail(&L, "'lemma' or 'op'");
-    }
-    while (L.tok.kind != T_END && L.tok.kind != T_EOF) {
-      L.depth = 0;
-      next(&L);
-    }
+    p_statement(&L, stmts);
   }
+  g_clear_pointer(&L.tok.text, g_free);
+}
+
+void ld_parse_one(ld_diag *d, const char *text, uint32_t start, GPtrArray *stmts) {
+  lexer L = {0};
+  L.d = d;
+  L.s = text;
+  L.pos = start;
+  next(&L);
+  if (L.tok.kind != T_EOF && L.tok.kind != T_END)
+    p_statement(&L, stmts);
   g_clear_pointer(&L.tok.text, g_free);
 }

@@ -16,6 +16,17 @@ static const char good[] = "lemma cache_neg_neg: neg(neg(?x)) => ?x\n";
 /* the sides differ in type: refused by the instance test, and only by it */
 static const char bad[] = "lemma cache_sum_drops_dim: sum.dim_IntList(?x, [0], False) => ?x\n";
 
+/* The SHA-256 of TEXT, as lemma.c keys a text (owned by a static pool:
+ * tests call it a few times). */
+static const char *digest(const char *text) {
+  static GPtrArray *pool;
+  if (pool == NULL)
+    pool = g_ptr_array_new_with_free_func(g_free);
+  char *d = g_compute_checksum_for_string(G_CHECKSUM_SHA256, text, -1);
+  g_ptr_array_add(pool, d);
+  return d;
+}
+
 static char *fresh_cache(void) {
   GError *err = NULL;
   char *dir = g_dir_make_tmp("sc-lemma-cache-XXXXXX", &err);
@@ -83,7 +94,7 @@ static void test_failure_not_recorded(void) {
  * and a one-byte change of the text is a new key that runs it again. */
 static void test_key_covers_text(void) {
   g_autofree char *dir = fresh_cache();
-  g_autofree char *key = sc_lemma_cache_file_key(NULL, bad);
+  g_autofree char *key = sc_lemma_cache_file_key(NULL, digest(bad));
   g_assert_nonnull(key);
   g_assert_cmpuint(strlen(key), ==, 64);
   sc_lemma_cache_put(key);
@@ -100,10 +111,10 @@ static void test_key_covers_text(void) {
 /* The key depends on the texts loaded before into the set. */
 static void test_key_covers_chain(void) {
   g_autofree char *dir = fresh_cache();
-  g_autofree char *chain = sc_lemma_cache_chain(NULL, good);
-  g_autofree char *k0 = sc_lemma_cache_file_key(NULL, bad);
-  g_autofree char *k1 = sc_lemma_cache_file_key(chain, bad);
-  g_autofree char *k2 = sc_lemma_cache_file_key(chain, good);
+  g_autofree char *chain = sc_lemma_cache_chain(NULL, digest(good));
+  g_autofree char *k0 = sc_lemma_cache_file_key(NULL, digest(bad));
+  g_autofree char *k1 = sc_lemma_cache_file_key(chain, digest(bad));
+  g_autofree char *k2 = sc_lemma_cache_file_key(chain, digest(good));
   g_assert_cmpstr(k0, !=, k1);
   g_assert_cmpstr(k1, !=, k2);
   /* a record for BAD alone does not vouch for BAD after GOOD */
@@ -131,7 +142,7 @@ static void test_off(void) {
  * written (an entry planted there would let an unchecked text pass). */
 static void test_untrusted_dir(void) {
   g_autofree char *dir = fresh_cache();
-  g_autofree char *key = sc_lemma_cache_file_key(NULL, bad);
+  g_autofree char *key = sc_lemma_cache_file_key(NULL, digest(bad));
   sc_lemma_cache_put(key);
   g_assert_true(sc_lemma_cache_has(key));
   g_assert_true(sc_lemma_cache_dir_trusted(dir));
@@ -153,7 +164,7 @@ static void test_untrusted_dir(void) {
  * evicting the least recently used; a hit refreshes an entry. */
 static void test_eviction(void) {
   g_autofree char *dir = fresh_cache();
-  g_autofree char *keep = sc_lemma_cache_file_key(NULL, good);
+  g_autofree char *keep = sc_lemma_cache_file_key(NULL, digest(good));
   for (guint i = 0; i < SC_LEMMA_CACHE_MAX_ENTRIES + 10; i++) {
     g_autofree char *part = g_strdup_printf("entry %u", i);
     const char *parts[] = {part};
