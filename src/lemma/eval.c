@@ -27,6 +27,7 @@ enum {
   FN_VMAX,
   FN_APPEND,
   FN_REMOVE,
+  FN_BROADCAST,
   FN_SIZE,
   FN_RANK,
   FN_NUMEL,
@@ -51,7 +52,7 @@ static uint8_t fn_code(const char *f) {
     uint8_t code;
   } table[] = {
       {"vmin", FN_VMIN},       {"vmax", FN_VMAX},         {"append", FN_APPEND},
-      {"remove", FN_REMOVE},   {"size", FN_SIZE},         {"rank", FN_RANK},
+      {"remove", FN_REMOVE},   {"broadcast", FN_BROADCAST}, {"size", FN_SIZE},         {"rank", FN_RANK},
       {"numel", FN_NUMEL},     {"dtype", FN_DTYPE},       {"shape", FN_SHAPE},
       {"with_size", FN_WITH_SIZE}, {"indexof", FN_INDEXOF}, {"at", FN_AT},
       {"diffat", FN_DIFFAT},   {"prod", FN_PROD},         {"cutat", FN_CUTAT},
@@ -255,6 +256,33 @@ static gboolean range_call(const ev_env *env, const lx *e, uint8_t fn, ev_val *o
     s.rank--;
     out->kind = EV_SHAPE;
     out->shape = s;
+    return TRUE;
+  }
+  if (fn == FN_BROADCAST && e->n == 2) {
+    /* broadcast(A, B): the shape of an elementwise result of operands of
+     * shapes A and B (dims aligned from the right; a pair is one dim when
+     * identical normal forms, or the other one when one of them is the
+     * constant 1).  Anything else cannot be evaluated: sizes that may
+     * differ are never taken to broadcast. */
+    sc_shape a, b;
+    if (!want_shape(env, e->kids[0], &a) || !want_shape(env, e->kids[1], &b))
+      return FALSE;
+    sc_shape r;
+    r.rank = a.rank > b.rank ? a.rank : b.rank;
+    for (uint32_t i = 0; i < r.rank; i++) {
+      gboolean ha = i < a.rank, hb = i < b.rank;
+      sc_dim x = ha ? a.dims[a.rank - 1 - i] : sc_dim_const(1);
+      sc_dim y = hb ? b.dims[b.rank - 1 - i] : sc_dim_const(1);
+      sc_dim *o = &r.dims[r.rank - 1 - i];
+      if (sc_dim_identical(x, y) || (sc_dim_is_const(y) && y.value == 1))
+        *o = x;
+      else if (sc_dim_is_const(x) && x.value == 1)
+        *o = y;
+      else
+        return FALSE;
+    }
+    out->kind = EV_SHAPE;
+    out->shape = r;
     return TRUE;
   }
   *handled = FALSE;
