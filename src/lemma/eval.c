@@ -44,6 +44,7 @@ enum {
   FN_MAX,
   FN_REDUCED,
   FN_REDUCED_BEFORE,
+  FN_REDUCED_NUMEL,
 };
 
 static uint8_t fn_code(const char *f) {
@@ -59,6 +60,7 @@ static uint8_t fn_code(const char *f) {
       {"insert", FN_INSERT},
       {"min", FN_MIN},         {"max", FN_MAX},
       {"reduced", FN_REDUCED}, {"reduced_before", FN_REDUCED_BEFORE},
+      {"reduced_numel", FN_REDUCED_NUMEL},
   };
   if (f == NULL)
     return FN_OTHER;
@@ -391,6 +393,8 @@ static gboolean call(const ev_env *env, const lx *e, ev_val *out) {
   }
   if ((fn == FN_REDUCED || fn == FN_REDUCED_BEFORE) && e->n == 3)
     return reduced_call(env, e, fn, out);
+  if (fn == FN_REDUCED_NUMEL && e->n == 2)
+    return reduced_call(env, e, fn, out);
   if (fn == FN_DIFFAT && e->n == 2) {
     /* diffat(A, B): the one index at which two lists of one length differ
      * (entries compared as normal forms); none, several or lengths that
@@ -488,37 +492,34 @@ static gboolean call(const ev_env *env, const lx *e, ev_val *out) {
  * RANK): how many distinct dims below D it reduces (the shift of dim D
  * when the reduced dims are dropped).  An entry out of range, a D out of
  * range or a symbolic number cannot be evaluated. */
-static gboolean reduced_call(const ev_env *env, const lx *e, uint8_t fn, ev_val *out) {
-  ev_val dv;
-  sc_dim d, r;
-  if (!ev(env, e->kids[0], &dv) || !want_dim(env, e->kids[1], &d) ||
-      !want_dim(env, e->kids[2], &r) || !sc_dim_is_const(d) || !sc_dim_is_const(r) ||
-      r.value < 0 || r.value > SC_MAX_RANK || d.value < 0 || d.value >= r.value)
-    return FALSE;
-  gboolean red[SC_MAX_RANK] = {FALSE};
-  int64_t rank = r.value;
+/* The dims a reduction over DV (an int list, an int, None or [] for
+ * every dim; negative entries count from RANK) reduces at rank RANK, as
+ * RED[k]; FALSE when an entry is symbolic or out of range. */
+static gboolean reduced_mask(const ev_val *dv, int64_t rank, gboolean red[SC_MAX_RANK]) {
   const sc_dim *v = NULL;
   uint32_t n = 0;
   sc_dim one;
-  if (dv.kind == EV_VALUE && dv.v->kind == SC_VAL_NONE) {
+  if (dv->kind == EV_VALUE && dv->v->kind == SC_VAL_NONE) {
     n = 0;
-  } else if (dv.kind == EV_VALUE && dv.v->kind == SC_VAL_INT_LIST) {
-    v = dv.v->u.ints.v;
-    n = dv.v->u.ints.n;
-  } else if (dv.kind == EV_VALUE && dv.v->kind == SC_VAL_INT) {
-    one = dv.v->u.i;
+  } else if (dv->kind == EV_VALUE && dv->v->kind == SC_VAL_INT_LIST) {
+    v = dv->v->u.ints.v;
+    n = dv->v->u.ints.n;
+  } else if (dv->kind == EV_VALUE && dv->v->kind == SC_VAL_INT) {
+    one = dv->v->u.i;
     v = &one;
     n = 1;
-  } else if (dv.kind == EV_DIM) {
-    one = dv.d;
+  } else if (dv->kind == EV_DIM) {
+    one = dv->d;
     v = &one;
     n = 1;
-  } else if (dv.kind == EV_SHAPE) {
-    v = dv.shape.dims;
-    n = dv.shape.rank;
+  } else if (dv->kind == EV_SHAPE) {
+    v = dv->shape.dims;
+    n = dv->shape.rank;
   } else {
     return FALSE;
   }
+  for (int64_t k = 0; k < SC_MAX_RANK; k++)
+    red[k] = n == 0 && k < rank;
   for (uint32_t i = 0; i < n; i++) {
     if (!sc_dim_is_const(v[i]))
       return FALSE;
@@ -527,9 +528,34 @@ static gboolean reduced_call(const ev_env *env, const lx *e, uint8_t fn, ev_val 
       return FALSE;
     red[k] = TRUE;
   }
-  if (n == 0)
-    for (int64_t k = 0; k < rank; k++)
-      red[k] = TRUE;
+  return TRUE;
+}
+
+static gboolean reduced_call(const ev_env *env, const lx *e, uint8_t fn, ev_val *out) {
+  ev_val dv;
+  gboolean red[SC_MAX_RANK];
+  if (fn == FN_REDUCED_NUMEL) {
+    /* reduced_numel(DIMS, SHAPE): the product of the sizes of SHAPE's
+     * dims that DIMS reduces (the element count each result of a mean
+     * averages) */
+    sc_shape s;
+    if (!ev(env, e->kids[0], &dv) || !want_shape(env, e->kids[1], &s) ||
+        !reduced_mask(&dv, s.rank, red))
+      return FALSE;
+    sc_dim p = sc_dim_const(1);
+    for (uint32_t k = 0; k < s.rank; k++)
+      if (red[k])
+        p = sc_dim_mul(env->st, p, s.dims[k]);
+    out->kind = EV_DIM;
+    out->d = p;
+    return TRUE;
+  }
+  sc_dim d, r;
+  if (!ev(env, e->kids[0], &dv) || !want_dim(env, e->kids[1], &d) ||
+      !want_dim(env, e->kids[2], &r) || !sc_dim_is_const(d) || !sc_dim_is_const(r) ||
+      r.value < 0 || r.value > SC_MAX_RANK || d.value < 0 || d.value >= r.value ||
+      !reduced_mask(&dv, r.value, red))
+    return FALSE;
   int64_t count = 0;
   if (fn == FN_REDUCED) {
     count = red[d.value] ? 1 : 0;
