@@ -28,6 +28,7 @@ enum {
   FN_APPEND,
   FN_REMOVE,
   FN_BROADCAST,
+  FN_LEN,
   FN_SIZE,
   FN_RANK,
   FN_NUMEL,
@@ -53,7 +54,7 @@ static uint8_t fn_code(const char *f) {
     uint8_t code;
   } table[] = {
       {"vmin", FN_VMIN},       {"vmax", FN_VMAX},         {"append", FN_APPEND},
-      {"remove", FN_REMOVE},   {"broadcast", FN_BROADCAST}, {"size", FN_SIZE},         {"rank", FN_RANK},
+      {"remove", FN_REMOVE},   {"broadcast", FN_BROADCAST}, {"len", FN_LEN}, {"size", FN_SIZE},         {"rank", FN_RANK},
       {"numel", FN_NUMEL},     {"dtype", FN_DTYPE},       {"shape", FN_SHAPE},
       {"with_size", FN_WITH_SIZE}, {"indexof", FN_INDEXOF}, {"at", FN_AT},
       {"diffat", FN_DIFFAT},   {"prod", FN_PROD},         {"cutat", FN_CUTAT},
@@ -258,6 +259,16 @@ static gboolean range_call(const ev_env *env, const lx *e, uint8_t fn, ev_val *o
     s.rank--;
     out->kind = EV_SHAPE;
     out->shape = s;
+    return TRUE;
+  }
+  if (fn == FN_LEN && e->n == 1) {
+    /* len(LIST): the number of entries of an int list or shape (the rank
+     * of an expand or repeat target, which may exceed its operand's) */
+    sc_shape s;
+    if (!want_shape(env, e->kids[0], &s))
+      return FALSE;
+    out->kind = EV_DIM;
+    out->d = sc_dim_const(s.rank);
     return TRUE;
   }
   if (fn == FN_BROADCAST && e->n == 2) {
