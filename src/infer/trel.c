@@ -272,8 +272,12 @@ static void sc_rel_add_dd_producers(sc_rel_ctx *c) {
  * expert], grad), whose other inputs are related.  When every input such
  * a node reads is in T_rel or made by such a creation node (and one at
  * least is in T_rel), the creation nodes are asserted and their results
- * join T_rel, which makes the node ready.  Exploration decides what is
- * asserted, never what is proved. */
+ * join T_rel, which makes the node ready.  So do the impl inputs that a
+ * collective reads beside related tensors: the padding-only shards of an
+ * uneven split over more ranks than it has data for (8 rows over 6 ranks
+ * in pieces of 2) are in no relation, yet their all_gather, sliced back
+ * to the data, is the spec's tensor; they join as leaves of unknown value.
+ * Exploration decides what is asserted, never what is proved. */
 static void sc_rel_add_sourceless_inputs(sc_rel_ctx *c) {
   uint32_t nn = sc_graph_n_nodes(c->impl);
   for (sc_id w = 0; w < nn; w++) {
@@ -295,6 +299,8 @@ static void sc_rel_add_sourceless_inputs(sc_rel_ctx *c) {
       const sc_node *pn = p == SC_ID_NONE ? NULL : sc_graph_node(c->impl, p);
       if (pn != NULL && pn->n_inputs == 0 && (pn->op->flags & SC_OP_CREATION))
         constant = TRUE;
+      else if (pn == NULL && (n->op->flags & SC_OP_COLLECTIVE))
+        constant = TRUE; /* an impl input no relation names, gathered with related ones */
       else
         ok = FALSE;
     }
@@ -305,7 +311,7 @@ static void sc_rel_add_sourceless_inputs(sc_rel_ctx *c) {
       if (!sc_rel_reads_input(n, t) || c->trel_stamp[t] == c->visit)
         continue;
       sc_id p = sc_graph_tensor(c->impl, t)->producer;
-      if (c->node_explored[p] != c->visit)
+      if (p != SC_ID_NONE && c->node_explored[p] != c->visit)
         g_array_append_val(c->frontier, p);
       sc_rel_trel_add(c, t);
     }
