@@ -213,8 +213,27 @@ static void sc_rel_grow_trel(sc_rel_ctx *c, const sc_id *out_cls, uint32_t n_out
   g_hash_table_unref(seen);
 }
 
+/* Is an e-node of an overload of OP's operator (same namespace and name,
+ * or the relation language's sc.NAME) in the e-graph?  An implementation
+ * writes arange.start(off, off + n) where the spec writes arange(n). */
+static gboolean sc_rel_overload_in_egraph(sc_egraph *eg, const sc_op *op) {
+  uint32_t n_ops = sc_ops_count();
+  for (uint32_t i = 0; i < n_ops; i++) {
+    const sc_op *o = sc_ops_at(i);
+    if (o == op || strcmp(o->name, op->name) != 0 ||
+        (strcmp(o->ns, op->ns) != 0 && strcmp(o->ns, "sc") != 0))
+      continue;
+    uint32_t n_cls = 0;
+    sc_egraph_classes_with_op(eg, o->id, &n_cls);
+    if (n_cls > 0)
+      return TRUE;
+  }
+  return FALSE;
+}
+
 /* Creation nodes of the impl (no inputs) join when an e-node of the same
- * operator is already in the e-graph; an uninitialised buffer
+ * operator (or of another overload of it: sc_rel_overload_in_egraph) is
+ * already in the e-graph; an uninitialised buffer
  * (sc_rel_is_empty_buffer) also when an empty() of the relation language is: the
  * spec's buffers map to it (real-vllm.lemma), while the impl's are ATen
  * nodes of their own shapes. */
@@ -230,7 +249,7 @@ static void sc_rel_add_sourceless(sc_rel_ctx *c) {
     sc_egraph_classes_with_op(eg, op, &n_cls);
     if (n_cls == 0 && sc_empty != NULL && sc_rel_is_empty_buffer(sc_ops_at(op)))
       sc_egraph_classes_with_op(eg, sc_empty->id, &n_cls);
-    if (n_cls == 0)
+    if (n_cls == 0 && !sc_rel_overload_in_egraph(eg, sc_ops_at(op)))
       continue;
     GArray *nodes = val;
     for (guint i = 0; i < nodes->len; i++) {
