@@ -293,8 +293,27 @@ static void sc_rel_grow_trel(sc_rel_ctx *c, const sc_id *out_cls, uint32_t n_out
   g_hash_table_unref(seen);
 }
 
+/* Is an e-node of an overload of OP's operator (same namespace and name,
+ * or the relation language's sc.NAME) in the e-graph?  An implementation
+ * writes arange.start(off, off + n) where the spec writes arange(n). */
+static gboolean sc_rel_overload_in_egraph(sc_egraph *eg, const sc_op *op) {
+  uint32_t n_ops = sc_ops_count();
+  for (uint32_t i = 0; i < n_ops; i++) {
+    const sc_op *o = sc_ops_at(i);
+    if (o == op || strcmp(o->name, op->name) != 0 ||
+        (strcmp(o->ns, op->ns) != 0 && strcmp(o->ns, "sc") != 0))
+      continue;
+    uint32_t n_cls = 0;
+    sc_egraph_classes_with_op(eg, o->id, &n_cls);
+    if (n_cls > 0)
+      return TRUE;
+  }
+  return FALSE;
+}
+
 /* Creation nodes of the impl (no inputs) join when an e-node of the same
- * operator is already in the e-graph; an uninitialised buffer
+ * operator (or of another overload of it: sc_rel_overload_in_egraph) is
+ * already in the e-graph; an uninitialised buffer
  * (sc_rel_is_empty_buffer) also when an empty() of the relation language is: the
  * spec's buffers map to it (real-vllm.lemma), while the impl's are ATen
  * nodes of their own shapes. */
@@ -310,7 +329,7 @@ static void sc_rel_add_sourceless(sc_rel_ctx *c) {
     sc_egraph_classes_with_op(eg, op, &n_cls);
     if (n_cls == 0 && sc_empty != NULL && sc_rel_is_empty_buffer(sc_ops_at(op)))
       sc_egraph_classes_with_op(eg, sc_empty->id, &n_cls);
-    if (n_cls == 0)
+    if (n_cls == 0 && !sc_rel_overload_in_egraph(eg, sc_ops_at(op)))
       continue;
     GArray *nodes = val;
     for (guint i = 0; i < nodes->len; i++) {
@@ -352,8 +371,12 @@ static void sc_rel_add_dd_producers(sc_rel_ctx *c) {
  * expert], grad), whose other inputs are related.  When every input such
  * a node reads is in T_rel or made by such a creation node (and one at
  * least is in T_rel), the creation nodes are asserted and their results
- * join T_rel, which makes the node ready.  Exploration decides what is
- * asserted, never what is proved. */
+ * join T_rel, which makes the node ready.  So do the impl inputs that a
+ * collective reads beside related tensors: the padding-only shards of an
+ * uneven split over more ranks than it has data for (8 rows over 6 ranks
+ * in pieces of 2) are in no relation, yet their all_gather, sliced back
+ * to the data, is the spec's tensor; they join as leaves of unknown value.
+ * Exploration decides what is asserted, never what is proved. */
 static void sc_rel_add_sourceless_inputs(sc_rel_ctx *c) {
   uint32_t nn = sc_graph_n_nodes(c->impl);
   for (sc_id w = 0; w < nn; w++) {
@@ -375,6 +398,8 @@ static void sc_rel_add_sourceless_inputs(sc_rel_ctx *c) {
       const sc_node *pn = p == SC_ID_NONE ? NULL : sc_graph_node(c->impl, p);
       if (pn != NULL && pn->n_inputs == 0 && (pn->op->flags & SC_OP_CREATION))
         constant = TRUE;
+      else if (pn == NULL && (n->op->flags & SC_OP_COLLECTIVE))
+        constant = TRUE; /* an impl input no relation names, gathered with related ones */
       else
         ok = FALSE;
     }
@@ -385,7 +410,7 @@ static void sc_rel_add_sourceless_inputs(sc_rel_ctx *c) {
       if (!sc_rel_reads_input(n, t) || c->trel_stamp[t] == c->visit)
         continue;
       sc_id p = sc_graph_tensor(c->impl, t)->producer;
-      if (c->node_explored[p] != c->visit)
+      if (p != SC_ID_NONE && c->node_explored[p] != c->visit)
         g_array_append_val(c->frontier, p);
       sc_rel_trel_add(c, t);
     }

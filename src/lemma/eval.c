@@ -27,6 +27,8 @@ enum {
   FN_VMAX,
   FN_APPEND,
   FN_REMOVE,
+  FN_BROADCAST,
+  FN_LEN,
   FN_SIZE,
   FN_RANK,
   FN_NUMEL,
@@ -43,6 +45,7 @@ enum {
   FN_MAX,
   FN_REDUCED,
   FN_REDUCED_BEFORE,
+  FN_REDUCED_NUMEL,
 };
 
 static uint8_t fn_code(const char *f) {
@@ -51,13 +54,14 @@ static uint8_t fn_code(const char *f) {
     uint8_t code;
   } table[] = {
       {"vmin", FN_VMIN},       {"vmax", FN_VMAX},         {"append", FN_APPEND},
-      {"remove", FN_REMOVE},   {"size", FN_SIZE},         {"rank", FN_RANK},
+      {"remove", FN_REMOVE},   {"broadcast", FN_BROADCAST}, {"len", FN_LEN}, {"size", FN_SIZE},         {"rank", FN_RANK},
       {"numel", FN_NUMEL},     {"dtype", FN_DTYPE},       {"shape", FN_SHAPE},
       {"with_size", FN_WITH_SIZE}, {"indexof", FN_INDEXOF}, {"at", FN_AT},
       {"diffat", FN_DIFFAT},   {"prod", FN_PROD},         {"cutat", FN_CUTAT},
       {"insert", FN_INSERT},
       {"min", FN_MIN},         {"max", FN_MAX},
       {"reduced", FN_REDUCED}, {"reduced_before", FN_REDUCED_BEFORE},
+      {"reduced_numel", FN_REDUCED_NUMEL},
   };
   if (f == NULL)
     return FN_OTHER;
@@ -257,6 +261,43 @@ static gboolean range_call(const ev_env *env, const lx *e, uint8_t fn, ev_val *o
     out->shape = s;
     return TRUE;
   }
+  if (fn == FN_LEN && e->n == 1) {
+    /* len(LIST): the number of entries of an int list or shape (the rank
+     * of an expand or repeat target, which may exceed its operand's) */
+    sc_shape s;
+    if (!want_shape(env, e->kids[0], &s))
+      return FALSE;
+    out->kind = EV_DIM;
+    out->d = sc_dim_const(s.rank);
+    return TRUE;
+  }
+  if (fn == FN_BROADCAST && e->n == 2) {
+    /* broadcast(A, B): the shape of an elementwise result of operands of
+     * shapes A and B (dims aligned from the right; a pair is one dim when
+     * identical normal forms, or the other one when one of them is the
+     * constant 1).  Anything else cannot be evaluated: sizes that may
+     * differ are never taken to broadcast. */
+    sc_shape a, b;
+    if (!want_shape(env, e->kids[0], &a) || !want_shape(env, e->kids[1], &b))
+      return FALSE;
+    sc_shape r;
+    r.rank = a.rank > b.rank ? a.rank : b.rank;
+    for (uint32_t i = 0; i < r.rank; i++) {
+      gboolean ha = i < a.rank, hb = i < b.rank;
+      sc_dim x = ha ? a.dims[a.rank - 1 - i] : sc_dim_const(1);
+      sc_dim y = hb ? b.dims[b.rank - 1 - i] : sc_dim_const(1);
+      sc_dim *o = &r.dims[r.rank - 1 - i];
+      if (sc_dim_identical(x, y) || (sc_dim_is_const(y) && y.value == 1))
+        *o = x;
+      else if (sc_dim_is_const(x) && x.value == 1)
+        *o = y;
+      else
+        return FALSE;
+    }
+    out->kind = EV_SHAPE;
+    out->shape = r;
+    return TRUE;
+  }
   *handled = FALSE;
   return FALSE;
 }
@@ -363,6 +404,8 @@ static gboolean call(const ev_env *env, const lx *e, ev_val *out) {
   }
   if ((fn == FN_REDUCED || fn == FN_REDUCED_BEFORE) && e->n == 3)
     return reduced_call(env, e, fn, out);
+  if (fn == FN_REDUCED_NUMEL && e->n == 2)
+    return reduced_call(env, e, fn, out);
   if (fn == FN_DIFFAT && e->n == 2) {
     /* diffat(A, B): the one index at which two lists of one length differ
      * (entries compared as normal forms); none, several or lengths that
@@ -460,37 +503,34 @@ static gboolean call(const ev_env *env, const lx *e, ev_val *out) {
  * RANK): how many distinct dims below D it reduces (the shift of dim D
  * when the reduced dims are dropped).  An entry out of range, a D out of
  * range or a symbolic number cannot be evaluated. */
-static gboolean reduced_call(const ev_env *env, const lx *e, uint8_t fn, ev_val *out) {
-  ev_val dv;
-  sc_dim d, r;
-  if (!ev(env, e->kids[0], &dv) || !want_dim(env, e->kids[1], &d) ||
-      !want_dim(env, e->kids[2], &r) || !sc_dim_is_const(d) || !sc_dim_is_const(r) ||
-      r.value < 0 || r.value > SC_MAX_RANK || d.value < 0 || d.value >= r.value)
-    return FALSE;
-  gboolean red[SC_MAX_RANK] = {FALSE};
-  int64_t rank = r.value;
+/* The dims a reduction over DV (an int list, an int, None or [] for
+ * every dim; negative entries count from RANK) reduces at rank RANK, as
+ * RED[k]; FALSE when an entry is symbolic or out of range. */
+static gboolean reduced_mask(const ev_val *dv, int64_t rank, gboolean red[SC_MAX_RANK]) {
   const sc_dim *v = NULL;
   uint32_t n = 0;
   sc_dim one;
-  if (dv.kind == EV_VALUE && dv.v->kind == SC_VAL_NONE) {
+  if (dv->kind == EV_VALUE && dv->v->kind == SC_VAL_NONE) {
     n = 0;
-  } else if (dv.kind == EV_VALUE && dv.v->kind == SC_VAL_INT_LIST) {
-    v = dv.v->u.ints.v;
-    n = dv.v->u.ints.n;
-  } else if (dv.kind == EV_VALUE && dv.v->kind == SC_VAL_INT) {
-    one = dv.v->u.i;
+  } else if (dv->kind == EV_VALUE && dv->v->kind == SC_VAL_INT_LIST) {
+    v = dv->v->u.ints.v;
+    n = dv->v->u.ints.n;
+  } else if (dv->kind == EV_VALUE && dv->v->kind == SC_VAL_INT) {
+    one = dv->v->u.i;
     v = &one;
     n = 1;
-  } else if (dv.kind == EV_DIM) {
-    one = dv.d;
+  } else if (dv->kind == EV_DIM) {
+    one = dv->d;
     v = &one;
     n = 1;
-  } else if (dv.kind == EV_SHAPE) {
-    v = dv.shape.dims;
-    n = dv.shape.rank;
+  } else if (dv->kind == EV_SHAPE) {
+    v = dv->shape.dims;
+    n = dv->shape.rank;
   } else {
     return FALSE;
   }
+  for (int64_t k = 0; k < SC_MAX_RANK; k++)
+    red[k] = n == 0 && k < rank;
   for (uint32_t i = 0; i < n; i++) {
     if (!sc_dim_is_const(v[i]))
       return FALSE;
@@ -499,9 +539,34 @@ static gboolean reduced_call(const ev_env *env, const lx *e, uint8_t fn, ev_val 
       return FALSE;
     red[k] = TRUE;
   }
-  if (n == 0)
-    for (int64_t k = 0; k < rank; k++)
-      red[k] = TRUE;
+  return TRUE;
+}
+
+static gboolean reduced_call(const ev_env *env, const lx *e, uint8_t fn, ev_val *out) {
+  ev_val dv;
+  gboolean red[SC_MAX_RANK];
+  if (fn == FN_REDUCED_NUMEL) {
+    /* reduced_numel(DIMS, SHAPE): the product of the sizes of SHAPE's
+     * dims that DIMS reduces (the element count each result of a mean
+     * averages) */
+    sc_shape s;
+    if (!ev(env, e->kids[0], &dv) || !want_shape(env, e->kids[1], &s) ||
+        !reduced_mask(&dv, s.rank, red))
+      return FALSE;
+    sc_dim p = sc_dim_const(1);
+    for (uint32_t k = 0; k < s.rank; k++)
+      if (red[k])
+        p = sc_dim_mul(env->st, p, s.dims[k]);
+    out->kind = EV_DIM;
+    out->d = p;
+    return TRUE;
+  }
+  sc_dim d, r;
+  if (!ev(env, e->kids[0], &dv) || !want_dim(env, e->kids[1], &d) ||
+      !want_dim(env, e->kids[2], &r) || !sc_dim_is_const(d) || !sc_dim_is_const(r) ||
+      r.value < 0 || r.value > SC_MAX_RANK || d.value < 0 || d.value >= r.value ||
+      !reduced_mask(&dv, r.value, red))
+    return FALSE;
   int64_t count = 0;
   if (fn == FN_REDUCED) {
     count = red[d.value] ? 1 : 0;
