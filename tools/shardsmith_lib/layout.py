@@ -197,9 +197,12 @@ def _exprs(names, layout, mesh, shape, k, prefix):
             d = p[1]
             parts = []
             for c, it in enumerate(items):
+                # a rank past the last block holds an empty piece: it is
+                # named all the same (start=0, end=0), so that the relation
+                # says what every rank holds and a checker relates each
+                # rank's piece (a gather reads them all)
                 lo, hi, _ = _uneven_bounds(shape[d], mesh[k], c)
-                if hi > lo:
-                    parts.append(f"slice({it}, dim={d}, start=0, end={hi - lo})")
+                parts.append(f"slice({it}, dim={d}, start=0, end={max(hi - lo, 0)})")
             out.append(parts[0] if len(parts) == 1 else f"cat({', '.join(parts)}, dim={d})")
     return out
 
