@@ -18,7 +18,8 @@ models/raw-style.
                       (T5 / Llama form: x * rsqrt(mean(x^2) + eps) * w).
   variant "vpce":     vocabulary-parallel cross entropy, the per-rank
                       maxima all-gathered (torch.max(dim) values), the
-                      log-sum-exp as gmax + log(sum exp(x - gmax)).
+                      log-sum-exp as gmax + log(sum exp(x - gmax)), the
+                      label masks with torch.where (in-range test, zeros_like).
   variant "*-bug":    BUG ON PURPOSE (must fail):
                       gqa-bug:     the last rank projects its keys with its
                                    value weight;
@@ -104,12 +105,12 @@ class VocabParallelCrossEntropy(nn.Module):
     def local(self, logits):
         return torch.max(logits, dim=-1).values
 
-    def forward(self, logits, target, gmax, sumexp):
+    def forward(self, logits, target, gmax):
+        shifted = logits - gmax.unsqueeze(-1)
         inside = (target >= self.lo) & (target < self.hi)
         idx = torch.where(inside, target - self.lo, torch.zeros_like(target))
-        picked = logits.gather(1, idx[:, None])[:, 0] - gmax
-        picked = torch.where(inside, picked, torch.zeros_like(picked))
-        return picked
+        picked = shifted.gather(-1, idx.unsqueeze(-1)).squeeze(-1)
+        return torch.where(inside, picked, torch.zeros_like(picked))
 
 
 def gqa_spec(x, wq, wk, wv, wo, groups, slopes=None):
@@ -151,7 +152,7 @@ def vpce(x, t, bug):
     gathered = comm.all_gather([mods[r].local(x[r].detach())[:, None] for r in range(n)], dim=1)
     gmax = [torch.max(g, dim=1).values for g in gathered]
     sumexp = comm.all_reduce([torch.exp(x[r] - gmax[r][:, None]).sum(-1) for r in range(n)])
-    picked = comm.all_reduce([mods[r](x[r], t[r], gmax[r], sumexp[r]) for r in range(n)])
+    picked = comm.all_reduce([mods[r](x[r], t[r], gmax[r]) for r in range(n)])
     return {"loss": [(torch.log(sumexp[r]) - picked[r]).mean() for r in range(n)]}
 
 
