@@ -395,7 +395,7 @@ static const struct {
     {"lemma a: neg(?x) => relu(?x) where frob(?x) > 1\n",
      "t.lemma:1:36: error: unknown function 'frob' in a condition (known: size, rank, dtype, "
      "shape, numel, with_size, min, max, indexof, at, diffat, prod, cutat, insert, vmin, vmax, "
-     "append, remove, reduced, reduced_before)",
+     "append, remove, reduced, reduced_before, unitperm, permshape, unitdrop, unitdropperm)",
      SC_LEMMA_ERROR_ARGS},
     {"lemma a: neg(?x) => gelu(?x, approximate=?_)\n",
      "t.lemma:1:42: error: '?_' matches any value: it cannot be used on the right side",
