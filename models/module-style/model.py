@@ -23,7 +23,7 @@ models/raw-style.
   variant "*-bug":    BUG ON PURPOSE (must fail):
                       gqa-bug:     the last rank projects its keys with its
                                    value weight;
-                      alibi-bug:   the last rank's slopes start one head late;
+                      alibi-bug:   the last rank's slopes are rotated by one head;
                       rmsnorm-bug: the last rank normalizes with the mean
                                    over the sequence instead of the hidden dim;
                       vpce-bug:    the last rank's vocabulary offset is off
