@@ -588,7 +588,8 @@ static gboolean check_cond(cctx *c, const lx *e, gboolean in_decl) {
                {"indexof", 2, -1}, {"at", 2, -1},    {"diffat", 2, -1}, {"prod", 3, -1},
                {"cutat", 2, -1},   {"insert", 3, -1}, {"vmin", 1, 0},   {"vmax", 1, 0},
                {"append", 2, -1},  {"remove", 2, -1}, {"broadcast", 2, -1}, {"len", 1, -1}, {"reduced", 3, -1},
-               {"reduced_before", 3, -1}, {"reduced_numel", 2, -1}};
+               {"reduced_before", 3, -1}, {"reduced_numel", 2, -1}, {"unitperm", 2, -1},
+               {"permshape", 2, -1}, {"unitdrop", 1, -1}, {"unitdropperm", 2, -1}};
     for (size_t i = 0; i < G_N_ELEMENTS(fns); i++) {
       if (strcmp(e->text, fns[i].name) != 0)
         continue;
@@ -619,7 +620,8 @@ static gboolean check_cond(cctx *c, const lx *e, gboolean in_decl) {
     return err_at(c, e->start, SC_LEMMA_ERROR_ARGS,
                   "unknown function '%s' in a condition (known: size, rank, dtype, shape, numel, "
                   "with_size, min, max, indexof, at, diffat, prod, cutat, insert, vmin, vmax, "
-                  "append, remove, broadcast, len, reduced, reduced_before, reduced_numel)",
+                  "append, remove, broadcast, len, reduced, reduced_before, reduced_numel, unitperm, "
+                  "permshape, unitdrop, unitdropperm)",
                   e->text);
   }
   default:

@@ -46,6 +46,10 @@ enum {
   FN_REDUCED,
   FN_REDUCED_BEFORE,
   FN_REDUCED_NUMEL,
+  FN_UNITPERM,
+  FN_PERMSHAPE,
+  FN_UNITDROP,
+  FN_UNITDROPPERM,
 };
 
 static uint8_t fn_code(const char *f) {
@@ -62,6 +66,8 @@ static uint8_t fn_code(const char *f) {
       {"min", FN_MIN},         {"max", FN_MAX},
       {"reduced", FN_REDUCED}, {"reduced_before", FN_REDUCED_BEFORE},
       {"reduced_numel", FN_REDUCED_NUMEL},
+      {"unitperm", FN_UNITPERM}, {"permshape", FN_PERMSHAPE},
+      {"unitdrop", FN_UNITDROP}, {"unitdropperm", FN_UNITDROPPERM},
   };
   if (f == NULL)
     return FN_OTHER;
@@ -217,6 +223,8 @@ static gboolean val_number(const ev_val *v, double *out) {
  * append(SHAPE, N) is SHAPE with one more dim N; remove(SHAPE, D) is SHAPE
  * without dim D (negative D counts from the end). */
 static gboolean reduced_call(const ev_env *env, const lx *e, uint8_t fn, ev_val *out);
+static gboolean unitperm_call(const ev_env *env, const lx *e, uint8_t fn, ev_val *out);
+static gboolean unitdrop_call(const ev_env *env, const lx *e, ev_val *out);
 static gboolean range_call(const ev_env *env, const lx *e, uint8_t fn, ev_val *out,
                            gboolean *handled) {
   *handled = TRUE;
@@ -486,6 +494,10 @@ static gboolean call(const ev_env *env, const lx *e, ev_val *out) {
     out->d = sc_dim_const(found);
     return TRUE;
   }
+  if ((fn == FN_UNITPERM || fn == FN_PERMSHAPE || fn == FN_UNITDROPPERM) && e->n == 2)
+    return unitperm_call(env, e, fn, out);
+  if (fn == FN_UNITDROP && e->n == 1)
+    return unitdrop_call(env, e, out);
   if ((fn == FN_MIN || fn == FN_MAX) && e->n == 2) {
     sc_dim a, b;
     if (!want_dim(env, e->kids[0], &a) || !want_dim(env, e->kids[1], &b))
@@ -495,6 +507,70 @@ static gboolean call(const ev_env *env, const lx *e, ev_val *out) {
     return TRUE;
   }
   return FALSE;
+}
+
+static gboolean dim_is_one(sc_dim d) { return sc_dim_is_const(d) && d.value == 1; }
+
+/* Permutations and unit dims (layout-batched.lemma), P a permutation of
+ * the dims of SHAPE (negative entries counting from the rank), else none
+ * can be evaluated:
+ *   permshape(SHAPE, P): SHAPE permuted by P;
+ *   unitperm(SHAPE, P): the same, only when P moves dims of size 1 alone
+ *     (the dims not known to be 1, read in P's order, keep their order: the
+ *     permute keeps row-major order and is a view);
+ *   unitdropperm(SHAPE, P): P restricted to the dims not known to be 1,
+ *     renumbered 0.. in their order (the permutation of unitdrop(SHAPE)),
+ *     only when SHAPE has a dim of size 1. */
+static gboolean unitperm_call(const ev_env *env, const lx *e, uint8_t fn, ev_val *out) {
+  sc_shape s, p;
+  if (!want_shape(env, e->kids[0], &s) || !want_shape(env, e->kids[1], &p) || p.rank != s.rank)
+    return FALSE;
+  gboolean seen[SC_MAX_RANK] = {FALSE};
+  int64_t newidx[SC_MAX_RANK];
+  int64_t n_kept = 0;
+  for (uint32_t k = 0; k < s.rank; k++)
+    newidx[k] = dim_is_one(s.dims[k]) ? -1 : n_kept++;
+  sc_shape r = {.rank = s.rank};
+  sc_shape q = {.rank = 0};
+  int64_t last = -1;
+  gboolean ordered = TRUE;
+  for (uint32_t i = 0; i < p.rank; i++) {
+    if (!sc_dim_is_const(p.dims[i]))
+      return FALSE;
+    int64_t k = p.dims[i].value < 0 ? p.dims[i].value + (int64_t)s.rank : p.dims[i].value;
+    if (k < 0 || k >= (int64_t)s.rank || seen[k])
+      return FALSE;
+    seen[k] = TRUE;
+    r.dims[i] = s.dims[k];
+    if (newidx[k] < 0)
+      continue;
+    q.dims[q.rank++] = sc_dim_const(newidx[k]);
+    ordered = ordered && k > last;
+    last = k;
+  }
+  if (fn == FN_UNITPERM && !ordered)
+    return FALSE;
+  if (fn == FN_UNITDROPPERM && n_kept == (int64_t)s.rank)
+    return FALSE;
+  out->kind = EV_SHAPE;
+  out->shape = fn == FN_UNITDROPPERM ? q : r;
+  return TRUE;
+}
+
+/* unitdrop(SHAPE): SHAPE without its dims of size 1, only when it has one. */
+static gboolean unitdrop_call(const ev_env *env, const lx *e, ev_val *out) {
+  sc_shape s;
+  if (!want_shape(env, e->kids[0], &s))
+    return FALSE;
+  sc_shape r = {.rank = 0};
+  for (uint32_t k = 0; k < s.rank; k++)
+    if (!dim_is_one(s.dims[k]))
+      r.dims[r.rank++] = s.dims[k];
+  if (r.rank == s.rank)
+    return FALSE;
+  out->kind = EV_SHAPE;
+  out->shape = r;
+  return TRUE;
 }
 
 /* reduced(DIMS, D, RANK): 1 when a reduction over DIMS (an int list, an

@@ -395,7 +395,8 @@ static const struct {
     {"lemma a: neg(?x) => relu(?x) where frob(?x) > 1\n",
      "t.lemma:1:36: error: unknown function 'frob' in a condition (known: size, rank, dtype, "
      "shape, numel, with_size, min, max, indexof, at, diffat, prod, cutat, insert, vmin, vmax, "
-     "append, remove, broadcast, len, reduced, reduced_before, reduced_numel)",
+     "append, remove, broadcast, len, reduced, reduced_before, reduced_numel, unitperm, "
+     "permshape, unitdrop, unitdropperm)",
      SC_LEMMA_ERROR_ARGS},
     {"lemma a: neg(?x) => gelu(?x, approximate=?_)\n",
      "t.lemma:1:42: error: '?_' matches any value: it cannot be used on the right side",
@@ -613,6 +614,46 @@ static void test_reduced_fn(void) {
     world_add(&w, "neg(x)");
     world_run(&w);
     g_autofree char *name = g_strdup_printf("r%zu", i);
+    if (applications(&w, name) != (cases[i].holds ? 1u : 0u))
+      g_error("case %s: expected %s", cases[i].cond, cases[i].holds ? "to fire" : "no firing");
+    world_clear(&w);
+  }
+}
+
+/* permshape / unitperm / unitdrop / unitdropperm (layout-batched.lemma):
+ * values, and "cannot be evaluated" (no firing) where the contract says so. */
+static void test_unitperm_fns(void) {
+  static const struct {
+    const char *cond;
+    gboolean holds;
+  } cases[] = {
+      {"permshape([2, 1, 3], [2, 0, 1]) == [3, 2, 1]", TRUE},
+      {"permshape([2, 1, 3], [-1, 0, 1]) == [3, 2, 1]", TRUE},
+      {"unitperm([2, 1, 3], [1, 0, 2]) == [1, 2, 3]", TRUE},  /* only the unit dim moves */
+      {"unitperm([2, 1, 3, 1], [0, 3, 2, 1]) == [2, 1, 3, 1]", TRUE},
+      {"unitperm([2, 1, 3], [2, 1, 0]) == [3, 1, 2]", FALSE}, /* 2 and 3 swap: no view */
+      {"unitdrop([2, 1, 3, 1]) == [2, 3]", TRUE},
+      {"unitdrop([2, 3]) == [2, 3]", FALSE},                  /* no unit dim */
+      {"unitdropperm([2, 1, 3], [2, 1, 0]) == [1, 0]", TRUE},
+      {"unitdropperm([2, 1, 1, 4, 4], [0, 2, 4, 3, 1]) == [0, 2, 1]", TRUE},
+      {"unitdropperm([2, 3], [1, 0]) == [1, 0]", FALSE},      /* no unit dim */
+      {"permshape([2, 1, 3], [0, 0, 1]) == [2, 2, 1]", FALSE}, /* not a permutation */
+      {"permshape([2, 1, 3], [0, 1]) == [2, 1]", FALSE},       /* wrong length */
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *text =
+        g_strdup_printf("lemma u%zu: neg(?x) => relu(?x) where %s\n", i, cases[i].cond);
+    world w;
+    world_init(&w);
+    g_autoptr(GError) err = NULL;
+    g_assert_true(sc_lemma_set_load_string(w.set, "u.lemma", text, &err));
+    g_assert_no_error(err);
+    sc_ttype t = {sc_shape_of(1, (int64_t[]){4}), SC_DTYPE_F32};
+    sc_id id;
+    g_assert_true(sc_graph_add_input(w.g, "x", &t, &id, &err));
+    world_add(&w, "neg(x)");
+    world_run(&w);
+    g_autofree char *name = g_strdup_printf("u%zu", i);
     if (applications(&w, name) != (cases[i].holds ? 1u : 0u))
       g_error("case %s: expected %s", cases[i].cond, cases[i].holds ? "to fire" : "no firing");
     world_clear(&w);
@@ -1109,6 +1150,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/lemma/programs", test_programs);
   g_test_add_func("/lemma/class/instances", test_class_lemmas);
   g_test_add_func("/lemma/class/reduced", test_reduced_fn);
+  g_test_add_func("/lemma/fn/unitperm", test_unitperm_fns);
   g_test_add_func("/lemma/dir/declaration-order", test_dir_declaration_order);
   return g_test_run();
 }
