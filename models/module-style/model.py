@@ -42,7 +42,7 @@ from shardcheck_export import Export, Input, Param, Replicate, Shard, comm
 
 B, S, HD, NH = 2, 4, 4, 8
 D = NH * HD
-N, V = 6, 24
+N, V = 16, 24   # 16 labels: a bug of one rank's vocabulary range shows on any draw
 EPS = 1e-6
 
 BUNDLES = [(2, False, "gqa"), (4, False, "gqa"), (4, False, "gqa-bug"),
