@@ -97,6 +97,17 @@ static void add_symbolic_json(char **json_text, const sc_sym_stats *load,
 
 /* --explain=all is spelled as the hidden --explain-all for GOption (an
  * optional value would swallow the BUNDLE after a bare --explain). */
+/* An error that ends the check before a verdict: JSON on stdout with
+ * --format json, else one line on stderr.  ERR stays the caller's. */
+static void print_check_error(gboolean json, const GError *err) {
+  if (json) {
+    sc_bundle_diag d = {0};
+    sc_cli_print_error_json(err->message, &d);
+  } else {
+    fprintf(stderr, "shardcheck: %s\n", err->message);
+  }
+}
+
 static void respell_explain_all(int argc, char **argv) {
   static char explain_all[] = "--explain-all";
   for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
@@ -203,12 +214,7 @@ int sc_cli_check(int argc, char **argv) {
   sc_lemma_set *lemmas = deferred ? sc_cli_load_lemmas_deferred(where, &err)
                                   : sc_cli_load_lemmas(TRUE, lemma_dirs, where, &err);
   if (!lemmas) {
-    if (json) {
-      sc_bundle_diag d = {0};
-      sc_cli_print_error_json(err->message, &d);
-    } else {
-      fprintf(stderr, "shardcheck: %s\n", err->message);
-    }
+    print_check_error(json, err);
     g_error_free(err);
     return SC_EXIT_INPUT_ERROR;
   }
@@ -220,12 +226,7 @@ int sc_cli_check(int argc, char **argv) {
     sc_lemcheck_options_init(&lc);
     g_autoptr(GPtrArray) unchecked = g_ptr_array_new_with_free_func(g_free);
     if (!sc_usercheck_lemmas(lemmas, first_user, &lc, unchecked, NULL, &err)) {
-      if (json) {
-        sc_bundle_diag d = {0};
-        sc_cli_print_error_json(err->message, &d);
-      } else {
-        fprintf(stderr, "shardcheck: %s\n", err->message);
-      }
+      print_check_error(json, err);
       g_error_free(err);
       sc_lemma_set_free(lemmas);
       return SC_EXIT_INPUT_ERROR;
@@ -250,12 +251,7 @@ int sc_cli_check(int argc, char **argv) {
   }
   if (deferred) {
     if (!sc_cli_select_lemmas(lemmas, b, &err)) {
-      if (json) {
-        sc_bundle_diag d = {0};
-        sc_cli_print_error_json(err->message, &d);
-      } else {
-        fprintf(stderr, "shardcheck: %s\n", err->message);
-      }
+      print_check_error(json, err);
       g_error_free(err);
       sc_bundle_free(b);
       sc_smt_free(smt);
@@ -289,12 +285,7 @@ int sc_cli_check(int argc, char **argv) {
   if (!res) {
     /* An internal error (an unsound lemma caught by the shape analysis)
      * or lemmas that do not compile: no verdict. */
-    if (json) {
-      sc_bundle_diag d = {0};
-      sc_cli_print_error_json(err->message, &d);
-    } else {
-      fprintf(stderr, "shardcheck: %s\n", err->message);
-    }
+    print_check_error(json, err);
     code = err->domain == SC_INFER_ERROR && err->code == SC_INFER_ERROR_INTERNAL
                ? SC_EXIT_UNSOUND
                : SC_EXIT_INPUT_ERROR;
