@@ -191,3 +191,17 @@ double ev_reduce_dtype_eps(sc_dtype dt) {
   default: return FLT_EPSILON;
   }
 }
+
+/* A tensor argument, or a Scalar one as a 0-dim value kept in *HOLD. */
+const sc_tvalue *ev_operand(sc_ev *ev, const char *name, sc_tvalue **hold) {
+  const sc_tvalue *t = ev_tensor(ev, name);
+  if (t != NULL)
+    return t;
+  const sc_value *v = ev_arg(ev, name);
+  sc_dtype dt = v != NULL && v->kind == SC_VAL_FLOAT ? SC_DTYPE_F64 : SC_DTYPE_I64;
+  if (v != NULL && v->kind == SC_VAL_BOOL)
+    dt = SC_DTYPE_BOOL;
+  *hold = sc_tvalue_new(dt, 0, NULL, 1, NULL);
+  (*hold)->data[0] = ev_num(ev, name, 0);
+  return *hold;
+}

@@ -47,20 +47,6 @@ static gboolean xw_run(sc_tvalue *out, uint32_t n, const sc_tvalue *const *ins, 
   return TRUE;
 }
 
-/* A tensor argument, or a Scalar one as a 0-dim value kept in *HOLD. */
-static const sc_tvalue *xoperand(sc_ev *ev, const char *name, sc_tvalue **hold) {
-  const sc_tvalue *t = ev_tensor(ev, name);
-  if (t != NULL)
-    return t;
-  const sc_value *v = ev_arg(ev, name);
-  sc_dtype dt = v != NULL && v->kind == SC_VAL_FLOAT ? SC_DTYPE_F64 : SC_DTYPE_I64;
-  if (v != NULL && v->kind == SC_VAL_BOOL)
-    dt = SC_DTYPE_BOOL;
-  *hold = sc_tvalue_new(dt, 0, NULL, 1, NULL);
-  (*hold)->data[0] = ev_num(ev, name, 0);
-  return *hold;
-}
-
 static gboolean xw_unary(sc_ev *ev, xw_fn f, const xw_ctx *c) {
   const sc_tvalue *ins[1] = {ev_tensor(ev, "self")};
   return xw_run(ev->out[0], 1, ins, f, c);
@@ -70,7 +56,7 @@ static gboolean xw_unary(sc_ev *ev, xw_fn f, const xw_ctx *c) {
 static gboolean xw_binary(sc_ev *ev, const char *a, const char *b, xw_fn f, xw_ctx *c) {
   g_autoptr(sc_tvalue) ha = NULL;
   g_autoptr(sc_tvalue) hb = NULL;
-  const sc_tvalue *ins[2] = {xoperand(ev, a, &ha), xoperand(ev, b, &hb)};
+  const sc_tvalue *ins[2] = {ev_operand(ev, a, &ha), ev_operand(ev, b, &hb)};
   c->int_math = !sc_dtype_is_floating(ins[0]->dtype) && !sc_dtype_is_floating(ins[1]->dtype);
   return xw_run(ev->out[0], 2, ins, f, c);
 }

@@ -54,27 +54,13 @@ static gboolean ew_run(sc_ev *ev, sc_tvalue *out, uint32_t n, const sc_tvalue *c
   return TRUE;
 }
 
-/* A tensor argument, or a Scalar one as a 0-dim value kept in *HOLD. */
-static const sc_tvalue *operand(sc_ev *ev, const char *name, sc_tvalue **hold) {
-  const sc_tvalue *t = ev_tensor(ev, name);
-  if (t != NULL)
-    return t;
-  const sc_value *v = ev_arg(ev, name);
-  sc_dtype dt = v != NULL && v->kind == SC_VAL_FLOAT ? SC_DTYPE_F64 : SC_DTYPE_I64;
-  if (v != NULL && v->kind == SC_VAL_BOOL)
-    dt = SC_DTYPE_BOOL;
-  *hold = sc_tvalue_new(dt, 0, NULL, 1, NULL);
-  (*hold)->data[0] = ev_num(ev, name, 0);
-  return *hold;
-}
-
 static gboolean is_int_dtype(sc_dtype d) { return !sc_dtype_is_floating(d); }
 
 /* Binary op on (self, other) with the context's mode. */
 static gboolean binary(sc_ev *ev, const char *a, const char *b, ew_fn f, ew_ctx *c) {
   g_autoptr(sc_tvalue) ha = NULL;
   g_autoptr(sc_tvalue) hb = NULL;
-  const sc_tvalue *ins[2] = {operand(ev, a, &ha), operand(ev, b, &hb)};
+  const sc_tvalue *ins[2] = {ev_operand(ev, a, &ha), ev_operand(ev, b, &hb)};
   c->int_math = is_int_dtype(ins[0]->dtype) && is_int_dtype(ins[1]->dtype);
   return ew_run(ev, ev->out[0], 2, ins, f, c);
 }
@@ -190,7 +176,7 @@ static gboolean ev_pow(sc_ev *ev) {
   ew_ctx c = {0};
   g_autoptr(sc_tvalue) ha = NULL;
   g_autoptr(sc_tvalue) hb = NULL;
-  const sc_tvalue *ins[2] = {operand(ev, "self", &ha), operand(ev, "exponent", &hb)};
+  const sc_tvalue *ins[2] = {ev_operand(ev, "self", &ha), ev_operand(ev, "exponent", &hb)};
   c.int_math = is_int_dtype(ins[0]->dtype) && is_int_dtype(ins[1]->dtype) &&
                is_int_dtype(ev->out[0]->dtype);
   if (c.int_math && ev_tensor(ev, "exponent") == NULL && ins[1]->data[0] < 0)
@@ -242,11 +228,11 @@ static gboolean ev_clamp(sc_ev *ev) {
   const sc_tvalue *ins[3] = {ev_tensor(ev, "self"), NULL, NULL};
   uint32_t n = 1;
   if (ev_has(ev, "min")) {
-    ins[n++] = operand(ev, "min", &h1);
+    ins[n++] = ev_operand(ev, "min", &h1);
     c.mode |= 1;
   }
   if (ev_has(ev, "max")) {
-    ins[n++] = operand(ev, "max", &h2);
+    ins[n++] = ev_operand(ev, "max", &h2);
     c.mode |= 2;
   }
   return ew_run(ev, ev->out[0], n, ins, f_clamp, &c);

@@ -25,6 +25,7 @@
 #define ev_ints             sc_interp_ev_ints
 #define ev_new              sc_interp_ev_new
 #define ev_num              sc_interp_ev_num
+#define ev_operand          sc_interp_ev_operand
 #define ev_reduce_dtype_eps sc_interp_ev_reduce_dtype_eps
 #define ev_str              sc_interp_ev_str
 #define ev_tensor           sc_interp_ev_tensor
@@ -74,6 +75,10 @@ gboolean ev_has(const sc_ev *ev, const char *name);
 const sc_tvalue *ev_tensor(const sc_ev *ev, const char *name);
 int64_t ev_int(const sc_ev *ev, const char *name, int64_t dflt);
 double ev_num(const sc_ev *ev, const char *name, double dflt);
+/* Argument NAME as a tensor: the tensor itself, or a Scalar one as a
+ * 0-dim value (f64, i64 or bool by the Scalar's kind) made into *HOLD,
+ * which the caller frees. */
+const sc_tvalue *ev_operand(sc_ev *ev, const char *name, sc_tvalue **hold);
 gboolean ev_bool(const sc_ev *ev, const char *name, gboolean dflt);
 const char *ev_str(const sc_ev *ev, const char *name, const char *dflt);
 /* Number of ints in an int / int list argument, copied to OUT (at most
