@@ -25,7 +25,6 @@ Invariants of the graph returned by Recorder.graph():
   * every tensor carries its shape and dtype; tensor names are unique.
 """
 
-import math
 import os
 import threading
 import traceback
@@ -34,7 +33,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from shardcheck_export.capture import (DTYPES, IGNORED_KWARGS, Names,
-                                       _scalar_overload, _is_inplace)
+                                       _scalar_overload, _is_inplace, constant_arg)
 
 
 class TRef(str):
@@ -170,21 +169,7 @@ class Recorder(TorchDispatchMode):
             return TRef(self.name(a, where))
         if isinstance(a, (list, tuple)):
             return [self.arg(x, where) for x in a]
-        if isinstance(a, torch.dtype):
-            if a not in DTYPES:
-                raise CaptureError(f"{where}: dtype {a} has no bundle name")
-            return DTYPES[a]
-        if a is None or isinstance(a, (bool, int, str)):
-            return a
-        if isinstance(a, float):
-            if math.isnan(a):
-                return "nan"
-            if math.isinf(a):
-                return "inf" if a > 0 else "-inf"
-            return a
-        if isinstance(a, (torch.device, torch.layout, torch.memory_format)):
-            return None
-        raise CaptureError(f"{where}: cannot write argument {a!r} of type {type(a).__name__}")
+        return constant_arg(a, where, CaptureError)
 
     def add_node(self, op, args, kwargs, outputs, label=None):
         entry = {"name": self.names.alloc(label or op.split(".")[1]), "op": op,

@@ -361,9 +361,16 @@ def _arg(a, tensor_name, where, reads):
         return tensor_name[a]
     if isinstance(a, (list, tuple)):
         return [_arg(x, tensor_name, where, reads) for x in a]
+    return constant_arg(a, where)
+
+
+def constant_arg(a, where, error=CaptureError):
+    """A non-tensor argument A as the bundle writes it (dtype names, "nan"
+    and "inf" for special floats, None for devices and layouts); ERROR
+    (the caller's exception class) for anything else."""
     if isinstance(a, torch.dtype):
         if a not in DTYPES:
-            raise CaptureError(f"{where}: dtype {a} has no bundle name")
+            raise error(f"{where}: dtype {a} has no bundle name")
         return DTYPES[a]
     if a is None or isinstance(a, (bool, int, str)):
         return a
@@ -375,7 +382,7 @@ def _arg(a, tensor_name, where, reads):
         return a
     if isinstance(a, (torch.device, torch.layout, torch.memory_format)):
         return None
-    raise CaptureError(f"{where}: cannot write argument {a!r} of type {type(a).__name__}")
+    raise error(f"{where}: cannot write argument {a!r} of type {type(a).__name__}")
 
 
 def capture(fn, args, input_names, output_names, src_root=None, ranks=None,
