@@ -94,6 +94,13 @@ const char *sc_failure_kind_name(sc_failure_kind k);
 
 typedef struct sc_infer_result sc_infer_result;
 
+/* The operators the driver adds to a check's e-graphs itself, beyond
+ * those of the bundle: MET[op->id] set for each (MET has sc_ops_count()
+ * entries).  A lemma whose left side needs an operator neither the bundle
+ * nor this set (nor another selected lemma) provides can never fire, so
+ * `check` parses only the others (cli/select.c). */
+void sc_infer_mark_driver_ops(gboolean *met);
+
 /* Runs the check.  FALSE only for errors that prevent a verdict (rules
  * that do not compile, an internal error such as an unsound lemma caught
  * by the shape analysis); a failed refinement is a result, not an error. */

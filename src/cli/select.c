@@ -4,24 +4,10 @@
  * parsed and checked (sc_lemma_set_select): those whose left side calls
  * only operators the check can meet.  The check meets the operators of
  * the bundle (its graphs' nodes and its relations' expressions) and those
- * the driver adds to the e-graphs itself (src/infer):
- *   - collectives, as sums, cats and slices of the ranks' tensors and, for
- *     an average, max or min all-reduce, aten.div.Scalar, aten.maximum and
- *     aten.minimum (collective.c);
- *   - sums of partial sums (pass-sums.c, explain.c), cats of constant
- *     parts and constants (cat-parts.c, pass-constants.c: sc.cat, sc.full),
- *     empty buffers (trel.c: sc.empty).
- * The lemmas' own right sides add theirs (the closure is lemma.c's).  A
- * driver that adds an operator outside this list must name it here, or a
- * lemma about it could be left out (never a false proof; a proof could be
- * missed): tests/models and tests/real compare every verdict, and
- * tools/bench/startup-diff.sh the whole JSON results against a full load. */
+ * the driver adds to the e-graphs itself (sc_infer_mark_driver_ops, which
+ * lists them beside the driver's code).  The lemmas' own right sides add
+ * theirs (the closure is lemma.c's). */
 #include "cli/cli.h"
-
-static const char *const driver_ops[] = {
-    "sc.sum.default",      "sc.cat.default",       "sc.slice.default",     "sc.full.default",
-    "sc.empty.default",    "aten.div.Scalar",      "aten.maximum.default", "aten.minimum.default",
-};
 
 static void mark_texpr(const sc_texpr *t, gboolean *met) {
   if (sc_texpr_get_kind(t) != SC_TEXPR_CALL)
@@ -50,10 +36,6 @@ gboolean sc_cli_select_lemmas(sc_lemma_set *set, const sc_bundle *b, GError **er
   if (sc_bundle_has_expect_output_relation(b))
     mark_relation(sc_bundle_expect_output_relation(b), met);
   mark_relation(sc_bundle_assume_relation(b), met);
-  for (size_t i = 0; i < G_N_ELEMENTS(driver_ops); i++) {
-    const sc_op *op = sc_ops_lookup(driver_ops[i], NULL);
-    if (op != NULL)
-      met[op->id] = TRUE;
-  }
+  sc_infer_mark_driver_ops(met);
   return sc_lemma_set_select(set, met, error);
 }
