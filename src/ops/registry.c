@@ -762,8 +762,10 @@ const sc_op *sc_ops_at(uint32_t id) {
 }
 
 int32_t sc_ops_arg_index(const sc_op *op, const char *name) {
+  /* the first letters first: shape rules and canonical forms ask by name
+   * hundreds of thousands of times in a check */
   for (uint32_t i = 0; i < op->n_args; i++)
-    if (strcmp(op->args[i].name, name) == 0)
+    if (op->args[i].name[0] == name[0] && strcmp(op->args[i].name, name) == 0)
       return (int32_t)i;
   return -1;
 }
@@ -893,17 +895,42 @@ const sc_op *sc_ops_lookup(const char *qualname, GError **error) {
 
 static const char *const func_ns_order[] = {"sc", "comm", "aten"};
 
+/* "A.B" in BUF when it fits, else in a new string put in *OWNED (freed by
+ * the caller): the name probes of sc_ops_lookup_func run for every call a
+ * relation or a lemma names, and a format and an allocation per probe cost
+ * more than the lookup. */
+static const char *dotted(char *buf, size_t cap, const char *a, const char *b, char **owned) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la + lb + 2 > cap) {
+    *owned = g_strconcat(a, ".", b, NULL);
+    return *owned;
+  }
+  memcpy(buf, a, la);
+  buf[la] = '.';
+  memcpy(buf + la + 1, b, lb + 1);
+  return buf;
+}
+
 const sc_op *sc_ops_lookup_func(const char *func, GError **error) {
   g_return_val_if_fail(func != NULL, NULL);
   sc_ops_init();
   const char *dot = strchr(func, '.');
+  char buf[128];
   if (dot != NULL) {
-    g_autofree char *first = g_strndup(func, (gsize)(dot - func));
-    if (g_hash_table_contains(reg_namespaces, first))
+    g_autofree char *first = NULL;
+    const char *f = buf;
+    if ((size_t)(dot - func) < sizeof buf) {
+      memcpy(buf, func, (size_t)(dot - func));
+      buf[dot - func] = '\0';
+    } else {
+      f = first = g_strndup(func, (gsize)(dot - func));
+    }
+    if (g_hash_table_contains(reg_namespaces, f))
       return sc_ops_lookup(func, error);
     /* "name.overload" */
     for (size_t i = 0; i < G_N_ELEMENTS(func_ns_order); i++) {
-      g_autofree char *q = g_strdup_printf("%s.%s", func_ns_order[i], func);
+      g_autofree char *owned = NULL;
+      const char *q = dotted(buf, sizeof buf, func_ns_order[i], func, &owned);
       const sc_op *op = g_hash_table_lookup(reg_by_qualname, q);
       if (op != NULL)
         return op;
@@ -918,7 +945,8 @@ const sc_op *sc_ops_lookup_func(const char *func, GError **error) {
   }
   /* A bare name: namespaces sc, comm, aten first, then any other in table order. */
   for (size_t i = 0; i < G_N_ELEMENTS(func_ns_order); i++) {
-    g_autofree char *base = g_strdup_printf("%s.%s", func_ns_order[i], func);
+    g_autofree char *owned = NULL;
+    const char *base = dotted(buf, sizeof buf, func_ns_order[i], func, &owned);
     GPtrArray *over = g_hash_table_lookup(reg_by_base, base);
     if (over == NULL)
       continue;

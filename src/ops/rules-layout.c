@@ -183,7 +183,7 @@ static char *ds(R *r, sc_dim d) {
   return sc_dim_to_string(r->st, d);
 }
 
-static char *ss(const sc_shape *s) { return sc_shape_to_string(s); }
+static char *ss(R *r, const sc_shape *s) { return r->error ? sc_shape_to_string(s) : NULL; }
 
 static char *dims_str(R *r, const sc_dim *v, uint32_t n) {
   if (r->error == NULL)
@@ -394,7 +394,7 @@ gboolean sc_rule_t(const sc_op_call *call, GArray *out, GError **error) {
   if (!get_tensor(&r, "self", &x))
     return FALSE;
   if (x->shape.rank > 2) {
-    g_autofree char *s = ss(&x->shape);
+    g_autofree char *s = ss(&r, &x->shape);
     return rerr(&r, SC_OPS_ERROR_SHAPE, "expects a tensor with <= 2 dims, but self has shape %s", s);
   }
   sc_shape o = x->shape;
@@ -430,7 +430,7 @@ gboolean sc_rule_permute(const sc_op_call *call, GArray *out, GError **error) {
   if (!get_tensor(&r, "self", &x) || !get_int_list(&r, "dims", &v, &n))
     return FALSE;
   if (n != x->shape.rank) {
-    g_autofree char *s = ss(&x->shape);
+    g_autofree char *s = ss(&r, &x->shape);
     g_autofree char *l = dims_str(&r, v, n);
     return rerr(&r, SC_OPS_ERROR_SHAPE,
                 "number of dims don't match: self has shape %s (%u dims) but dims is %s", s,
@@ -463,7 +463,7 @@ gboolean sc_rule_view(const sc_op_call *call, GArray *out, GError **error) {
    * most frequent call in an e-graph: its success must not format). */
   g_autofree char *target = NULL, *src = NULL, *tot = NULL;
 #define VIEW_TARGET (target ? target : (target = dims_str(&r, v, n)))
-#define VIEW_SRC (src ? src : (src = r.error ? ss(&x->shape) : NULL))
+#define VIEW_SRC (src ? src : (src = r.error ? ss(&r, &x->shape) : NULL))
 #define VIEW_TOT (tot ? tot : (tot = ds(&r, total)))
   int32_t infer = -1;
   sc_dim known = d_c(1);
@@ -529,7 +529,7 @@ gboolean sc_rule_view(const sc_op_call *call, GArray *out, GError **error) {
 /* ---- expand --------------------------------------------------------------- */
 
 static gboolean expand_to(R *r, const sc_ttype *x, const sc_dim *v, uint32_t n, GArray *out) {
-  g_autofree char *src = ss(&x->shape);
+  g_autofree char *src = ss(r, &x->shape);
   g_autofree char *target = dims_str(r, v, n);
   if (n < x->shape.rank)
     return rerr(r, SC_OPS_ERROR_SHAPE,
@@ -658,7 +658,7 @@ gboolean sc_rule_squeeze(const sc_op_call *call, GArray *out, GError **error) {
       if (one == SC_YES)
         continue;
       if (one == SC_UNKNOWN) {
-        g_autofree char *s = ss(&x->shape);
+        g_autofree char *s = ss(&r, &x->shape);
         return rerr(&r, SC_OPS_ERROR_UNDECIDED, "cannot decide whether dim %u of self %s is 1", i,
                     s);
       }
@@ -764,8 +764,8 @@ gboolean sc_rule_slice_scatter(const sc_op_call *call, GArray *out, GError **err
   if (!get_tensor(&r, "self", &x) || !get_tensor(&r, "src", &src) ||
       !slice_shape(&r, &x->shape, "self", &o))
     return FALSE;
-  g_autofree char *a = ss(&src->shape);
-  g_autofree char *b = ss(&o);
+  g_autofree char *a = ss(&r, &src->shape);
+  g_autofree char *b = ss(&r, &o);
   if (!rtruth(&r, sc_shape_same(r.st, &src->shape, &o), "whether src matches the slice",
               "expected src to have a size equal to the slice of self: src has shape %s, the "
               "slice has %s",
@@ -782,8 +782,8 @@ gboolean sc_rule_slice_backward(const sc_op_call *call, GArray *out, GError **er
   if (!get_tensor(&r, "grad_output", &g) || !sizes_to_shape(&r, "input_sizes", &in) ||
       !slice_shape(&r, &in, "input_sizes", &o))
     return FALSE;
-  g_autofree char *a = ss(&g->shape);
-  g_autofree char *b = ss(&o);
+  g_autofree char *a = ss(&r, &g->shape);
+  g_autofree char *b = ss(&r, &o);
   if (!rtruth(&r, sc_shape_same(r.st, &g->shape, &o), "whether grad_output matches the slice",
               "grad_output has shape %s but the slice of input_sizes has %s", a, b))
     return FALSE;
@@ -867,8 +867,8 @@ gboolean sc_rule_select_scatter(const sc_op_call *call, GArray *out, GError **er
   if (!get_tensor(&r, "self", &x) || !get_tensor(&r, "src", &src) ||
       !select_shape(&r, &x->shape, &o, NULL))
     return FALSE;
-  g_autofree char *a = ss(&src->shape);
-  g_autofree char *b = ss(&o);
+  g_autofree char *a = ss(&r, &src->shape);
+  g_autofree char *b = ss(&r, &o);
   if (!rtruth(&r, sc_shape_same(r.st, &src->shape, &o), "whether src matches the selection",
               "expected src to have shape %s (self without dim), found %s", b, a))
     return FALSE;
@@ -883,8 +883,8 @@ gboolean sc_rule_select_backward(const sc_op_call *call, GArray *out, GError **e
   if (!get_tensor(&r, "grad_output", &g) || !sizes_to_shape(&r, "input_sizes", &in) ||
       !select_shape(&r, &in, &o, NULL))
     return FALSE;
-  g_autofree char *a = ss(&g->shape);
-  g_autofree char *b = ss(&o);
+  g_autofree char *a = ss(&r, &g->shape);
+  g_autofree char *b = ss(&r, &o);
   if (!rtruth(&r, sc_shape_same(r.st, &g->shape, &o), "whether grad_output matches",
               "grad_output has shape %s but input_sizes without dim gives %s", a, b))
     return FALSE;
@@ -916,8 +916,8 @@ gboolean sc_rule_cat(const sc_op_call *call, GArray *out, GError **error) {
     const sc_shape *si = &ts[i]->shape;
     /* the shapes are formatted only for a message (cat is on every hot path) */
     if (si->rank != s0->rank) {
-      g_autofree char *a = r.error ? ss(si) : NULL;
-      g_autofree char *b = r.error ? ss(s0) : NULL;
+      g_autofree char *a = r.error ? ss(&r, si) : NULL;
+      g_autofree char *b = r.error ? ss(&r, s0) : NULL;
       return rerr(&r, SC_OPS_ERROR_SHAPE,
                   "tensor %u has shape %s but tensor 0 has %s (must have the same number of dims)",
                   i, a, b);
@@ -928,8 +928,8 @@ gboolean sc_rule_cat(const sc_op_call *call, GArray *out, GError **error) {
       sc_truth same = d_eq(&r, si->dims[k], s0->dims[k]);
       if (same == SC_YES)
         continue;
-      g_autofree char *a = r.error ? ss(si) : NULL;
-      g_autofree char *b = r.error ? ss(s0) : NULL;
+      g_autofree char *a = r.error ? ss(&r, si) : NULL;
+      g_autofree char *b = r.error ? ss(&r, s0) : NULL;
       if (!rtruth(&r, same, "whether the shapes match",
                   "tensor %u has shape %s but tensor 0 has %s (must match except in dim %u)", i,
                   a, b, d))
@@ -958,8 +958,8 @@ gboolean sc_rule_stack(const sc_op_call *call, GArray *out, GError **error) {
     return FALSE;
   sc_dtype dt = ts[0]->dtype;
   for (uint32_t i = 1; i < n; i++) {
-    g_autofree char *a = ss(&ts[i]->shape);
-    g_autofree char *b = ss(s0);
+    g_autofree char *a = ss(&r, &ts[i]->shape);
+    g_autofree char *b = ss(&r, s0);
     if (!rtruth(&r, sc_shape_same(r.st, &ts[i]->shape, s0), "whether the shapes are equal",
                 "stack expects each tensor to be equal size, but tensor %u has shape %s and "
                 "tensor 0 has %s",
@@ -983,8 +983,8 @@ gboolean sc_rule_sc_sum(const sc_op_call *call, GArray *out, GError **error) {
   if (n == 0)
     return rerr(&r, SC_OPS_ERROR_SHAPE, "expects at least one tensor");
   for (uint32_t i = 1; i < n; i++) {
-    g_autofree char *a = ss(&ts[i]->shape);
-    g_autofree char *b = ss(&ts[0]->shape);
+    g_autofree char *a = ss(&r, &ts[i]->shape);
+    g_autofree char *b = ss(&r, &ts[0]->shape);
     if (!rtruth(&r, sc_shape_same(r.st, &ts[i]->shape, &ts[0]->shape),
                 "whether the shapes are equal",
                 "tensor %u has shape %s but tensor 0 has %s (sum does not broadcast)", i, a, b))
@@ -1090,7 +1090,7 @@ gboolean sc_rule_split_with_sizes(const sc_op_call *call, GArray *out, GError **
   if (n > SC_MAX_RESULTS)
     return too_many_parts(&r, n);
   g_autofree char *l = dims_str(&r, v, n);
-  g_autofree char *s = ss(&x->shape);
+  g_autofree char *s = ss(&r, &x->shape);
   sc_dim total = d_c(0);
   for (uint32_t i = 0; i < n; i++) {
     if (!rtruth(&r, d_le(&r, d_c(0), v[i]), "whether the split sizes are non-negative",
@@ -1155,7 +1155,7 @@ gboolean sc_rule_unbind(const sc_op_call *call, GArray *out, GError **error) {
     return FALSE;
   sc_dim size = x->shape.dims[d];
   if (!sc_dim_is_const(size)) {
-    g_autofree char *s = ss(&x->shape);
+    g_autofree char *s = ss(&r, &x->shape);
     return rerr(&r, SC_OPS_ERROR_UNDECIDED,
                 "cannot decide how many results unbinding dim %u of self %s gives (a symbolic size)",
                 d, s);
@@ -1218,7 +1218,7 @@ gboolean sc_rule_repeat(const sc_op_call *call, GArray *out, GError **error) {
   uint32_t n;
   if (!get_tensor(&r, "self", &x) || !get_int_list(&r, "repeats", &v, &n))
     return FALSE;
-  g_autofree char *s = ss(&x->shape);
+  g_autofree char *s = ss(&r, &x->shape);
   g_autofree char *l = dims_str(&r, v, n);
   if (n < x->shape.rank)
     return rerr(&r, SC_OPS_ERROR_SHAPE,
@@ -1302,7 +1302,7 @@ gboolean sc_rule_constant_pad_nd(const sc_op_call *call, GArray *out, GError **e
   uint32_t n;
   if (!get_tensor(&r, "self", &x) || !get_int_list(&r, "pad", &v, &n))
     return FALSE;
-  g_autofree char *s = ss(&x->shape);
+  g_autofree char *s = ss(&r, &x->shape);
   g_autofree char *l = dims_str(&r, v, n);
   if (n % 2 != 0)
     return rerr(&r, SC_OPS_ERROR_SHAPE, "length of pad must be even but pad %s has %u entries", l, n);
@@ -1332,7 +1332,7 @@ gboolean sc_rule_triangle(const sc_op_call *call, GArray *out, GError **error) {
   if (!get_tensor(&r, "self", &x))
     return FALSE;
   if (x->shape.rank < 2) {
-    g_autofree char *s = ss(&x->shape);
+    g_autofree char *s = ss(&r, &x->shape);
     return rerr(&r, SC_OPS_ERROR_SHAPE, "input tensor must have at least 2 dimensions, self has %s", s);
   }
   emit(out, &x->shape, x->dtype);
@@ -1345,8 +1345,8 @@ static gboolean bcast(R *r, const char *na, const sc_shape *a, const char *nb, c
   g_autoptr(GError) err = NULL;
   if (sc_broadcast_shapes(r->st, a, b, o, &err))
     return TRUE;
-  g_autofree char *sa = ss(a);
-  g_autofree char *sb = ss(b);
+  g_autofree char *sa = ss(r, a);
+  g_autofree char *sb = ss(r, b);
   int code = err->code == SC_OPS_ERROR_UNDECIDED ? SC_OPS_ERROR_UNDECIDED : SC_OPS_ERROR_SHAPE;
   return rerr(r, code, "%s %s and %s %s: %s", na, sa, nb, sb, err->message);
 }
@@ -1382,7 +1382,7 @@ gboolean sc_rule_masked_fill(const sc_op_call *call, GArray *out, GError **error
     if (!get_tensor(&r, "value", &vt))
       return FALSE;
     if (vt->shape.rank != 0) {
-      g_autofree char *vs = ss(&vt->shape);
+      g_autofree char *vs = ss(&r, &vt->shape);
       return rerr(&r, SC_OPS_ERROR_SHAPE,
                   "only supports a 0-dimensional value tensor, but value has shape %s", vs);
     }
@@ -1392,8 +1392,8 @@ gboolean sc_rule_masked_fill(const sc_op_call *call, GArray *out, GError **error
     return FALSE;
   if (r.call->op->flags & SC_OP_INPLACE) {
     /* In place, the mask must broadcast to self's own shape. */
-    g_autofree char *a = ss(&m->shape);
-    g_autofree char *b = ss(&x->shape);
+    g_autofree char *a = ss(&r, &m->shape);
+    g_autofree char *b = ss(&r, &x->shape);
     if (!rtruth(&r, sc_shape_same(r.st, &o, &x->shape), "whether mask broadcasts to self",
                 "mask %s does not broadcast to self %s", a, b))
       return FALSE;
@@ -1421,7 +1421,7 @@ gboolean sc_rule_index_select(const sc_op_call *call, GArray *out, GError **erro
   if (!check_index_dtype(&r, "index", ix->dtype, TRUE))
     return FALSE;
   if (ix->shape.rank > 1) {
-    g_autofree char *s = ss(&ix->shape);
+    g_autofree char *s = ss(&r, &ix->shape);
     return rerr(&r, SC_OPS_ERROR_SHAPE, "index is supposed to be a vector, found shape %s", s);
   }
   sc_dim cnt = ix->shape.rank == 0 ? d_c(1) : ix->shape.dims[0];
@@ -1446,8 +1446,8 @@ gboolean sc_rule_gather(const sc_op_call *call, GArray *out, GError **error) {
     return FALSE;
   if (!check_index_dtype(&r, "index", ix->dtype, FALSE))
     return FALSE;
-  g_autofree char *a = ss(&ix->shape);
-  g_autofree char *b = ss(&x->shape);
+  g_autofree char *a = ss(&r, &ix->shape);
+  g_autofree char *b = ss(&r, &x->shape);
   uint32_t xr = x->shape.rank ? x->shape.rank : 1, ir = ix->shape.rank ? ix->shape.rank : 1;
   if (xr != ir)
     return rerr(&r, SC_OPS_ERROR_SHAPE,
@@ -1476,8 +1476,8 @@ gboolean sc_rule_scatter(const sc_op_call *call, GArray *out, GError **error) {
     return FALSE;
   if (!check_index_dtype(&r, "index", ix->dtype, FALSE))
     return FALSE;
-  g_autofree char *a = ss(&ix->shape);
-  g_autofree char *b = ss(&x->shape);
+  g_autofree char *a = ss(&r, &ix->shape);
+  g_autofree char *b = ss(&r, &x->shape);
   uint32_t xr = x->shape.rank ? x->shape.rank : 1, ir = ix->shape.rank ? ix->shape.rank : 1;
   if (xr != ir || (src != NULL && (src->shape.rank ? src->shape.rank : 1) != xr))
     return rerr(&r, SC_OPS_ERROR_SHAPE,
@@ -1488,7 +1488,7 @@ gboolean sc_rule_scatter(const sc_op_call *call, GArray *out, GError **error) {
                 sc_dtype_name(x->dtype), sc_dtype_name(src->dtype));
   for (uint32_t k = 0; k < x->shape.rank && k < ix->shape.rank; k++) {
     if (src != NULL && k < src->shape.rank) {
-      g_autofree char *c = ss(&src->shape);
+      g_autofree char *c = ss(&r, &src->shape);
       if (!rtruth(&r, d_le(&r, ix->shape.dims[k], src->shape.dims[k]), "whether index fits src",
                   "size of index %s at dim %u exceeds that of src %s", a, k, c))
         return FALSE;
@@ -1519,9 +1519,9 @@ gboolean sc_rule_index_add(const sc_op_call *call, GArray *out, GError **error) 
     return FALSE;
   if (!check_index_dtype(&r, "index", ix->dtype, TRUE))
     return FALSE;
-  g_autofree char *a = ss(&ix->shape);
-  g_autofree char *b = ss(&x->shape);
-  g_autofree char *c = ss(&src->shape);
+  g_autofree char *a = ss(&r, &ix->shape);
+  g_autofree char *b = ss(&r, &x->shape);
+  g_autofree char *c = ss(&r, &src->shape);
   if (ix->shape.rank > 1)
     return rerr(&r, SC_OPS_ERROR_SHAPE, "index is supposed to be a vector, found shape %s", a);
   if (src->dtype != x->dtype)
@@ -1588,7 +1588,7 @@ static gboolean index_shape(R *r, const sc_ttype *x, gboolean allow_mask, gboole
   *has_mask = FALSE;
   if (!get_tensor_list(r, "indices", &ts, &n, TRUE))
     return FALSE;
-  g_autofree char *s = ss(&x->shape);
+  g_autofree char *s = ss(r, &x->shape);
   if (n > x->shape.rank)
     return rerr(r, SC_OPS_ERROR_SHAPE, "too many indices for self %s of dimension %u (got %u)", s,
                 x->shape.rank, n);
@@ -1676,8 +1676,8 @@ gboolean sc_rule_index_put(const sc_op_call *call, GArray *out, GError **error) 
     return FALSE;
   if (!mask) {
     sc_shape b;
-    g_autofree char *a = ss(&v->shape);
-    g_autofree char *is = ss(&o);
+    g_autofree char *a = ss(&r, &v->shape);
+    g_autofree char *is = ss(&r, &o);
     if (!bcast(&r, "values", &v->shape, "the indexing result", &o, &b) ||
         !rtruth(&r, sc_shape_same(r.st, &b, &o), "whether values broadcast to the indexed shape",
                 "shape mismatch: values of shape %s cannot be broadcast to indexing result of "
@@ -1794,8 +1794,8 @@ gboolean sc_rule_copy(const sc_op_call *call, GArray *out, GError **error) {
   if (!get_tensor(&r, "self", &x) || !get_tensor(&r, "src", &src))
     return FALSE;
   sc_shape b;
-  g_autofree char *a = ss(&src->shape);
-  g_autofree char *s = ss(&x->shape);
+  g_autofree char *a = ss(&r, &src->shape);
+  g_autofree char *s = ss(&r, &x->shape);
   if (!bcast(&r, "src", &src->shape, "self", &x->shape, &b) ||
       !rtruth(&r, sc_shape_same(r.st, &b, &x->shape), "whether src broadcasts to self",
               "src of shape %s cannot be broadcast to self of shape %s", a, s))
@@ -1998,8 +1998,8 @@ static gboolean comm_inputs(R *r, const sc_ttype ***ts, uint32_t *n) {
     return too_many_parts(r, *n);
   for (uint32_t i = 1; i < *n; i++) {
     const sc_ttype *a = (*ts)[i], *b = (*ts)[0];
-    g_autofree char *sa = ss(&a->shape);
-    g_autofree char *sb = ss(&b->shape);
+    g_autofree char *sa = ss(r, &a->shape);
+    g_autofree char *sb = ss(r, &b->shape);
     if (a->dtype != b->dtype ||
         sc_shape_same(r->st, &a->shape, &b->shape) != SC_YES) {
       int code = (a->dtype == b->dtype && sc_shape_same(r->st, &a->shape, &b->shape) == SC_UNKNOWN)
@@ -2023,7 +2023,7 @@ static void emit_n(GArray *out, const sc_shape *s, sc_dtype dt, uint32_t n) {
 static gboolean split_equal(R *r, const sc_shape *s, uint32_t d, sc_dim n, sc_dim *part) {
   g_autofree char *sz = ds(r, s->dims[d]);
   g_autofree char *ns = ds(r, n);
-  g_autofree char *sh = ss(s);
+  g_autofree char *sh = ss(r, s);
   if (!rtruth(r, d_le(r, d_c(1), n), "whether the group size is positive",
               "group size %s must be positive", ns))
     return FALSE;
@@ -2225,7 +2225,7 @@ gboolean sc_rule_c10d_all_to_all(const sc_op_call *call, GArray *out, GError **e
     for (uint32_t i = 0; i < in->u.ints.n; i++)
       total = d_add(&r, total, in->u.ints.v[i]);
     g_autofree char *l = dims_str(&r, in->u.ints.v, in->u.ints.n);
-    g_autofree char *s = ss(&x->shape);
+    g_autofree char *s = ss(&r, &x->shape);
     if (!rtruth(&r, d_eq(&r, total, x->shape.dims[0]), "whether input_split_sizes add up",
                 "input_split_sizes %s must sum to dim 0 of input %s", l, s))
       return FALSE;
