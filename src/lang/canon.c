@@ -298,17 +298,26 @@ static sc_id norm_chain(sc_lang *lang, const sc_op *op, const sc_value *args, co
   const sc_value *parts = &args[0];
   if (parts->kind != SC_VAL_TENSOR_LIST || parts->u.list.n != n_kids || n_kids == 0)
     return sc_lang_add_node(lang, op, args, kids, n_kids, 0);
-  sc_value *a = copy_args(op, args);
+  sc_value wrapped = sc_value_none(); /* the dim argument, wrapped */
+  int32_t dim_ix = -1;
   if (has_dim) {
     int64_t dim;
     uint32_t d;
     const sc_ttype *t0 = kid_type(lang, kids[0]);
-    if (!const_int(arg(op, args, "dim"), &dim) || !sc_wrap_dim(dim, t0->shape.rank, &d)) {
-      free_args(op, a);
+    dim_ix = sc_ops_arg_index(op, "dim");
+    if (dim_ix < 0 || !const_int(&args[dim_ix], &dim) || !sc_wrap_dim(dim, t0->shape.rank, &d))
       return sc_lang_add_node(lang, op, args, kids, n_kids, 0);
-    }
-    set_arg(op, a, "dim", sc_value_int(d));
+    wrapped = sc_value_int(d);
   }
+  /* already the normal form (two parts in order, the dim wrapped: what a
+   * rewrite's right side nearly always builds): the call as it is, with no
+   * copy of its arguments */
+  if (n_kids == 2 && parts->u.list.ids[0] == 0 && parts->u.list.ids[1] == 1 &&
+      (dim_ix < 0 || sc_value_equal(&args[dim_ix], &wrapped)))
+    return sc_lang_add_node(lang, op, args, kids, n_kids, 0);
+  sc_value *a = copy_args(op, args);
+  if (dim_ix >= 0)
+    set_arg(op, a, "dim", wrapped);
   if (n_kids == 1) {
     free_args(op, a);
     return kids[0];

@@ -44,6 +44,11 @@ struct sc_lang {
   GArray *conflicts;      /* sc_lang_conflict */
   /* scratch for shape rules (make() is not reentrant) */
   GArray *scratch;        /* sc_ttype */
+  /* scratch of sc_lang_add_call (children in layout order, result types),
+   * used by the outermost call only (in_call) */
+  GArray *call_kids;      /* sc_id */
+  GArray *call_types;     /* sc_ttype */
+  gboolean in_call;
   /* expression-language names of operators, by op id (lazily filled) */
   char **func_names;
   uint32_t n_func_names;

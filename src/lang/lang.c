@@ -138,6 +138,8 @@ sc_lang *sc_lang_new(sc_symtab *st, const sc_graph *leaf_graph) {
   lang->opaque_names = g_ptr_array_new_with_free_func(g_free);
   lang->conflicts = g_array_new(FALSE, FALSE, sizeof(sc_lang_conflict));
   lang->scratch = g_array_new(FALSE, TRUE, sizeof(sc_ttype));
+  lang->call_kids = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  lang->call_types = g_array_new(FALSE, TRUE, sizeof(sc_ttype));
   sc_analysis an = {sizeof(sc_ttype), lang_make, lang_merge, NULL};
   lang->eg = sc_egraph_new(&an, lang);
   sc_egraph_set_conflict_handler(lang->eg, lang_conflict, lang);
@@ -157,6 +159,8 @@ void sc_lang_free(sc_lang *lang) {
   g_ptr_array_free(lang->opaque_names, TRUE);
   g_array_free(lang->conflicts, TRUE);
   g_array_free(lang->scratch, TRUE);
+  g_array_free(lang->call_kids, TRUE);
+  g_array_free(lang->call_types, TRUE);
   sc_lang_func_names_free(lang);
   g_free(lang);
 }
@@ -324,14 +328,22 @@ sc_id sc_lang_add_call(sc_lang *lang, const sc_op *op, const sc_value *args,
       return SC_ID_NONE;
     }
   }
-  sc_value *lay = g_new0(sc_value, op->n_args ? op->n_args : 1);
-  g_autoptr(GArray) kids = g_array_new(FALSE, FALSE, sizeof(sc_id));
-  g_autoptr(GArray) types = g_array_new(FALSE, TRUE, sizeof(sc_ttype));
+  /* no allocation on the way (a saturation adds tens of thousands of
+   * calls, most of them already in the e-graph): the arguments on the
+   * stack, children and types in the language's scratch arrays unless a
+   * call is already using them */
+  sc_value lay_buf[16];
+  sc_value *lay = op->n_args <= G_N_ELEMENTS(lay_buf) ? lay_buf
+                                                      : g_new0(sc_value, op->n_args);
+  gboolean outer = !lang->in_call;
+  GArray *kids = outer ? lang->call_kids : g_array_new(FALSE, FALSE, sizeof(sc_id));
+  GArray *types = outer ? lang->call_types : g_array_new(FALSE, TRUE, sizeof(sc_ttype));
+  g_array_set_size(kids, 0);
+  g_array_set_size(types, 0);
+  lang->in_call = TRUE;
   sc_id out = SC_ID_NONE;
-  if (!sc_lang_layout_args(op, args, children, n_children, lay, kids, error)) {
-    g_free(lay);
-    return SC_ID_NONE;
-  }
+  if (!sc_lang_layout_args(op, args, children, n_children, lay, kids, error))
+    goto done;
   const sc_id *k = (const sc_id *)(void *)kids->data;
   for (guint i = 0; i < kids->len; i++) {
     if (sc_lang_class_type(lang, k[i]) == NULL) {
@@ -358,7 +370,15 @@ sc_id sc_lang_add_call(sc_lang *lang, const sc_op *op, const sc_value *args,
   }
 out:
   sc_lang_clear_args(op, lay);
-  g_free(lay);
+done:
+  if (lay != lay_buf)
+    g_free(lay);
+  if (outer) {
+    lang->in_call = FALSE;
+  } else {
+    g_array_free(kids, TRUE);
+    g_array_free(types, TRUE);
+  }
   return out;
 }
 
