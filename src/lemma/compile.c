@@ -68,6 +68,10 @@ struct sc_lemma_rules {
   /* Per lemma, set the first time its condition is UNKNOWN: the condition
    * as written and its undecided comparisons instantiated (owned). */
   char **undecided_cond, **undecided_inst;
+  /* the applier's argument values (arg_store), reused by every
+   * application that is not nested in another (store_busy) */
+  GArray *store_vals, *store_offs;
+  gboolean store_busy;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -229,30 +233,38 @@ static gboolean guard_fn(const sc_egraph *eg, sc_id root, const uint32_t *subst,
 /* ------------------------------------------------------------------------ */
 /* The applier                                                               */
 
+/* The argument values of a right side's nodes, in preorder: node i's are
+ * vals[offs[i]] .. (op->n_args of them), all cleared by store_reset.  Two
+ * growable arrays reused from one application to the next (an application
+ * allocated a pointer array and two blocks per node before: most
+ * applications add nothing new, and the allocations cost as much as the
+ * lookups). */
 typedef struct {
-  uint32_t n;
-  sc_value *v;
-} arg_vec;
+  GArray *vals; /* sc_value */
+  GArray *offs; /* guint */
+} arg_store;
 
-static void arg_vec_free(gpointer p) {
-  arg_vec *a = p;
-  for (uint32_t j = 0; j < a->n; j++)
-    sc_value_clear(&a->v[j]);
-  g_free(a->v);
-  g_free(a);
+static sc_value *new_args(arg_store *st, uint32_t n) {
+  guint off = st->vals->len;
+  g_array_append_val(st->offs, off);
+  g_array_set_size(st->vals, off + n); /* zeroed: SC_VAL_NONE is 0 */
+  return &g_array_index(st->vals, sc_value, off);
 }
 
-static sc_value *new_args(GPtrArray *vals, uint32_t n) {
-  arg_vec *a = g_new(arg_vec, 1);
-  a->n = n;
-  a->v = g_new0(sc_value, n ? n : 1);
-  g_ptr_array_add(vals, a);
-  return a->v;
+static sc_value *store_args(const arg_store *st, guint i) {
+  return &g_array_index(st->vals, sc_value, g_array_index(st->offs, guint, i));
+}
+
+static void store_reset(arg_store *st) {
+  for (guint j = 0; j < st->vals->len; j++)
+    sc_value_clear(&g_array_index(st->vals, sc_value, j));
+  g_array_set_size(st->vals, 0);
+  g_array_set_size(st->offs, 0);
 }
 
 /* Phase 1: evaluate the non-tensor arguments of every node, preorder. */
 static gboolean eval_args(const crule *r, const pnode *p, const ev_env *env,
-                          const sc_value **bind, GPtrArray *vals) {
+                          const sc_value **bind, arg_store *vals) {
   if (p->is_var)
     return TRUE;
   const sc_op *op = p->op;
@@ -290,12 +302,12 @@ static gboolean eval_args(const crule *r, const pnode *p, const ev_env *env,
 }
 
 /* Phase 2: add the nodes bottom-up. *next indexes VALS in preorder. */
-static sc_id build(const crule *r, const pnode *p, const uint32_t *subst, GPtrArray *vals,
+static sc_id build(const crule *r, const pnode *p, const uint32_t *subst, arg_store *vals,
                    guint *next, GError **error) {
   if (p->is_var)
     return subst[r->qvar[p->var]];
   const sc_op *op = p->op;
-  sc_value *args = ((arg_vec *)g_ptr_array_index(vals, (*next)++))->v;
+  sc_value *args = store_args(vals, (*next)++); /* the store is not grown here */
   sc_id *kids = g_newa(sc_id, p->n_kids ? p->n_kids : 1);
   for (uint32_t i = 0; i < p->n_kids; i++) {
     kids[i] = build(r, p->kids[i], subst, vals, next, error);
@@ -354,15 +366,25 @@ static sc_id applier_fn(sc_egraph *eg, sc_id root, const uint32_t *subst, uint32
     return SC_ID_NONE;
   match_env m = {r, subst, bind};
   ev_env env = {sc_lang_symtab(r->owner->lang), match_lookup, &m};
-  GPtrArray *vals = g_ptr_array_new_with_free_func(arg_vec_free);
+  sc_lemma_rules *o = r->owner;
+  gboolean own = !o->store_busy;
+  arg_store vals = {own ? o->store_vals : g_array_new(FALSE, TRUE, sizeof(sc_value)),
+                    own ? o->store_offs : g_array_new(FALSE, FALSE, sizeof(guint))};
+  o->store_busy = TRUE;
   sc_id out = SC_ID_NONE;
-  if (eval_args(r, r->rhs, &env, bind, vals)) {
+  if (eval_args(r, r->rhs, &env, bind, &vals)) {
     /* no error: a refusal is only counted, and the shape rules skip
      * formatting their messages */
     guint next = 0;
-    out = build(r, r->rhs, subst, vals, &next, NULL);
+    out = build(r, r->rhs, subst, &vals, &next, NULL);
   }
-  g_ptr_array_free(vals, TRUE);
+  store_reset(&vals);
+  if (own) {
+    o->store_busy = FALSE;
+  } else {
+    g_array_free(vals.vals, TRUE);
+    g_array_free(vals.offs, TRUE);
+  }
   if (out == SC_ID_NONE) {
     cnt->refused++;
     return SC_ID_NONE;
@@ -520,6 +542,8 @@ sc_lemma_rules *sc_lemma_compile(const sc_lemma_set *set, sc_lang *lang, GError 
   rules->assumptions = g_new0(GArray *, rules->n_lemmas ? rules->n_lemmas : 1);
   rules->undecided_cond = g_new0(char *, rules->n_lemmas ? rules->n_lemmas : 1);
   rules->undecided_inst = g_new0(char *, rules->n_lemmas ? rules->n_lemmas : 1);
+  rules->store_vals = g_array_new(FALSE, TRUE, sizeof(sc_value));
+  rules->store_offs = g_array_new(FALSE, FALSE, sizeof(guint));
   for (uint32_t i = 0; i < rules->n_lemmas; i++) {
     const ld_checked *k = sc_lemma_set_checked(set, i);
     if (!add_rule(rules, k, i, FALSE, error) ||
@@ -564,6 +588,8 @@ void sc_lemma_rules_free(sc_lemma_rules *r) {
   }
   g_free(r->undecided_cond);
   g_free(r->undecided_inst);
+  g_array_free(r->store_vals, TRUE);
+  g_array_free(r->store_offs, TRUE);
   g_free(r);
 }
 
