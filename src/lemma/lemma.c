@@ -24,6 +24,8 @@ typedef struct {
   char *file;
   char *text;
   const ld_scan *scan; /* deferred loading: its scan (owned by an ld_text) */
+  uint32_t lc[3];      /* deferred loading: where materialize last counted
+                          lines and columns (position, line, column) */
 } ld_class;
 
 static void ld_class_free(gpointer p) {
@@ -41,6 +43,10 @@ typedef struct {
   char *file;
   char *text;
   GPtrArray *scans; /* ld_scan* */
+  uint32_t lc[3];   /* where materialize last counted lines and columns
+                       (position, line, column): lemmas are materialized in
+                       the order of the text, so the counts go on from the
+                       previous lemma instead of the text's start */
 } ld_text;
 
 static void ld_text_free(gpointer p) {
@@ -56,9 +62,9 @@ static void ld_text_free(gpointer p) {
  * statement (SRC, SCAN), or the instance of class lemma CLS for OP. */
 typedef struct {
   ld_checked *k;
-  const ld_text *src;
+  ld_text *src; /* (its line count cursor is updated) */
   const ld_scan *scan;
-  const ld_class *cls;
+  ld_class *cls;
   const sc_op *op;
   gboolean selected;
   GArray *lhs, *rev, *all; /* const sc_op*, filled by the selection */
@@ -239,7 +245,7 @@ static void load_class_lemma(ld_diag *d, const char *file, const char *text, ld_
 static void instantiate_old_classes(ld_diag *d, const sc_lemma_set *set, GPtrArray *new_ops,
                                     GArray *new_op_pos, GHashTable *names, GPtrArray *pending) {
   for (guint i = 0; i < set->classes->len; i++) {
-    const ld_class *k = g_ptr_array_index(set->classes, i);
+    ld_class *k = g_ptr_array_index(set->classes, i);
     for (guint j = 0; j < new_ops->len; j++) {
       const sc_op *op = g_ptr_array_index(new_ops, j);
       if (!sc_ops_in_class(op, k->cls))
@@ -630,7 +636,7 @@ static gboolean load_deferred(sc_lemma_set *set, char *file, char *text, GError 
     }
   }
   for (guint i = 0; i < n_old_classes; i++) {
-    const ld_class *k = g_ptr_array_index(set->classes, i);
+    ld_class *k = g_ptr_array_index(set->classes, i);
     for (guint j = 0; j < new_ops->len; j++) {
       if (!sc_ops_in_class(g_ptr_array_index(new_ops, j), k->cls))
         continue;
@@ -883,9 +889,15 @@ static ld_checked *materialize(sc_lemma_set *set, ld_entry *e, GError **error) {
     return g_steal_pointer(&e->k);
   const char *file = e->src ? e->src->file : e->cls->file;
   const char *text = e->src ? e->src->text : e->cls->text;
+  uint32_t *lc = e->src ? e->src->lc : e->cls->lc;
   ld_diag d;
   ld_diag_init(&d, file, text);
   d.skip_instance_test = TRUE;
+  if (lc[1] != 0) { /* go on from the last count in this text */
+    d.lc_pos = lc[0];
+    d.lc_line = lc[1];
+    d.lc_col = lc[2];
+  }
   ld_checked *k = NULL;
   if (e->src != NULL) {
     g_autoptr(GPtrArray) stmts = g_ptr_array_new_with_free_func(ld_stmt_free);
@@ -907,6 +919,9 @@ static ld_checked *materialize(sc_lemma_set *set, ld_entry *e, GError **error) {
     k = NULL;
     ld_diag_to_gerror(&d, error);
   }
+  lc[0] = d.lc_pos;
+  lc[1] = d.lc_line;
+  lc[2] = d.lc_col;
   ld_diag_clear(&d);
   return k;
 }
