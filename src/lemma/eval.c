@@ -144,21 +144,24 @@ static gboolean want_tensor(const ev_env *env, const lx *e, const sc_ttype **out
   return TRUE;
 }
 
-static gboolean want_shape(const ev_env *env, const lx *e, sc_shape *out) {
-  ev_val v;
-  if (!ev(env, e, &v))
-    return FALSE;
-  if (v.kind == EV_SHAPE) {
-    *out = v.shape;
+/* V as a shape: a shape, or an int list of at most SC_MAX_RANK items. */
+static gboolean shape_of(const ev_val *v, sc_shape *out) {
+  if (v->kind == EV_SHAPE) {
+    *out = v->shape;
     return TRUE;
   }
-  if (v.kind == EV_VALUE && v.v->kind == SC_VAL_INT_LIST && v.v->u.ints.n <= SC_MAX_RANK) {
-    out->rank = v.v->u.ints.n;
+  if (v->kind == EV_VALUE && v->v->kind == SC_VAL_INT_LIST && v->v->u.ints.n <= SC_MAX_RANK) {
+    out->rank = v->v->u.ints.n;
     for (uint32_t i = 0; i < out->rank; i++)
-      out->dims[i] = v.v->u.ints.v[i];
+      out->dims[i] = v->v->u.ints.v[i];
     return TRUE;
   }
   return FALSE;
+}
+
+static gboolean want_shape(const ev_env *env, const lx *e, sc_shape *out) {
+  ev_val v;
+  return ev(env, e, &v) && shape_of(&v, out);
 }
 
 static gboolean want_truth(const ev_env *env, const lx *e, sc_truth *out) {
@@ -728,8 +731,10 @@ static gboolean compare(const ev_env *env, const lx *e, ev_val *out) {
   gboolean a_shape = a.kind == EV_SHAPE || (a.kind == EV_VALUE && a.v->kind == SC_VAL_INT_LIST);
   gboolean b_shape = b.kind == EV_SHAPE || (b.kind == EV_VALUE && b.v->kind == SC_VAL_INT_LIST);
   if (a_shape && b_shape) {
+    /* the operands as want_shape reads them, from the values at hand (an
+     * evaluation is a pure function of the match) */
     sc_shape sa, sb;
-    if (!want_shape(env, e->kids[0], &sa) || !want_shape(env, e->kids[1], &sb))
+    if (!shape_of(&a, &sa) || !shape_of(&b, &sb))
       return FALSE;
     t = sc_shape_same(env->st, &sa, &sb);
   } else if ((a.kind == EV_DTYPE || (a.kind == EV_VALUE && a.v->kind == SC_VAL_DTYPE)) &&
