@@ -565,6 +565,60 @@ static void test_canon_cat_binary(void) {
   fx_clear(&f);
 }
 
+/* A binary cat already in normal form (parts [0, 1], dim wrapped) is
+ * added as it is; the same call with dim -1 or through aten.cat gives the
+ * same node; a refused call in between leaves the language's scratch
+ * arrays sane (sc_lang_add_call reuses them from call to call). */
+static void test_canon_cat_normal_form(void) {
+  fx f;
+  fx_init(&f);
+  sc_id x = leaf(&f, "x"), y = leaf(&f, "y"), w = leaf(&f, "w");
+  sc_id k[2] = {x, y};
+  sc_id li[2] = {0, 1};
+  sc_value ca[2];
+  ca[0].kind = SC_VAL_TENSOR_LIST;
+  ca[0].u.list.n = 2;
+  ca[0].u.list.ids = li;
+  ca[1] = sc_value_int(1);
+  GError *err = NULL;
+  sc_id c = sc_lang_add_named(f.lang, "cat", ca, k, 2, 0, &err);
+  g_assert_no_error(err);
+  g_assert_cmpuint(c, !=, SC_ID_NONE);
+  sc_id n = node_with_op(&f, c, "sc.cat.default");
+  g_assert_cmpint(attr_int(&f, n, "dim"), ==, 1);
+  const int64_t s412[2] = {4, 12};
+  assert_shape(sc_lang_class_type(f.lang, c), 2, s412);
+  uint32_t nodes = sc_egraph_n_nodes(EG(&f)), attrs = sc_lang_n_attrs(f.lang);
+  /* again, and with dim -1: no new node, no new attribute record */
+  g_assert_cmpuint(sc_lang_add_named(f.lang, "cat", ca, k, 2, 0, &err), ==, c);
+  ca[1] = sc_value_int(-1);
+  g_assert_cmpuint(sc_lang_add_named(f.lang, "cat", ca, k, 2, 0, &err), ==, c);
+  g_assert_no_error(err);
+  g_assert_cmpuint(add(&f, "aten.cat([x, y], 1)"), ==, c);
+  g_assert_cmpuint(sc_egraph_n_nodes(EG(&f)), ==, nodes);
+  g_assert_cmpuint(sc_lang_n_attrs(f.lang), ==, attrs);
+  /* parts in the other order: another node */
+  sc_id ks[2] = {y, x};
+  sc_id c2 = sc_lang_add_named(f.lang, "cat", ca, ks, 2, 0, &err);
+  g_assert_no_error(err);
+  g_assert_cmpuint(c2, !=, c);
+  /* refused (w is [6, 3]: dim 0 differs), then the first call again */
+  sc_id kw[2] = {x, w};
+  g_assert_cmpuint(sc_lang_add_named(f.lang, "cat", ca, kw, 2, 0, &err), ==, SC_ID_NONE);
+  g_assert_error(err, SC_LANG_ERROR, SC_LANG_ERROR_SHAPE);
+  g_clear_error(&err);
+  ca[1] = sc_value_int(1);
+  g_assert_cmpuint(sc_lang_add_named(f.lang, "cat", ca, k, 2, 0, &err), ==, c);
+  g_assert_no_error(err);
+  /* a binary sum is in normal form too */
+  sc_id s = add(&f, "sum(x, y)");
+  uint32_t nodes2 = sc_egraph_n_nodes(EG(&f));
+  g_assert_cmpuint(add(&f, "sum(x, y)"), ==, s);
+  g_assert_cmpuint(sc_egraph_n_nodes(EG(&f)), ==, nodes2);
+  rebuild_check(&f);
+  fx_clear(&f);
+}
+
 static void test_canon_one_part(void) {
   fx f;
   fx_init(&f);
@@ -1309,6 +1363,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/lang/canon/slice", test_canon_slice);
   g_test_add_func("/lang/canon/slice-whole", test_canon_slice_whole);
   g_test_add_func("/lang/canon/cat-binary", test_canon_cat_binary);
+  g_test_add_func("/lang/canon/cat-normal-form", test_canon_cat_normal_form);
   g_test_add_func("/lang/canon/one-part", test_canon_one_part);
   g_test_add_func("/lang/canon/sum-binary", test_canon_sum_binary);
   g_test_add_func("/lang/canon/identities", test_canon_identities);

@@ -504,6 +504,27 @@ static void test_lookup_func(void) {
   g_clear_error(&err);
   g_assert_null(sc_ops_lookup_func("permuet", &err));
   g_assert_cmpstr(err->message, ==, "unknown function 'permuet' (did you mean 'permute'?)");
+  g_clear_error(&err);
+  /* names longer than the probes' stack buffer: the same answers */
+  g_autofree char *longname = g_strnfill(300, 'q');
+  g_assert_null(sc_ops_lookup_func(longname, &err));
+  g_assert_error(err, SC_OPS_ERROR, SC_OPS_ERROR_UNKNOWN_OP);
+  g_clear_error(&err);
+  g_autofree char *longover = g_strconcat("cat.", longname, NULL);
+  g_assert_null(sc_ops_lookup_func(longover, &err));
+  g_assert_error(err, SC_OPS_ERROR, SC_OPS_ERROR_UNKNOWN_OP);
+  g_clear_error(&err);
+  g_autofree char *longns = g_strconcat(longname, ".cat", NULL);
+  g_assert_null(sc_ops_lookup_func(longns, &err));
+  g_assert_error(err, SC_OPS_ERROR, SC_OPS_ERROR_UNKNOWN_OP);
+  g_clear_error(&err);
+  /* an argument index by name, first letters alike */
+  const sc_op *sl = sc_ops_lookup("sc.slice.default", NULL);
+  g_assert_cmpint(sc_ops_arg_index(sl, "start"), >=, 0);
+  g_assert_cmpint(sc_ops_arg_index(sl, "step"), >=, 0);
+  g_assert_cmpint(sc_ops_arg_index(sl, "start"), !=, sc_ops_arg_index(sl, "step"));
+  g_assert_cmpint(sc_ops_arg_index(sl, "stop"), ==, -1);
+  g_assert_cmpint(sc_ops_arg_index(sl, ""), ==, -1);
 }
 
 /* ---- binding ------------------------------------------------------------------------ */
