@@ -118,6 +118,7 @@ struct sc_rel_ctx {
   uint32_t *node_ready;      /* inputs of the node in T_rel this visit */
   uint32_t *node_explored;   /* visit when explored */
   GHashTable *sourceless;    /* op id -> GArray of impl node ids with no input */
+  GHashTable *overloads;     /* op id of sourceless -> GArray of its overloads' op ids (trel.c) */
   /* per-node scratch */
   sc_lang *lang;
   sc_lemma_rules *rules;
@@ -161,6 +162,7 @@ struct sc_rel_ctx {
   uint32_t *dormant;         /* per impl node: visit when ready but not needed */
   uint32_t *virt_stamp;      /* per impl tensor: visit when counted as related for a
                                 dormant duplicate's representative */
+  struct sc_rel_exprs_memo *exprs_memo; /* this visit's clean terms per class (relation.c) */
 };
 
 /* How many spec nodes in a row may have a relation that is not clean
@@ -213,6 +215,9 @@ void sc_rel_dups_free(sc_rel_ctx *c);
 /* --- T_rel and exploration (trel.c) --- */
 
 void sc_rel_trel_add(sc_rel_ctx *c, sc_id t);
+/* After c->sourceless is filled: the overloads of each of its operators
+ * (sc_rel_add_sourceless asks for them every exploration round). */
+void sc_rel_overloads_init(sc_rel_ctx *c);
 gboolean sc_rel_explore(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, uint32_t n_out,
                         const char **limit_hit, GError **error);
 gboolean sc_rel_widen(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, uint32_t n_out,
@@ -277,7 +282,15 @@ void sc_rel_settle_deferred(sc_rel_ctx *c, const sc_node *n, gboolean deferred);
 /* --- relations and nearest terms (relation.c) --- */
 
 uint32_t sc_rel_nearest_weight(const sc_egraph *eg, sc_id node, void *user);
+/* Clean terms of CLS as bound expressions (appended to OUT, owned by
+ * c->owned), memoized while the e-graph is unchanged: a repeated call
+ * appends the same expressions. */
 void sc_rel_clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, GPtrArray *out);
+/* Empties and frees the memo of sc_rel_clean_exprs (at the end of each
+ * visit); its hits and misses since the last reset. */
+typedef struct sc_rel_exprs_memo sc_rel_exprs_memo;
+void sc_rel_exprs_memo_reset(sc_rel_ctx *c);
+void sc_rel_exprs_memo_counts(const sc_rel_ctx *c, uint64_t *hits, uint64_t *misses);
 gboolean sc_rel_some_output_unmapped(sc_rel_ctx *c, const sc_node *n, const sc_id *out_cls);
 gboolean sc_rel_outputs_lost_impl(sc_rel_ctx *c, const sc_node *n, const sc_id *out_cls);
 GPtrArray *sc_rel_texts_of(GPtrArray *texprs);

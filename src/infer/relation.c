@@ -31,9 +31,116 @@ static gint cmp_u32(gconstpointer a, gconstpointer b) {
 static void alias_exprs(sc_rel_ctx *c, const sc_term *first, const gboolean *allowed_leaf,
                         GHashTable *covered, GPtrArray *out);
 
+/* The memo of sc_rel_clean_exprs.  A visit asks for the clean terms of
+ * the same class up to three times on an unchanged e-graph (whether an
+ * output is unmapped, whether it lost the impl, its relation), and the
+ * enumeration is the visit's largest cost after saturation.  The answer
+ * is a function of the e-graph, the canonical class and the allowed
+ * leaves (the lang, the impl graph, term_size and max_terms are fixed for
+ * the visit), so it is kept per (class, allowed leaves) while the
+ * e-graph's state is unchanged.  That state is (n_ids, n_classes): an add
+ * that makes a node allocates an id, a union that changes something
+ * removes a class, ids never go back and, between two adds, classes only
+ * decrease, so no two states of one e-graph's history share the pair; it
+ * is read on a clean e-graph only (enumeration needs one).  A size
+ * learned into the symtab (pass-sizes.c; it comes with a union) empties
+ * the memo too, since binding reads the symtab.  Entries hold
+ * the expressions of the first call (owned by c->owned, like every
+ * relation): a hit appends the same pointers.  The memo lives for one
+ * visit (sc_rel_exprs_memo_reset at its end). */
+typedef struct {
+  sc_id cls; /* canonical */
+  const gboolean *allowed_leaf;
+  GPtrArray *exprs; /* sc_texpr*, borrowed from c->owned */
+} exprs_entry;
+
+struct sc_rel_exprs_memo {
+  const sc_egraph *eg;
+  uint32_t n_ids, n_classes; /* the state the entries hold for */
+  guint n_learned;           /* sizes learned into the symtab (pass-sizes.c) */
+  GArray *entries;           /* exprs_entry */
+  uint64_t hits, misses;
+};
+
+static void exprs_memo_clear(sc_rel_exprs_memo *m) {
+  for (guint i = 0; i < m->entries->len; i++)
+    g_ptr_array_unref(g_array_index(m->entries, exprs_entry, i).exprs);
+  g_array_set_size(m->entries, 0);
+}
+
+void sc_rel_exprs_memo_reset(sc_rel_ctx *c) {
+  sc_rel_exprs_memo *m = c->exprs_memo;
+  if (m == NULL)
+    return;
+  exprs_memo_clear(m);
+  g_array_free(m->entries, TRUE);
+  g_free(m);
+  c->exprs_memo = NULL;
+}
+
+void sc_rel_exprs_memo_counts(const sc_rel_ctx *c, uint64_t *hits, uint64_t *misses) {
+  *hits = c->exprs_memo ? c->exprs_memo->hits : 0;
+  *misses = c->exprs_memo ? c->exprs_memo->misses : 0;
+}
+
+/* The entry for (CLS, ALLOWED_LEAF) in EG's current state, or NULL; the
+ * memo is emptied first when EG changed since its entries were made. */
+static exprs_entry *exprs_memo_find(sc_rel_ctx *c, const sc_egraph *eg, sc_id cls,
+                                    const gboolean *allowed_leaf) {
+  sc_rel_exprs_memo *m = c->exprs_memo;
+  if (m == NULL) {
+    m = c->exprs_memo = g_new0(sc_rel_exprs_memo, 1);
+    m->entries = g_array_new(FALSE, FALSE, sizeof(exprs_entry));
+  }
+  uint32_t n_ids = sc_egraph_n_ids(eg), n_classes = sc_egraph_n_classes(eg);
+  guint n_learned = c->res->learned ? c->res->learned->len : 0;
+  if (m->eg != eg || m->n_ids != n_ids || m->n_classes != n_classes ||
+      m->n_learned != n_learned) {
+    exprs_memo_clear(m);
+    m->eg = eg;
+    m->n_ids = n_ids;
+    m->n_classes = n_classes;
+    m->n_learned = n_learned;
+  }
+  for (guint i = 0; i < m->entries->len; i++) {
+    exprs_entry *e = &g_array_index(m->entries, exprs_entry, i);
+    if (e->cls == cls && e->allowed_leaf == allowed_leaf)
+      return e;
+  }
+  return NULL;
+}
+
+static void clean_exprs_compute(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf,
+                                GPtrArray *out);
+
 /* Clean terms of CLS as bound expressions (appended to OUT, owned by
- * ctx->owned), at most max_terms. */
+ * ctx->owned), at most max_terms; memoized (above). */
 void sc_rel_clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, GPtrArray *out) {
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  cls = sc_egraph_find(eg, cls);
+  if (!sc_egraph_is_clean(eg)) { /* (enumeration refuses it) */
+    clean_exprs_compute(c, cls, allowed_leaf, out);
+    return;
+  }
+  exprs_entry *e = exprs_memo_find(c, eg, cls, allowed_leaf);
+  if (e != NULL) {
+    c->exprs_memo->hits++;
+    for (guint i = 0; i < e->exprs->len; i++)
+      g_ptr_array_add(out, g_ptr_array_index(e->exprs, i));
+    return;
+  }
+  c->exprs_memo->misses++;
+  guint first = out->len;
+  clean_exprs_compute(c, cls, allowed_leaf, out);
+  exprs_entry ne = {cls, allowed_leaf, g_ptr_array_sized_new(out->len - first)};
+  for (guint i = first; i < out->len; i++)
+    g_ptr_array_add(ne.exprs, g_ptr_array_index(out, i));
+  g_array_append_val(c->exprs_memo->entries, ne);
+}
+
+/* sc_rel_clean_exprs without the memo. */
+static void clean_exprs_compute(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf,
+                                GPtrArray *out) {
   sc_egraph *eg = sc_lang_egraph(c->lang);
   weight_ctx wc = {c->lang, allowed_leaf};
   /* four times as many terms as are kept: the small variants of one
@@ -47,7 +154,8 @@ void sc_rel_clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
    * term reads, so the smallest term per set of leaves stands for its
    * family: larger terms over the same leaves are dropped.  At most
    * max_terms families are kept. */
-  GHashTable *families = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  GHashTable *families = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
+                                               (GDestroyNotify)g_bytes_unref, NULL);
   guint kept = 0;
   const sc_term *first = NULL;
   GHashTable *covered = g_hash_table_new(g_direct_hash, g_direct_equal); /* tensor id + 1 */
@@ -59,13 +167,15 @@ void sc_rel_clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
       if (tn->op == SC_LANG_OP_TENSOR)
         g_array_append_val(leaves, tn->attr);
     }
+    /* the family's key: its distinct leaves, sorted */
     g_array_sort(leaves, cmp_u32);
-    GString *key = g_string_new(NULL);
+    guint n_distinct = 0;
     for (guint j = 0; j < leaves->len; j++)
       if (j == 0 || g_array_index(leaves, uint32_t, j) != g_array_index(leaves, uint32_t, j - 1))
-        g_string_append_printf(key, "%u,", g_array_index(leaves, uint32_t, j));
-    g_array_free(leaves, TRUE);
-    if (!g_hash_table_add(families, g_string_free(key, FALSE)))
+        g_array_index(leaves, uint32_t, n_distinct++) = g_array_index(leaves, uint32_t, j);
+    gsize key_size = n_distinct * sizeof(uint32_t);
+    GBytes *key = g_bytes_new_take(g_array_free(leaves, FALSE), key_size);
+    if (!g_hash_table_add(families, key))
       continue;
     sc_expr *e = sc_lang_term_to_expr(c->lang, term);
     if (!e)

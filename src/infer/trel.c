@@ -293,18 +293,39 @@ static void sc_rel_grow_trel(sc_rel_ctx *c, const sc_id *out_cls, uint32_t n_out
   g_hash_table_unref(seen);
 }
 
-/* Is an e-node of an overload of OP's operator (same namespace and name,
- * or the relation language's sc.NAME) in the e-graph?  An implementation
- * writes arange.start(off, off + n) where the spec writes arange(n). */
-static gboolean sc_rel_overload_in_egraph(sc_egraph *eg, const sc_op *op) {
+/* The overloads of OP's operator (same namespace and name, or the
+ * relation language's sc.NAME, OP excluded), as op ids in registry order:
+ * an implementation writes arange.start(off, off + n) where the spec
+ * writes arange(n). */
+static GArray *sc_rel_overloads_of(const sc_op *op) {
+  GArray *ids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   uint32_t n_ops = sc_ops_count();
   for (uint32_t i = 0; i < n_ops; i++) {
     const sc_op *o = sc_ops_at(i);
     if (o == op || strcmp(o->name, op->name) != 0 ||
         (strcmp(o->ns, op->ns) != 0 && strcmp(o->ns, "sc") != 0))
       continue;
+    g_array_append_val(ids, o->id);
+  }
+  return ids;
+}
+
+void sc_rel_overloads_init(sc_rel_ctx *c) {
+  c->overloads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+                                       (GDestroyNotify)g_array_unref);
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init(&it, c->sourceless);
+  while (g_hash_table_iter_next(&it, &key, NULL))
+    g_hash_table_insert(c->overloads, key,
+                        sc_rel_overloads_of(sc_ops_at(GPOINTER_TO_UINT(key) - 1)));
+}
+
+/* Is an e-node of an overload in IDS (sc_rel_overloads_of) in the e-graph? */
+static gboolean sc_rel_overload_in_egraph(sc_egraph *eg, const GArray *ids) {
+  for (guint i = 0; i < ids->len; i++) {
     uint32_t n_cls = 0;
-    sc_egraph_classes_with_op(eg, o->id, &n_cls);
+    sc_egraph_classes_with_op(eg, g_array_index(ids, uint32_t, i), &n_cls);
     if (n_cls > 0)
       return TRUE;
   }
@@ -329,7 +350,7 @@ static void sc_rel_add_sourceless(sc_rel_ctx *c) {
     sc_egraph_classes_with_op(eg, op, &n_cls);
     if (n_cls == 0 && sc_empty != NULL && sc_rel_is_empty_buffer(sc_ops_at(op)))
       sc_egraph_classes_with_op(eg, sc_empty->id, &n_cls);
-    if (n_cls == 0 && !sc_rel_overload_in_egraph(eg, sc_ops_at(op)))
+    if (n_cls == 0 && !sc_rel_overload_in_egraph(eg, g_hash_table_lookup(c->overloads, key)))
       continue;
     GArray *nodes = val;
     for (guint i = 0; i < nodes->len; i++) {

@@ -317,6 +317,7 @@ static void visit_end(sc_rel_ctx *c, sc_id v, const sc_node *n, double t0) {
   c->n_rewrites = 0;
   sc_explain_free(c->ex);
   c->ex = NULL;
+  sc_rel_exprs_memo_reset(c);
   sc_lang_free(c->lang);
   c->lang = NULL;
 }

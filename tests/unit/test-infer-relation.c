@@ -1,0 +1,154 @@
+/* test-infer-relation.c — the memo of the clean terms of a class
+ * (sc_rel_clean_exprs, src/infer/relation.c): a repeated call on an
+ * unchanged e-graph is a hit that gives the very expressions of the first
+ * call; other allowed leaves are another entry; a change of the e-graph
+ * (a union, an add) empties the memo; and in every state the memoized
+ * answer equals the one computed afresh (the memo reset before the call). */
+#include "infer-fixture.h"
+
+/* a .. e: [4] f32 impl tensors; d and e are the "outputs" */
+static void setup(ifx *f, sc_infer_options *opts, gboolean *is_output) {
+  ifx_init(f);
+  int64_t s4[1] = {4};
+  const char *names[] = {"a", "b", "c", "d", "e"};
+  for (int i = 0; i < 5; i++)
+    ifx_input(f, names[i], SC_DTYPE_F32, 1, s4);
+  ifx_finish(f);
+  sc_infer_options_init(opts);
+  f->c.opts = opts;
+  f->c.term_size = opts->max_term_size;
+  f->c.owned = g_ptr_array_new_with_free_func((GDestroyNotify)sc_texpr_free);
+  for (int i = 0; i < 5; i++)
+    is_output[i] = i >= 3;
+}
+
+static void teardown(ifx *f) {
+  sc_rel_exprs_memo_reset(&f->c);
+  g_ptr_array_unref(f->c.owned);
+  ifx_clear(f);
+}
+
+/* The clean terms of CLS as sorted texts, through the memo. */
+static GPtrArray *texts(ifx *f, sc_id cls, const gboolean *allowed, GPtrArray **exprs) {
+  sc_egraph_rebuild(ifx_eg(f));
+  GPtrArray *e = g_ptr_array_new();
+  sc_rel_clean_exprs(&f->c, cls, allowed, e);
+  GPtrArray *t = sc_rel_texts_of(e);
+  if (exprs)
+    *exprs = e;
+  else
+    g_ptr_array_unref(e);
+  return t;
+}
+
+/* The same, computed afresh: the memo is reset first (and after). */
+static GPtrArray *fresh_texts(ifx *f, sc_id cls, const gboolean *allowed) {
+  sc_rel_exprs_memo_reset(&f->c);
+  GPtrArray *t = texts(f, cls, allowed, NULL);
+  sc_rel_exprs_memo_reset(&f->c);
+  return t;
+}
+
+static void assert_same_texts(GPtrArray *x, GPtrArray *y) {
+  g_assert_cmpuint(x->len, ==, y->len);
+  for (guint i = 0; i < x->len; i++)
+    g_assert_cmpstr(g_ptr_array_index(x, i), ==, g_ptr_array_index(y, i));
+}
+
+static gboolean has_text(GPtrArray *x, const char *s) {
+  for (guint i = 0; i < x->len; i++)
+    if (strcmp(g_ptr_array_index(x, i), s) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static void counts(ifx *f, uint64_t want_hits, uint64_t want_misses) {
+  uint64_t hits, misses;
+  sc_rel_exprs_memo_counts(&f->c, &hits, &misses);
+  g_assert_cmpuint(hits, ==, want_hits);
+  g_assert_cmpuint(misses, ==, want_misses);
+}
+
+/* A second call on the unchanged e-graph is a hit with the same
+ * expressions; the outputs-only leaves are an entry of their own. */
+static void test_hit_same_exprs(void) {
+  ifx f;
+  sc_infer_options opts;
+  gboolean is_output[5];
+  setup(&f, &opts, is_output);
+  sc_id x = ifx_add(&f, "sum(a, b)"), d = ifx_add(&f, "d");
+  sc_egraph_union(ifx_eg(&f), x, d, SC_JUST_ASSERTED);
+  GPtrArray *e1 = NULL, *e2 = NULL;
+  g_autoptr(GPtrArray) t1 = texts(&f, x, NULL, &e1);
+  g_autoptr(GPtrArray) t2 = texts(&f, d, NULL, &e2); /* same class by another id */
+  counts(&f, 1, 1);
+  g_assert_cmpuint(e1->len, ==, 2);
+  g_assert_cmpuint(e1->len, ==, e2->len);
+  for (guint i = 0; i < e1->len; i++)
+    g_assert_true(g_ptr_array_index(e1, i) == g_ptr_array_index(e2, i));
+  g_assert_cmpuint(f.c.owned->len, ==, 2); /* made once */
+  g_autoptr(GPtrArray) o1 = texts(&f, x, is_output, NULL);
+  g_autoptr(GPtrArray) o2 = texts(&f, x, is_output, NULL);
+  counts(&f, 2, 2);
+  g_assert_cmpuint(o1->len, ==, 1);
+  g_assert_cmpstr(g_ptr_array_index(o1, 0), ==, "d");
+  assert_same_texts(o1, o2);
+  /* the memoized answers are the fresh ones */
+  g_autoptr(GPtrArray) f1 = fresh_texts(&f, x, NULL);
+  g_autoptr(GPtrArray) f2 = fresh_texts(&f, x, is_output);
+  assert_same_texts(t1, f1);
+  assert_same_texts(o1, f2);
+  g_ptr_array_unref(e1);
+  g_ptr_array_unref(e2);
+  teardown(&f);
+}
+
+/* A union alone (no node added) and an add each change the answer: the
+ * memo is emptied, and what it then gives is what a fresh enumeration
+ * gives. */
+static void test_change_misses(void) {
+  ifx f;
+  sc_infer_options opts;
+  gboolean is_output[5];
+  setup(&f, &opts, is_output);
+  sc_id x = ifx_add(&f, "sum(a, b)"), e = ifx_add(&f, "e");
+  sc_id ac = ifx_add(&f, "sum(a, c)"), c = ifx_add(&f, "c"), b = ifx_add(&f, "b");
+  g_autoptr(GPtrArray) t0 = texts(&f, x, is_output, NULL);
+  g_assert_cmpuint(t0->len, ==, 0); /* no output reads it yet */
+  g_autoptr(GPtrArray) n0 = texts(&f, x, NULL, NULL);
+  g_assert_false(has_text(n0, "sum(a, c)"));
+  counts(&f, 0, 2);
+  /* a union alone: x = e */
+  sc_egraph_union(ifx_eg(&f), x, e, SC_JUST_ASSERTED);
+  g_autoptr(GPtrArray) t1 = texts(&f, x, is_output, NULL);
+  counts(&f, 0, 3);
+  g_assert_true(has_text(t1, "e"));
+  g_autoptr(GPtrArray) f1 = fresh_texts(&f, x, is_output);
+  assert_same_texts(t1, f1);
+  /* a union that joins sum(a, c) to the class through congruence (c = b) */
+  g_autoptr(GPtrArray) n1 = texts(&f, x, NULL, NULL);
+  sc_egraph_union(ifx_eg(&f), c, b, SC_JUST_ASSERTED);
+  g_assert_true(ifx_same(&f, ac, x));
+  g_autoptr(GPtrArray) n2 = texts(&f, x, NULL, NULL);
+  g_autoptr(GPtrArray) n3 = texts(&f, x, NULL, NULL);
+  counts(&f, 1, 2);
+  g_assert_false(has_text(n1, "sum(a, c)"));
+  g_assert_true(has_text(n2, "sum(a, c)"));
+  assert_same_texts(n2, n3);
+  g_autoptr(GPtrArray) f2 = fresh_texts(&f, x, NULL);
+  assert_same_texts(n2, f2);
+  /* a new term unioned in: x = sum(e, d) */
+  sc_egraph_union(ifx_eg(&f), x, ifx_add(&f, "sum(e, d)"), SC_JUST_ASSERTED);
+  g_autoptr(GPtrArray) n4 = texts(&f, x, NULL, NULL);
+  g_assert_true(has_text(n4, "sum(e, d)"));
+  g_autoptr(GPtrArray) f4 = fresh_texts(&f, x, NULL);
+  assert_same_texts(n4, f4);
+  teardown(&f);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/infer/relation/memo-hit", test_hit_same_exprs);
+  g_test_add_func("/infer/relation/memo-change", test_change_misses);
+  return g_test_run();
+}
