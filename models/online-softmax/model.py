@@ -40,7 +40,7 @@ B, H, SQ, SKV, HD = 1, 2, 3, 12, 4
 N, V = 6, 24
 
 BUNDLES = [(2, False, "lse"), (3, False, "lse"), (6, False, "lse"), (2, False, "max"), (3, False, "max"),
-           (4, False, "max"), (3, False, "lse-bug"), (4, False, "max-bug"),
+           (4, False, "max"), (6, False, "max"), (3, False, "lse-bug"), (4, False, "max-bug"),
            (2, False, "ce"), (3, False, "ce"), (4, False, "ce"), (6, False, "ce"), (4, False, "ce-bug")]
 
 
