@@ -14,11 +14,21 @@ send/recv ring delivers them.  Written twice, as two authors would:
                    and its log-sum-exp lse_j; merged once at the end:
                    lse = logsumexp(cat(lse_0 .. lse_{n-1}, -1), -1),
                    o = sum_j exp(lse_j - lse) * o_j.
+  "-causal":        the causal mask of the whole sequence (online style):
+                   each block's mask built from the global positions of
+                   its rows and columns (float aranges offset by the
+                   blocks' starts, compared); every block is visited, a
+                   block above the diagonal being masked whole (its
+                   exp(-inf - m) is 0: the rank's own block, met first,
+                   makes m finite).
   "-bug":          BUG ON PURPOSE (must fail), on the last rank:
                    online-bug:        the rescale is inverted, exp(m_new - m_old);
                    online-nomax-bug:  the running max is not updated (each
                                       block is shifted by its own max, the
                                       accumulator never rescaled);
+                   online-causal-bug: the keys' positions start at the
+                                      query block's start, not the key
+                                      block's (a wrong block offset);
                    lse-bug:           the merge weights are exp(lse - lse_j).
 
 Not in BUNDLES (they do not prove yet; README.md says why):
@@ -26,12 +36,10 @@ Not in BUNDLES (they do not prove yet; README.md says why):
                    past the related tensors (src/infer/trel.c WIDEN_HOPS)
                    and the running-max chain of four blocks is deeper;
                    with 10 it proves (measured, not committed).
-  "-causal":       the causal mask of the whole sequence, each block's
-                   mask built from the global positions of its rows and
-                   columns (aranges offset by the block's start), rank r
-                   visiting blocks j <= r only: the blocks skipped above
-                   the diagonal need a law for a row of -inf (exp(-inf) = 0)
-                   that the library lacks.
+  "lse" causal:    the lse form cannot visit a block masked whole (its
+                   softmax is NaN): it skips the blocks above the
+                   diagonal, which needs a law that drops the spec's -inf
+                   blocks (exp(-inf - L) = 0) the library lacks.
 
 Export: /usr/bin/python3 tools/shardcheck-export models/ring-attention/model.py
 """
@@ -44,13 +52,14 @@ B, H, S, HD = 1, 2, 12, 4
 
 BUNDLES = [(2, False, "online"), (3, False, "online"),
            (3, False, "online-bug"), (3, False, "online-nomax-bug"),
+           (2, False, "online-causal"), (3, False, "online-causal"), (3, False, "online-causal-bug"),
            (2, False, "lse"), (3, False, "lse"), (4, False, "lse"), (3, False, "lse-bug")]
 
 
 def causal_mask(q_start, rows, k_start, cols):
     """True where the key lies after the query (global positions)."""
-    qpos = torch.arange(q_start, q_start + rows)
-    kpos = torch.arange(k_start, k_start + cols)
+    qpos = torch.arange(q_start, q_start + rows, dtype=torch.float32)
+    kpos = torch.arange(k_start, k_start + cols, dtype=torch.float32)
     return kpos.view(1, cols) > qpos.view(rows, 1)
 
 
@@ -66,10 +75,9 @@ def attention(q, k, v, causal):
     return {"o": torch.softmax(scores(q, k, mask), dim=-1) @ v}
 
 
-def ring_order(r, n, causal):
+def ring_order(r, n):
     """The blocks rank r meets, as a ring delivers them: its own first."""
-    order = [(r - step) % n for step in range(n)]
-    return [j for j in order if j <= r] if causal else order
+    return [(r - step) % n for step in range(n)]
 
 
 def online(q, kb, vb, order, mask_of, bug, nomax):
@@ -122,17 +130,20 @@ def ring_attention(q, k, v, style):
         else:
             kb, vb = ks[r].chunk(n, dim=2), vs[r].chunk(n, dim=2)
         if causal:
+            # the keys' global positions start at the key block's start
+            # (the bug: at the query block's)
             offset = (lambda j: r * sb) if bug else (lambda j: j * sb)
             mask_of = (lambda j, offset=offset: causal_mask(r * sb, sb, offset(j), sb))
         else:
             mask_of = (lambda j: None)
         if style.startswith("online"):
-            order = ring_order(r, n, causal)
-            out.append(online(q[r], kb, vb, order, mask_of, bug and "nomax" not in style,
+            # causal: a block above the diagonal is masked whole; its
+            # exp(-inf - m) is 0 (the own block, met first, makes m finite)
+            rescale_bug = bug and not causal and "nomax" not in style
+            out.append(online(q[r], kb, vb, ring_order(r, n), mask_of, rescale_bug,
                               bug and "nomax" in style))
         else:
-            order = [j for j in range(n) if not causal or j <= r]
-            out.append(lse_merge(q[r], kb, vb, order, mask_of, bug))
+            out.append(lse_merge(q[r], kb, vb, range(n), mask_of, bug))
     return {"o": out}
 
 
@@ -143,7 +154,7 @@ def export(degree, variant):
     what = {"online-bug": "the last rank's rescale is inverted, exp(m_new - m_old)",
             "online-nomax-bug": "the last rank never updates its running max",
             "lse-bug": "the last rank's merge weights are exp(lse - lse_j)",
-            "lse-causal-bug": "the last rank's mask offsets the keys by the query block's start"}
+            "online-causal-bug": "the last rank's mask offsets the keys by the query block's start"}
     desc = f" BUG ON PURPOSE: {what[variant]}." if bug else ""
     return Export(
         name=name, bundle_name=name, filename=name + ".json", degree=degree, expect_mismatch=bug,
