@@ -10,14 +10,13 @@ log-sum-exp lse_r; the ranks merge with the global lse:
   style "max":   m = all_reduce(lse_r, max); lse = m + log(all_reduce(exp(lse_r - m)))
   style "ring":  two blocks, merged by the online update of ring attention
                  (running max and rescaled running sum), the peer's block
-                 received by an all_gather of k and v.  Not in BUNDLES: it
-                 does not prove yet (the final division by the running sum
-                 needs the max-shifted softmax form and the exp / division
-                 laws the library lacks).  Neither do "max" at 3 or more
-                 ranks nor "lse" at 6 (node limit): the spec's log-sum-exp
-                 of a left-nested cat nests the parts' log-sum-exps, which
-                 the flat all-reduced maximum does not meet.
-  style "*-bug": BUG ON PURPOSE: each rank rescales by exp(lse - lse_r)
+                 received by an all_gather of k and v (models/ring-attention
+                 writes ring attention in full, the sequence of q, k and v
+                 split, in two styles).
+  The merges of any number of parts in any order, lse at 6 and max at 3
+  and 4, prove by lemmas/online-softmax-merge.lemma; "max" at 6 still
+  reaches the e-node limit (the consumers of the merged log-sum-exp).
+  style "*-bug": BUG ON PURPOSE (lse-bug, max-bug): each rank rescales by exp(lse - lse_r)
                  (inverted) -- must fail.
 
 Vocabulary-parallel cross entropy with an all_gather of the per-rank
@@ -39,7 +38,8 @@ from shardcheck_export import Export, Input, Param, Replicate, Shard, comm
 B, H, SQ, SKV, HD = 1, 2, 3, 12, 4
 N, V = 6, 24
 
-BUNDLES = [(2, False, "lse"), (3, False, "lse"), (2, False, "max"), (3, False, "lse-bug"),
+BUNDLES = [(2, False, "lse"), (3, False, "lse"), (6, False, "lse"), (2, False, "max"), (3, False, "max"),
+           (4, False, "max"), (2, False, "ring"), (3, False, "lse-bug"), (4, False, "max-bug"),
            (2, False, "ce"), (3, False, "ce"), (4, False, "ce"), (6, False, "ce"), (4, False, "ce-bug")]
 
 
