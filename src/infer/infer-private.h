@@ -25,7 +25,9 @@
  *   explain.c        explanations (--explain; explain.h);
  *   release.c        relations no later visit can read, freed during the walk;
  *   memo.c           layer memoization: a node's relations carried from an
- *                    earlier proved node by an exact isomorphism.
+ *                    earlier proved node by an exact isomorphism;
+ *   given.c          output relations of checked outputs the bundle relates
+ *                    (spec inputs, assumed tensors).
  *
  * Invariants:
  *  - rel[t] holds the clean expressions (bound to the impl graph) known for
@@ -176,6 +178,17 @@ typedef sc_infer_weight weight_ctx;
 /* One spec node: Listing 2 with Listing 3's exploration.  Returns FALSE on
  * an error; a node that fails to map sets the result's failure and *stop. */
 gboolean sc_rel_visit_node(sc_rel_ctx *c, sc_id v, gboolean *stop, GError **error);
+/* A fresh e-graph (c->lang) with the rules bound to it; and its release
+ * (the compiled rules are kept for the next visit). */
+gboolean sc_rel_visit_begin(sc_rel_ctx *c, GError **error);
+void sc_rel_visit_release(sc_rel_ctx *c);
+
+/* --- outputs whose relation the bundle gives (given.c) --- */
+
+/* After a walk that mapped every checked output: the output relation of
+ * each checked output that is a spec input or an assumed tensor, and its
+ * expectations.  FALSE on an error. */
+gboolean sc_rel_outputs_given(sc_rel_ctx *c, GError **error);
 
 /* --- classes (classes.c) --- */
 

@@ -164,7 +164,7 @@ void sc_rel_note_random_assumption(sc_rel_ctx *c, const sc_node *n) {
 }
 
 /* A fresh e-graph for this visit, with the rules bound to it. */
-static gboolean visit_begin(sc_rel_ctx *c, GError **error) {
+gboolean sc_rel_visit_begin(sc_rel_ctx *c, GError **error) {
   c->visit++;
   c->lang = sc_lang_new(c->st, c->impl);
   c->ex = c->opts->explain ? sc_explain_begin(c->lang, c->bundle, c->opts->lemmas) : NULL;
@@ -312,6 +312,11 @@ static void visit_end(sc_rel_ctx *c, sc_id v, const sc_node *n, double t0) {
     c->res->stats.slowest_node = v;
   }
   sc_rel_vr_collect_used(c, n);
+  sc_rel_visit_release(c);
+}
+
+/* The visit's e-graph and explanation freed; the rules kept. */
+void sc_rel_visit_release(sc_rel_ctx *c) {
   c->rules = NULL; /* c->compiled keeps them for the next visit */
   c->rewrites = NULL;
   c->n_rewrites = 0;
@@ -332,7 +337,7 @@ gboolean sc_rel_visit_node(sc_rel_ctx *c, sc_id v, gboolean *stop, GError **erro
   sc_runner *runner = NULL;
   sc_id *out_cls = g_new(sc_id, n->n_results ? n->n_results : 1);
   GArray *unmapped = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-  gboolean ok = visit_begin(c, error);
+  gboolean ok = sc_rel_visit_begin(c, error);
   if (ok) {
     runner = sc_runner_new(sc_lang_egraph(c->lang), &c->opts->limits);
     ok = add_spec_call(c, n, out_cls, error) &&
@@ -349,6 +354,15 @@ gboolean sc_rel_visit_node(sc_rel_ctx *c, sc_id v, gboolean *stop, GError **erro
                       c->impl_is_output, c->opts, c->res->relexp);
     gboolean deferred = unmapped->len &&
                         fail_or_defer(c, v, n, out_cls, unmapped, limit_hit, stop);
+    if (g_getenv("SC_DEBUG_DEFER"))
+      g_printerr("DBG %s %s unmapped=%u deferred=%d stop=%d pending=%d live=%u\n", n->name,
+                 n->op->qualname, unmapped->len, deferred, *stop, c->pending, c->n_live);
+    if (g_getenv("SC_DEBUG_DEFER") && deferred)
+      for (guint q = 0; q < unmapped->len; q++) {
+        GPtrArray *dt = c->res->deferred_texts[n->results[g_array_index(unmapped, uint32_t, q)]];
+        for (guint z = 0; dt && z < dt->len && z < 3; z++)
+          g_printerr("   %s\n", (char *)g_ptr_array_index(dt, z));
+      }
     if (!*stop)
       sc_rel_settle_deferred(c, n, deferred);
     sc_rel_note_random_assumption(c, n);
