@@ -26,6 +26,7 @@
  *   release.c        relations no later visit can read, freed during the walk;
  *   memo.c           layer memoization: a node's relations carried from an
  *                    earlier proved node by an exact isomorphism;
+ *   localize.c       where a failure after deferral is reported;
  *   given.c          output relations of checked outputs the bundle relates
  *                    (spec inputs, assumed tensors).
  *
@@ -286,6 +287,13 @@ gboolean sc_rel_defer_outputs(sc_rel_ctx *c, const sc_node *n, const sc_id *out_
                               GArray *unmapped, const char *limit_hit);
 gboolean sc_rel_result_is_read(sc_rel_ctx *c, sc_id t);
 void sc_rel_settle_deferred(sc_rel_ctx *c, const sc_node *n, gboolean deferred);
+
+/* --- where a failure after deferral is reported (localize.c) --- */
+
+/* Does LIMIT_HIT at node N (which reads a deferred relation) end the walk
+ * with the pending failure of the first deferred node, not a limit? */
+gboolean sc_rel_limit_in_deferred_chain(const sc_rel_ctx *c, const sc_node *n,
+                                        const char *limit_hit);
 
 /* --- relations and nearest terms (relation.c) --- */
 

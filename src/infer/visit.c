@@ -288,6 +288,14 @@ static void record_relations(sc_rel_ctx *c, const sc_node *n, const sc_id *out_c
 static gboolean fail_or_defer(sc_rel_ctx *c, sc_id v, const sc_node *n, const sc_id *out_cls,
                               GArray *unmapped, const char *limit_hit, gboolean *stop) {
   gboolean deferred = sc_rel_defer_outputs(c, n, out_cls, unmapped, limit_hit);
+  if (sc_rel_limit_in_deferred_chain(c, n, limit_hit)) {
+    /* the chain of the pending failure reached a limit (localize.c) */
+    g_free(c->res->failure.limit_reason);
+    c->res->failure.limit_reason = g_strdup(limit_hit);
+    sc_rel_record_stop(c, v, out_cls, unmapped);
+    *stop = TRUE;
+    return FALSE;
+  }
   if (!c->pending || limit_hit) {
     /* the first failure (a limit overrides a deferred failure: the
      * verdict is then "limit") */
@@ -354,15 +362,6 @@ gboolean sc_rel_visit_node(sc_rel_ctx *c, sc_id v, gboolean *stop, GError **erro
                       c->impl_is_output, c->opts, c->res->relexp);
     gboolean deferred = unmapped->len &&
                         fail_or_defer(c, v, n, out_cls, unmapped, limit_hit, stop);
-    if (g_getenv("SC_DEBUG_DEFER"))
-      g_printerr("DBG %s %s unmapped=%u deferred=%d stop=%d pending=%d live=%u\n", n->name,
-                 n->op->qualname, unmapped->len, deferred, *stop, c->pending, c->n_live);
-    if (g_getenv("SC_DEBUG_DEFER") && deferred)
-      for (guint q = 0; q < unmapped->len; q++) {
-        GPtrArray *dt = c->res->deferred_texts[n->results[g_array_index(unmapped, uint32_t, q)]];
-        for (guint z = 0; dt && z < dt->len && z < 3; z++)
-          g_printerr("   %s\n", (char *)g_ptr_array_index(dt, z));
-      }
     if (!*stop)
       sc_rel_settle_deferred(c, n, deferred);
     sc_rel_note_random_assumption(c, n);
