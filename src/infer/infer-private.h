@@ -27,6 +27,7 @@
  *   memo.c           layer memoization: a node's relations carried from an
  *                    earlier proved node by an exact isomorphism;
  *   localize.c       where a failure after deferral is reported;
+ *   cut-forms.c      cut forms of a relation past max_terms; the retry without them;
  *   given.c          output relations of checked outputs the bundle relates
  *                    (spec inputs, assumed tensors).
  *
@@ -164,6 +165,9 @@ struct sc_rel_ctx {
   uint32_t *dormant;         /* per impl node: visit when ready but not needed */
   uint32_t *virt_stamp;      /* per impl tensor: visit when counted as related for a
                                 dormant duplicate's representative */
+  uint32_t *rel_main;        /* per spec tensor: 0, or how many expressions of rel[t]
+                                come before its cut forms (cut-forms.c); NULL if none */
+  gboolean no_cuts;          /* this visit reads relations without their cut forms */
 };
 
 /* How many spec nodes in a row may have a relation that is not clean
@@ -299,6 +303,19 @@ gboolean sc_rel_limit_in_deferred_chain(const sc_rel_ctx *c, const sc_node *n,
 
 uint32_t sc_rel_nearest_weight(const sc_egraph *eg, sc_id node, void *user);
 void sc_rel_clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, GPtrArray *out);
+/* The same (no leaf restriction), and the cut forms past max_terms
+ * families into EXTRA (cut-forms.c says why). */
+void sc_rel_clean_exprs_cuts(sc_rel_ctx *c, sc_id cls, GPtrArray *out, GPtrArray *extra);
+
+/* --- cut forms kept aside (cut-forms.c) --- */
+
+/* Appends CUTS (freed) to EXPRS, T's relation, remembering where they start. */
+void sc_rel_cut_forms_set(sc_rel_ctx *c, sc_id t, GPtrArray *exprs, GPtrArray *cuts);
+/* How many of the LEN expressions of rel[U] this visit reads. */
+uint32_t sc_rel_cut_forms_main(const sc_rel_ctx *c, sc_id u, uint32_t len);
+/* Does node N read a relation with cut forms? */
+gboolean sc_rel_cut_forms_read(const sc_rel_ctx *c, const sc_node *n);
+void sc_rel_cut_forms_free(sc_rel_ctx *c);
 gboolean sc_rel_some_output_unmapped(sc_rel_ctx *c, const sc_node *n, const sc_id *out_cls);
 gboolean sc_rel_outputs_lost_impl(sc_rel_ctx *c, const sc_node *n, const sc_id *out_cls);
 GPtrArray *sc_rel_texts_of(GPtrArray *texprs);

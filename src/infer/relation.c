@@ -53,6 +53,20 @@ static void layout_of(const sc_term *t, uint32_t i, GString *out) {
   g_string_append_c(out, ')');
 }
 
+/* Does T cut a tensor into pieces (a cat or a slice in it)? */
+static gboolean is_cut_form(const sc_term *t) {
+  for (uint32_t q = 0; q < sc_term_n_nodes(t); q++) {
+    const sc_term_node *tn = sc_term_node_at(t, q);
+    if (tn->op == SC_LANG_OP_TENSOR || tn->op == SC_LANG_OP_OPAQUE)
+      continue;
+    const char *name = sc_ops_at(tn->op)->qualname;
+    if (g_str_has_prefix(name, "sc.cat") || g_str_has_prefix(name, "sc.slice") ||
+        g_str_has_prefix(name, "sc.sum"))
+      return TRUE;
+  }
+  return FALSE;
+}
+
 static char *layout_key(const sc_term *t) {
   GString *s = g_string_new(NULL);
   layout_of(t, sc_term_root(t), s);
@@ -69,9 +83,15 @@ typedef struct {
   const sc_term *first;
 } pick_state;
 
+static gboolean reads_uncovered(const sc_term *t, GHashTable *covered);
+
 /* Keeps TERM (bound, into OUT and c->owned) when it is of a new family
- * and, past max_kept, of a new layout; TRUE when kept. */
-static gboolean pick_term(sc_rel_ctx *c, pick_state *p, const sc_term *term, GPtrArray *out) {
+ * and, past max_kept, of a new layout reading an impl tensor no kept term
+ * reads; TRUE when kept. */
+static gboolean pick_term(sc_rel_ctx *c, pick_state *p, const sc_term *term, GPtrArray *out,
+                          GPtrArray *extra) {
+  if (p->kept >= p->max_kept && !is_cut_form(term))
+    return FALSE;
   char *layout = layout_key(term);
   if (p->kept >= p->max_kept && g_hash_table_contains(p->layouts, layout)) {
     g_free(layout);
@@ -103,7 +123,7 @@ static gboolean pick_term(sc_rel_ctx *c, pick_state *p, const sc_term *term, GPt
     return FALSE;
   }
   g_ptr_array_add(c->owned, t);
-  g_ptr_array_add(out, t);
+  g_ptr_array_add(p->kept < p->max_kept ? out : extra, t);
   g_hash_table_add(p->layouts, layout);
   if (p->kept < p->max_kept)
     p->kept++;
@@ -142,20 +162,21 @@ static uint32_t fresh_weight(const sc_egraph *eg, sc_id node, void *user) {
  * enumeration's budget too.  Leaves already read weigh 0 (excluded) here,
  * so those forms come first. */
 static void fresh_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, pick_state *p,
-                        GPtrArray *out) {
+                        GPtrArray *extra) {
   sc_egraph *eg = sc_lang_egraph(c->lang);
   fresh_weight_ctx fw = {{c->lang, allowed_leaf}, p->covered};
   GPtrArray *terms = sc_egraph_enumerate(eg, sc_egraph_find(eg, cls), 2 * c->opts->max_terms,
                                          c->term_size, fresh_weight, &fw, NULL);
   for (guint i = 0; i < terms->len && p->extra < p->max_extra; i++)
-    pick_term(c, p, g_ptr_array_index(terms, i), out);
+    pick_term(c, p, g_ptr_array_index(terms, i), NULL, extra);
   g_ptr_array_unref(terms);
 }
 
 /* Clean terms of CLS as bound expressions (appended to OUT, owned by
- * ctx->owned): max_terms families, then at most max_terms / 2 more of
- * layouts not yet kept, then aliases. */
-void sc_rel_clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, GPtrArray *out) {
+ * ctx->owned): max_terms families, then aliases; with EXTRA, the cut
+ * forms past them into EXTRA (sc_rel_clean_exprs_cuts). */
+static void clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, GPtrArray *out,
+                        GPtrArray *extra) {
   sc_egraph *eg = sc_lang_egraph(c->lang);
   weight_ctx wc = {c->lang, allowed_leaf};
   /* four times as many terms as are kept: the small variants of one
@@ -168,18 +189,16 @@ void sc_rel_clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
    * (section 4.3.2).  Lemma-only rewrites keep the set of impl tensors a
    * term reads, so the smallest term per set of leaves stands for its
    * family: larger terms over the same leaves are dropped.  At most
-   * max_terms families are kept, and past them one term per layout not
-   * yet kept (layout_key), from this enumeration and from one over fresh
-   * leaves (fresh_exprs), at most max_terms / 2 of them. */
+   * max_terms families are kept. */
   pick_state p = {g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
                   g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
                   g_hash_table_new(g_direct_hash, g_direct_equal), 0, 0,
-                  c->opts->max_terms, MAX(c->opts->max_terms / 2, 1), NULL};
-  for (guint i = 0; i < terms->len && p.extra < p.max_extra; i++)
-    pick_term(c, &p, g_ptr_array_index(terms, i), out);
+                  c->opts->max_terms, extra ? MAX(c->opts->max_terms / 2, 1) : 0, NULL};
+  for (guint i = 0; i < terms->len && (p.kept < p.max_kept || p.extra < p.max_extra); i++)
+    pick_term(c, &p, g_ptr_array_index(terms, i), out, extra);
   gboolean cut = terms->len >= 4 * c->opts->max_terms || p.kept >= p.max_kept;
   if (p.kept >= p.max_kept && p.extra < p.max_extra)
-    fresh_exprs(c, cls, allowed_leaf, &p, out);
+    fresh_exprs(c, cls, NULL, &p, extra);
   /* the enumeration was cut short (or the families were): impl tensors
    * that no kept term reads may still equal one of its parts */
   if (p.first && cut)
@@ -188,6 +207,22 @@ void sc_rel_clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
   g_hash_table_unref(p.families);
   g_hash_table_unref(p.layouts);
   g_ptr_array_unref(terms);
+}
+
+void sc_rel_clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, GPtrArray *out) {
+  clean_exprs(c, cls, allowed_leaf, out, NULL);
+}
+
+/* Cut forms.  Past max_terms families, at most max_terms / 4 more terms,
+ * each of a layout no kept term has (layout_key), with a cat or a slice
+ * (is_cut_form), reading an impl tensor no kept term reads: from the
+ * enumeration above, then from one over fresh leaves (fresh_exprs).  They
+ * are not part of the relation every consumer starts from (more forms make
+ * every consumer's e-graph larger, and an 8-rank contraction then reaches
+ * the runner's node limit); a consumer that does not map with the relation
+ * adds them before it widens (sc_rel_add_cut_forms, cut-forms.c). */
+void sc_rel_clean_exprs_cuts(sc_rel_ctx *c, sc_id cls, GPtrArray *out, GPtrArray *extra) {
+  clean_exprs(c, cls, NULL, out, extra);
 }
 
 /* Aliases (called by sc_rel_clean_exprs when its enumeration was cut short).

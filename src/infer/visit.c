@@ -259,8 +259,9 @@ static void record_relations(sc_rel_ctx *c, const sc_node *n, const sc_id *out_c
     sc_id t = n->results[k];
     if (t == SC_ID_NONE)
       continue;
-    GPtrArray *exprs = g_ptr_array_new();
-    sc_rel_clean_exprs(c, out_cls[k], NULL, exprs);
+    GPtrArray *exprs = g_ptr_array_new(), *cuts = g_ptr_array_new();
+    sc_rel_clean_exprs_cuts(c, out_cls[k], exprs, cuts);
+    sc_rel_cut_forms_set(c, t, exprs, cuts); /* cut-forms.c */
     gboolean is_checked = FALSE;
     for (guint i = 0; i < c->res->checked->len && !is_checked; i++)
       is_checked = g_array_index(c->res->checked, sc_id, i) == t;
@@ -350,6 +351,20 @@ gboolean sc_rel_visit_node(sc_rel_ctx *c, sc_id v, gboolean *stop, GError **erro
     runner = sc_runner_new(sc_lang_egraph(c->lang), &c->opts->limits);
     ok = add_spec_call(c, n, out_cls, error) &&
          prove(c, runner, n, out_cls, &limit_hit, error);
+  }
+  if (ok && limit_hit && sc_rel_cut_forms_read(c, n) &&
+      sc_rel_some_output_unmapped(c, n, out_cls)) {
+    /* the cut forms of its inputs made the e-graph too large: again
+     * without them (cut-forms.c) */
+    sc_runner_free(runner);
+    sc_rel_visit_release(c);
+    limit_hit = NULL;
+    c->no_cuts = TRUE;
+    ok = sc_rel_visit_begin(c, error);
+    runner = ok ? sc_runner_new(sc_lang_egraph(c->lang), &c->opts->limits) : NULL;
+    ok = ok && add_spec_call(c, n, out_cls, error) &&
+         prove(c, runner, n, out_cls, &limit_hit, error);
+    c->no_cuts = FALSE;
   }
   if (ok) {
     record_relations(c, n, out_cls, unmapped);

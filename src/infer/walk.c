@@ -173,6 +173,7 @@ static void ctx_clear(sc_rel_ctx *c) {
   sc_rel_memo_free(c);
   sc_rel_dups_free(c);
   sc_rel_release_free(c);
+  sc_rel_cut_forms_free(c);
 }
 
 /* The expectations of the bundle, in file order, none found yet. */
