@@ -62,7 +62,8 @@ sc_id sc_rel_spec_input_class(sc_rel_ctx *c, sc_id u, GError **error) {
   }
   sc_egraph *eg = sc_lang_egraph(c->lang);
   sc_id cls = SC_ID_NONE;
-  for (guint i = 0; i < exprs->len; i++) {
+  uint32_t n_read = sc_rel_cut_forms_main(c, u, exprs->len); /* cut-forms.c */
+  for (guint i = 0; i < n_read; i++) {
     const sc_texpr *t = g_ptr_array_index(exprs, i);
     sc_id k = sc_lang_add_texpr(c->lang, t, error);
     if (k == SC_ID_NONE)

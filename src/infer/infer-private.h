@@ -25,7 +25,11 @@
  *   explain.c        explanations (--explain; explain.h);
  *   release.c        relations no later visit can read, freed during the walk;
  *   memo.c           layer memoization: a node's relations carried from an
- *                    earlier proved node by an exact isomorphism.
+ *                    earlier proved node by an exact isomorphism;
+ *   localize.c       where a failure after deferral is reported;
+ *   cut-forms.c      cut forms of a relation past max_terms; the retry without them;
+ *   given.c          output relations of checked outputs the bundle relates
+ *                    (spec inputs, assumed tensors).
  *
  * Invariants:
  *  - rel[t] holds the clean expressions (bound to the impl graph) known for
@@ -163,6 +167,9 @@ struct sc_rel_ctx {
   uint32_t *virt_stamp;      /* per impl tensor: visit when counted as related for a
                                 dormant duplicate's representative */
   struct sc_rel_exprs_memo *exprs_memo; /* this visit's clean terms per class (relation.c) */
+  uint32_t *rel_main;        /* per spec tensor: 0, or how many expressions of rel[t]
+                                come before its cut forms (cut-forms.c); NULL if none */
+  gboolean no_cuts;          /* this visit reads relations without their cut forms */
 };
 
 /* How many spec nodes in a row may have a relation that is not clean
@@ -178,6 +185,17 @@ typedef sc_infer_weight weight_ctx;
 /* One spec node: Listing 2 with Listing 3's exploration.  Returns FALSE on
  * an error; a node that fails to map sets the result's failure and *stop. */
 gboolean sc_rel_visit_node(sc_rel_ctx *c, sc_id v, gboolean *stop, GError **error);
+/* A fresh e-graph (c->lang) with the rules bound to it; and its release
+ * (the compiled rules are kept for the next visit). */
+gboolean sc_rel_visit_begin(sc_rel_ctx *c, GError **error);
+void sc_rel_visit_release(sc_rel_ctx *c);
+
+/* --- outputs whose relation the bundle gives (given.c) --- */
+
+/* After a walk that mapped every checked output: the output relation of
+ * each checked output that is a spec input or an assumed tensor, and its
+ * expectations.  FALSE on an error. */
+gboolean sc_rel_outputs_given(sc_rel_ctx *c, GError **error);
 
 /* --- classes (classes.c) --- */
 
@@ -279,6 +297,13 @@ gboolean sc_rel_defer_outputs(sc_rel_ctx *c, const sc_node *n, const sc_id *out_
 gboolean sc_rel_result_is_read(sc_rel_ctx *c, sc_id t);
 void sc_rel_settle_deferred(sc_rel_ctx *c, const sc_node *n, gboolean deferred);
 
+/* --- where a failure after deferral is reported (localize.c) --- */
+
+/* Does LIMIT_HIT at node N (which reads a deferred relation) end the walk
+ * with the pending failure of the first deferred node, not a limit? */
+gboolean sc_rel_limit_in_deferred_chain(const sc_rel_ctx *c, const sc_node *n,
+                                        const char *limit_hit);
+
 /* --- relations and nearest terms (relation.c) --- */
 
 uint32_t sc_rel_nearest_weight(const sc_egraph *eg, sc_id node, void *user);
@@ -291,6 +316,19 @@ void sc_rel_clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
 typedef struct sc_rel_exprs_memo sc_rel_exprs_memo;
 void sc_rel_exprs_memo_reset(sc_rel_ctx *c);
 void sc_rel_exprs_memo_counts(const sc_rel_ctx *c, uint64_t *hits, uint64_t *misses);
+/* The same (no leaf restriction), and the cut forms past max_terms
+ * families into EXTRA (cut-forms.c says why). */
+void sc_rel_clean_exprs_cuts(sc_rel_ctx *c, sc_id cls, GPtrArray *out, GPtrArray *extra);
+
+/* --- cut forms kept aside (cut-forms.c) --- */
+
+/* Appends CUTS (freed) to EXPRS, T's relation, remembering where they start. */
+void sc_rel_cut_forms_set(sc_rel_ctx *c, sc_id t, GPtrArray *exprs, GPtrArray *cuts);
+/* How many of the LEN expressions of rel[U] this visit reads. */
+uint32_t sc_rel_cut_forms_main(const sc_rel_ctx *c, sc_id u, uint32_t len);
+/* Does node N read a relation with cut forms? */
+gboolean sc_rel_cut_forms_read(const sc_rel_ctx *c, const sc_node *n);
+void sc_rel_cut_forms_free(sc_rel_ctx *c);
 gboolean sc_rel_some_output_unmapped(sc_rel_ctx *c, const sc_node *n, const sc_id *out_cls);
 gboolean sc_rel_outputs_lost_impl(sc_rel_ctx *c, const sc_node *n, const sc_id *out_cls);
 GPtrArray *sc_rel_texts_of(GPtrArray *texprs);

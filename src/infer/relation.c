@@ -31,6 +31,149 @@ static gint cmp_u32(gconstpointer a, gconstpointer b) {
 static void alias_exprs(sc_rel_ctx *c, const sc_term *first, const gboolean *allowed_leaf,
                         GHashTable *covered, GPtrArray *out);
 
+/* The layout of a term: its operators and attributes with every impl
+ * tensor written T (cat(T, T, dim=0), sum(T, T), T).  A tensor replicated
+ * on 8 ranks has 8 one-tensor terms per name (the all_reduce result, its
+ * expand, its view...), enough to fill the max_terms families with the
+ * layout T alone and drop the cut form (cat of each rank's piece) that the
+ * next contraction needs; sc_rel_clean_exprs keeps, past max_terms, one
+ * term per layout not yet kept. */
+static void layout_of(const sc_term *t, uint32_t i, GString *out) {
+  const sc_term_node *tn = sc_term_node_at(t, i);
+  if (tn->op == SC_LANG_OP_TENSOR) {
+    g_string_append_c(out, 'T');
+    return;
+  }
+  g_string_append_printf(out, "%u:%u(", tn->op, tn->attr);
+  for (uint32_t k = 0; k < tn->n_children; k++) {
+    if (k)
+      g_string_append_c(out, ',');
+    layout_of(t, sc_term_child(t, i, k), out);
+  }
+  g_string_append_c(out, ')');
+}
+
+/* Does T cut a tensor into pieces (a cat or a slice in it)? */
+static gboolean is_cut_form(const sc_term *t) {
+  for (uint32_t q = 0; q < sc_term_n_nodes(t); q++) {
+    const sc_term_node *tn = sc_term_node_at(t, q);
+    if (tn->op == SC_LANG_OP_TENSOR || tn->op == SC_LANG_OP_OPAQUE)
+      continue;
+    const char *name = sc_ops_at(tn->op)->qualname;
+    if (g_str_has_prefix(name, "sc.cat") || g_str_has_prefix(name, "sc.slice") ||
+        g_str_has_prefix(name, "sc.sum"))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+static char *layout_key(const sc_term *t) {
+  GString *s = g_string_new(NULL);
+  layout_of(t, sc_term_root(t), s);
+  return g_string_free(s, FALSE);
+}
+
+/* The terms sc_rel_clean_exprs keeps: one per family (set of leaves), the
+ * first max_terms families, then (extra) one per layout not yet kept. */
+typedef struct {
+  GHashTable *families;  /* leaf-set key (GBytes: sorted distinct leaf ids) */
+  GHashTable *layouts;   /* layout_key */
+  GHashTable *covered;   /* tensor id + 1 read by a kept term */
+  guint kept, extra, max_kept, max_extra;
+  const sc_term *first;
+} pick_state;
+
+static gboolean reads_uncovered(const sc_term *t, GHashTable *covered);
+
+/* Keeps TERM (bound, into OUT and c->owned) when it is of a new family
+ * and, past max_kept, of a new layout reading an impl tensor no kept term
+ * reads; TRUE when kept. */
+static gboolean pick_term(sc_rel_ctx *c, pick_state *p, const sc_term *term, GPtrArray *out,
+                          GPtrArray *extra) {
+  if (p->kept >= p->max_kept && !is_cut_form(term))
+    return FALSE;
+  char *layout = layout_key(term);
+  if (p->kept >= p->max_kept && g_hash_table_contains(p->layouts, layout)) {
+    g_free(layout);
+    return FALSE;
+  }
+  GArray *leaves = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  for (uint32_t j = 0; j < sc_term_n_nodes(term); j++) {
+    const sc_term_node *tn = sc_term_node_at(term, j);
+    if (tn->op == SC_LANG_OP_TENSOR)
+      g_array_append_val(leaves, tn->attr);
+  }
+  /* the family's key: its distinct leaves, sorted */
+  g_array_sort(leaves, cmp_u32);
+  guint n_distinct = 0;
+  for (guint j = 0; j < leaves->len; j++)
+    if (j == 0 || g_array_index(leaves, uint32_t, j) != g_array_index(leaves, uint32_t, j - 1))
+      g_array_index(leaves, uint32_t, n_distinct++) = g_array_index(leaves, uint32_t, j);
+  gsize key_size = n_distinct * sizeof(uint32_t);
+  GBytes *key = g_bytes_new_take(g_array_free(leaves, FALSE), key_size);
+  if (!g_hash_table_add(p->families, key)) {
+    g_free(layout);
+    return FALSE;
+  }
+  sc_expr *e = sc_lang_term_to_expr(c->lang, term);
+  /* Binding rejects what is not clean after flattening (a repeated
+   * partial in a sum is a scaling). */
+  sc_texpr *t = e ? sc_texpr_bind(e, c->impl, TRUE, NULL) : NULL;
+  sc_expr_free(e);
+  if (!t) {
+    g_free(layout);
+    return FALSE;
+  }
+  g_ptr_array_add(c->owned, t);
+  g_ptr_array_add(p->kept < p->max_kept ? out : extra, t);
+  g_hash_table_add(p->layouts, layout);
+  if (p->kept < p->max_kept)
+    p->kept++;
+  else
+    p->extra++;
+  if (!p->first)
+    p->first = term;
+  for (uint32_t j = 0; j < sc_term_n_nodes(term); j++) {
+    const sc_term_node *tn = sc_term_node_at(term, j);
+    if (tn->op == SC_LANG_OP_TENSOR)
+      g_hash_table_add(p->covered, GUINT_TO_POINTER(tn->attr + 1));
+  }
+  return TRUE;
+}
+
+/* Enumeration weight of fresh_exprs: clean, and no leaf a kept term reads. */
+typedef struct {
+  weight_ctx base;
+  GHashTable *covered;
+} fresh_weight_ctx;
+
+static uint32_t fresh_weight(const sc_egraph *eg, sc_id node, void *user) {
+  fresh_weight_ctx *w = user;
+  if (sc_egraph_node_op(eg, node) == SC_LANG_OP_TENSOR &&
+      g_hash_table_contains(w->covered, GUINT_TO_POINTER(sc_egraph_node_attr(eg, node) + 1)))
+    return 0;
+  return sc_infer_clean_weight(eg, node, &w->base);
+}
+
+/* Forms over fresh leaves, when the families were cut short: the smallest
+ * clean terms of CLS that read no impl tensor a kept term reads, one per
+ * new layout.  The max_terms smallest families of a tensor replicated on 8
+ * ranks are all single names of its replicas (size 1); the cut or
+ * partial-sum form over each rank's own piece (a cat, a sum of cats: size
+ * 3 to 13) that the next contraction reads is past them, and past the
+ * enumeration's budget too.  Leaves already read weigh 0 (excluded) here,
+ * so those forms come first. */
+static void fresh_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, pick_state *p,
+                        GPtrArray *extra) {
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  fresh_weight_ctx fw = {{c->lang, allowed_leaf}, p->covered};
+  GPtrArray *terms = sc_egraph_enumerate(eg, sc_egraph_find(eg, cls), 2 * c->opts->max_terms,
+                                         c->term_size, fresh_weight, &fw, NULL);
+  for (guint i = 0; i < terms->len && p->extra < p->max_extra; i++)
+    pick_term(c, p, g_ptr_array_index(terms, i), NULL, extra);
+  g_ptr_array_unref(terms);
+}
+
 /* The memo of sc_rel_clean_exprs.  A visit asks for the clean terms of
  * the same class up to three times on an unchanged e-graph (whether an
  * output is unmapped, whether it lost the impl, its relation), and the
@@ -110,8 +253,8 @@ static exprs_entry *exprs_memo_find(sc_rel_ctx *c, const sc_egraph *eg, sc_id cl
   return NULL;
 }
 
-static void clean_exprs_compute(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf,
-                                GPtrArray *out);
+static void clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, GPtrArray *out,
+                        GPtrArray *extra);
 
 /* Clean terms of CLS as bound expressions (appended to OUT, owned by
  * ctx->owned), at most max_terms; memoized (above). */
@@ -119,7 +262,7 @@ void sc_rel_clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
   sc_egraph *eg = sc_lang_egraph(c->lang);
   cls = sc_egraph_find(eg, cls);
   if (!sc_egraph_is_clean(eg)) { /* (enumeration refuses it) */
-    clean_exprs_compute(c, cls, allowed_leaf, out);
+    clean_exprs(c, cls, allowed_leaf, out, NULL);
     return;
   }
   exprs_entry *e = exprs_memo_find(c, eg, cls, allowed_leaf);
@@ -131,16 +274,18 @@ void sc_rel_clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
   }
   c->exprs_memo->misses++;
   guint first = out->len;
-  clean_exprs_compute(c, cls, allowed_leaf, out);
+  clean_exprs(c, cls, allowed_leaf, out, NULL);
   exprs_entry ne = {cls, allowed_leaf, g_ptr_array_sized_new(out->len - first)};
   for (guint i = first; i < out->len; i++)
     g_ptr_array_add(ne.exprs, g_ptr_array_index(out, i));
   g_array_append_val(c->exprs_memo->entries, ne);
 }
 
-/* sc_rel_clean_exprs without the memo. */
-static void clean_exprs_compute(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf,
-                                GPtrArray *out) {
+/* Clean terms of CLS as bound expressions (appended to OUT, owned by
+ * ctx->owned): max_terms families, then aliases; with EXTRA, the cut
+ * forms past them into EXTRA (sc_rel_clean_exprs_cuts). */
+static void clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, GPtrArray *out,
+                        GPtrArray *extra) {
   sc_egraph *eg = sc_lang_egraph(c->lang);
   weight_ctx wc = {c->lang, allowed_leaf};
   /* four times as many terms as are kept: the small variants of one
@@ -154,56 +299,36 @@ static void clean_exprs_compute(sc_rel_ctx *c, sc_id cls, const gboolean *allowe
    * term reads, so the smallest term per set of leaves stands for its
    * family: larger terms over the same leaves are dropped.  At most
    * max_terms families are kept. */
-  GHashTable *families = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
-                                               (GDestroyNotify)g_bytes_unref, NULL);
-  guint kept = 0;
-  const sc_term *first = NULL;
-  GHashTable *covered = g_hash_table_new(g_direct_hash, g_direct_equal); /* tensor id + 1 */
-  for (guint i = 0; i < terms->len && kept < c->opts->max_terms; i++) {
-    const sc_term *term = g_ptr_array_index(terms, i);
-    GArray *leaves = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-    for (uint32_t j = 0; j < sc_term_n_nodes(term); j++) {
-      const sc_term_node *tn = sc_term_node_at(term, j);
-      if (tn->op == SC_LANG_OP_TENSOR)
-        g_array_append_val(leaves, tn->attr);
-    }
-    /* the family's key: its distinct leaves, sorted */
-    g_array_sort(leaves, cmp_u32);
-    guint n_distinct = 0;
-    for (guint j = 0; j < leaves->len; j++)
-      if (j == 0 || g_array_index(leaves, uint32_t, j) != g_array_index(leaves, uint32_t, j - 1))
-        g_array_index(leaves, uint32_t, n_distinct++) = g_array_index(leaves, uint32_t, j);
-    gsize key_size = n_distinct * sizeof(uint32_t);
-    GBytes *key = g_bytes_new_take(g_array_free(leaves, FALSE), key_size);
-    if (!g_hash_table_add(families, key))
-      continue;
-    sc_expr *e = sc_lang_term_to_expr(c->lang, term);
-    if (!e)
-      continue;
-    /* Binding rejects what is not clean after flattening (a repeated
-     * partial in a sum is a scaling). */
-    sc_texpr *t = sc_texpr_bind(e, c->impl, TRUE, NULL);
-    sc_expr_free(e);
-    if (!t)
-      continue;
-    g_ptr_array_add(c->owned, t);
-    g_ptr_array_add(out, t);
-    kept++;
-    if (!first)
-      first = term;
-    for (uint32_t j = 0; j < sc_term_n_nodes(term); j++) {
-      const sc_term_node *tn = sc_term_node_at(term, j);
-      if (tn->op == SC_LANG_OP_TENSOR)
-        g_hash_table_add(covered, GUINT_TO_POINTER(tn->attr + 1));
-    }
-  }
+  pick_state p = {g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
+                                        (GDestroyNotify)g_bytes_unref, NULL),
+                  g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+                  g_hash_table_new(g_direct_hash, g_direct_equal), 0, 0,
+                  c->opts->max_terms, extra ? MAX(c->opts->max_terms / 2, 1) : 0, NULL};
+  for (guint i = 0; i < terms->len && (p.kept < p.max_kept || p.extra < p.max_extra); i++)
+    pick_term(c, &p, g_ptr_array_index(terms, i), out, extra);
+  gboolean cut = terms->len >= 4 * c->opts->max_terms || p.kept >= p.max_kept;
+  if (p.kept >= p.max_kept && p.extra < p.max_extra)
+    fresh_exprs(c, cls, NULL, &p, extra);
   /* the enumeration was cut short (or the families were): impl tensors
    * that no kept term reads may still equal one of its parts */
-  if (first && (terms->len >= 4 * c->opts->max_terms || kept >= c->opts->max_terms))
-    alias_exprs(c, first, allowed_leaf, covered, out);
-  g_hash_table_unref(covered);
-  g_hash_table_unref(families);
+  if (p.first && cut)
+    alias_exprs(c, p.first, allowed_leaf, p.covered, out);
+  g_hash_table_unref(p.covered);
+  g_hash_table_unref(p.families);
+  g_hash_table_unref(p.layouts);
   g_ptr_array_unref(terms);
+}
+
+/* Cut forms.  Past max_terms families, at most max_terms / 4 more terms,
+ * each of a layout no kept term has (layout_key), with a cat or a slice
+ * (is_cut_form), reading an impl tensor no kept term reads: from the
+ * enumeration above, then from one over fresh leaves (fresh_exprs).  They
+ * are not part of the relation every consumer starts from (more forms make
+ * every consumer's e-graph larger, and an 8-rank contraction then reaches
+ * the runner's node limit); a consumer that does not map with the relation
+ * adds them before it widens (sc_rel_add_cut_forms, cut-forms.c). */
+void sc_rel_clean_exprs_cuts(sc_rel_ctx *c, sc_id cls, GPtrArray *out, GPtrArray *extra) {
+  clean_exprs(c, cls, NULL, out, extra);
 }
 
 /* Aliases (called by sc_rel_clean_exprs when its enumeration was cut short).

@@ -164,7 +164,7 @@ void sc_rel_note_random_assumption(sc_rel_ctx *c, const sc_node *n) {
 }
 
 /* A fresh e-graph for this visit, with the rules bound to it. */
-static gboolean visit_begin(sc_rel_ctx *c, GError **error) {
+gboolean sc_rel_visit_begin(sc_rel_ctx *c, GError **error) {
   c->visit++;
   c->lang = sc_lang_new(c->st, c->impl);
   c->ex = c->opts->explain ? sc_explain_begin(c->lang, c->bundle, c->opts->lemmas) : NULL;
@@ -259,8 +259,9 @@ static void record_relations(sc_rel_ctx *c, const sc_node *n, const sc_id *out_c
     sc_id t = n->results[k];
     if (t == SC_ID_NONE)
       continue;
-    GPtrArray *exprs = g_ptr_array_new();
-    sc_rel_clean_exprs(c, out_cls[k], NULL, exprs);
+    GPtrArray *exprs = g_ptr_array_new(), *cuts = g_ptr_array_new();
+    sc_rel_clean_exprs_cuts(c, out_cls[k], exprs, cuts);
+    sc_rel_cut_forms_set(c, t, exprs, cuts); /* cut-forms.c */
     gboolean is_checked = FALSE;
     for (guint i = 0; i < c->res->checked->len && !is_checked; i++)
       is_checked = g_array_index(c->res->checked, sc_id, i) == t;
@@ -288,6 +289,14 @@ static void record_relations(sc_rel_ctx *c, const sc_node *n, const sc_id *out_c
 static gboolean fail_or_defer(sc_rel_ctx *c, sc_id v, const sc_node *n, const sc_id *out_cls,
                               GArray *unmapped, const char *limit_hit, gboolean *stop) {
   gboolean deferred = sc_rel_defer_outputs(c, n, out_cls, unmapped, limit_hit);
+  if (sc_rel_limit_in_deferred_chain(c, n, limit_hit)) {
+    /* the chain of the pending failure reached a limit (localize.c) */
+    g_free(c->res->failure.limit_reason);
+    c->res->failure.limit_reason = g_strdup(limit_hit);
+    sc_rel_record_stop(c, v, out_cls, unmapped);
+    *stop = TRUE;
+    return FALSE;
+  }
   if (!c->pending || limit_hit) {
     /* the first failure (a limit overrides a deferred failure: the
      * verdict is then "limit") */
@@ -312,6 +321,11 @@ static void visit_end(sc_rel_ctx *c, sc_id v, const sc_node *n, double t0) {
     c->res->stats.slowest_node = v;
   }
   sc_rel_vr_collect_used(c, n);
+  sc_rel_visit_release(c);
+}
+
+/* The visit's e-graph and explanation freed; the rules kept. */
+void sc_rel_visit_release(sc_rel_ctx *c) {
   c->rules = NULL; /* c->compiled keeps them for the next visit */
   c->rewrites = NULL;
   c->n_rewrites = 0;
@@ -333,11 +347,25 @@ gboolean sc_rel_visit_node(sc_rel_ctx *c, sc_id v, gboolean *stop, GError **erro
   sc_runner *runner = NULL;
   sc_id *out_cls = g_new(sc_id, n->n_results ? n->n_results : 1);
   GArray *unmapped = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-  gboolean ok = visit_begin(c, error);
+  gboolean ok = sc_rel_visit_begin(c, error);
   if (ok) {
     runner = sc_runner_new(sc_lang_egraph(c->lang), &c->opts->limits);
     ok = add_spec_call(c, n, out_cls, error) &&
          prove(c, runner, n, out_cls, &limit_hit, error);
+  }
+  if (ok && limit_hit && sc_rel_cut_forms_read(c, n) &&
+      sc_rel_some_output_unmapped(c, n, out_cls)) {
+    /* the cut forms of its inputs made the e-graph too large: again
+     * without them (cut-forms.c) */
+    sc_runner_free(runner);
+    sc_rel_visit_release(c);
+    limit_hit = NULL;
+    c->no_cuts = TRUE;
+    ok = sc_rel_visit_begin(c, error);
+    runner = ok ? sc_runner_new(sc_lang_egraph(c->lang), &c->opts->limits) : NULL;
+    ok = ok && add_spec_call(c, n, out_cls, error) &&
+         prove(c, runner, n, out_cls, &limit_hit, error);
+    c->no_cuts = FALSE;
   }
   if (ok) {
     record_relations(c, n, out_cls, unmapped);

@@ -175,6 +175,7 @@ static void ctx_clear(sc_rel_ctx *c) {
   sc_rel_memo_free(c);
   sc_rel_dups_free(c);
   sc_rel_release_free(c);
+  sc_rel_cut_forms_free(c);
 }
 
 /* The expectations of the bundle, in file order, none found yet. */
@@ -240,31 +241,6 @@ static gboolean walk(sc_rel_ctx *c, gboolean *stop, GError **error) {
   return ok;
 }
 
-/* Outputs that are spec inputs (or assumed): their relation over impl
- * outputs is what the bundle gave. */
-static void outputs_given(sc_rel_ctx *c) {
-  sc_infer_result *res = c->res;
-  for (guint i = 0; i < res->checked->len; i++) {
-    sc_id t = g_array_index(res->checked, sc_id, i);
-    if (res->output_texts[t] || !c->rel[t])
-      continue;
-    GPtrArray *outs = g_ptr_array_new();
-    for (guint j = 0; j < c->rel[t]->len; j++) {
-      sc_texpr *e = g_ptr_array_index(c->rel[t], j);
-      GArray *leaves = g_array_new(FALSE, FALSE, sizeof(sc_id));
-      sc_texpr_collect_leaves(e, leaves);
-      gboolean all_out = TRUE;
-      for (guint l = 0; l < leaves->len; l++)
-        all_out = all_out && c->impl_is_output[g_array_index(leaves, sc_id, l)];
-      g_array_free(leaves, TRUE);
-      if (all_out)
-        g_ptr_array_add(outs, e);
-    }
-    res->output_texts[t] = sc_rel_texts_of(outs);
-    g_ptr_array_unref(outs);
-  }
-}
-
 /* An expectation not found makes the verdict FAILS (unexpected_relation). */
 static void judge_expectations(sc_rel_ctx *c) {
   sc_infer_result *res = c->res;
@@ -302,7 +278,7 @@ sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
   if (ok && !stop && c.pending)
     sc_rel_clear_failure(res);
   if (ok && !stop)
-    outputs_given(&c);
+    ok = sc_rel_outputs_given(&c, error); /* given.c */
   sc_rel_memo_finish(&c);
   if (ok && !stop && res->expectations->len)
     judge_expectations(&c);

@@ -221,9 +221,11 @@ static void print_unmapped(text_ctx *c, sc_verdict v, sc_id node) {
   sc_id stop = sc_infer_failure_stop_node(c->r);
   if (stop != SC_ID_NONE) {
     const sc_node *sn = sc_graph_node(spec, stop);
+    const char *why = v == SC_VERDICT_FAILS ? sc_infer_limit_reason(c->r) : NULL;
     fprintf(c->out,
-            "  the walk went on with non-clean relations for it and stopped at %s (%s)%s%s:\n",
-            sn->name, sn->op->qualname, sn->src ? " at " : "", sn->src ? sn->src : "");
+            "  the walk went on with non-clean relations for it and stopped at %s (%s)%s%s%s%s:\n",
+            sn->name, sn->op->qualname, sn->src ? " at " : "", sn->src ? sn->src : "",
+            why ? ", which reached the " : "", why ? why : "");
     for (uint32_t i = 0; i < sn->n_inputs; i++)
       print_input_relation(c, "    ", sn->inputs[i]);
     const GPtrArray *sfar = sc_infer_failure_stop_nearest(c->r);

@@ -239,7 +239,7 @@ char *sc_report_json(const sc_bundle *b, const sc_infer_result *r, const sc_repo
     const GPtrArray *over = sc_infer_failure_found_over_intermediates(r);
     if (over->len)
       json_object_set_new(failure, "found_over_intermediates", str_array(over));
-    if (v == SC_VERDICT_LIMIT && sc_infer_limit_reason(r))
+    if (sc_infer_limit_reason(r)) /* with fails: the limit the walk stopped at (localize.c) */
       json_object_set_new(failure, "limit", json_string(sc_infer_limit_reason(r)));
   } else if (v == SC_VERDICT_FAILS && k == SC_FAILURE_UNEXPECTED_RELATION) {
     /* the first tensor with a missing expectation */

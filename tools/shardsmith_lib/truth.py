@@ -15,10 +15,13 @@ Candidates are found through fingerprints (a fixed random projection per
 shape) and confirmed with a tolerance on both seeds.  A spec tensor that
 depends on no input is a constant, which is clean.
 
+A node is also found when an invertible operator (a view, a transpose, a
+copy) of its result is found: its result is the inverse view of that one.
+
 first_divergence() compares a mutant with its correct implementation: the
 first spec node in file order whose used outputs match in the correct
-implementation and not in the mutant; when every node matches, the producer
-of the first output whose expected relation fails on values.
+implementation and not in the mutant, or that produces an output whose
+expected relation fails on values (what the implementation returns).
 """
 
 import itertools
@@ -302,6 +305,63 @@ CLEAN_DERIVED = {
 }
 
 
+# Operators whose input is a clean expression of their result (a view, a
+# transpose, a copy: the inverse is one operator of the same kind): when
+# the search finds the result, the input is found too.  A layer's output
+# that the implementation gathers only after a reshape ([20, 8] viewed
+# [5, 4, 8] and gathered along dim 1) is a view of that gather, which no
+# chunk of the [20, 8] tensor itself matches.
+INVERTIBLE = {
+    "aten.t.default", "aten.transpose.int", "aten.permute.default", "aten.view.default",
+    "aten._unsafe_view.default", "aten._reshape_alias.default", "aten.reshape.default",
+    "aten.unsqueeze.default", "aten.squeeze.dim", "aten.squeeze.default",
+    "aten.clone.default", "aten.alias.default", "aten.detach.default",
+}
+
+
+def _propagate(graph, res, found, const, tensor_names):
+    """Until nothing changes: a node whose input is read by an invertible
+    operator whose result was found by the search is found (its input is
+    the inverse view of that result); a clean-derived node of found
+    inputs is found."""
+    consumers = {}
+    for e in graph["nodes"]:
+        reads = []
+        _names(e["args"], reads)
+        for r in reads:
+            consumers.setdefault(r, []).append(e)
+    producer_of = {}
+    for e in graph["nodes"]:
+        for o in e["outputs"]:
+            if o is not None:
+                producer_of[o["name"]] = e
+    changed = True
+    while changed:
+        changed = False
+        for e in graph["nodes"]:
+            if res.get(e["name"]):
+                continue
+            outs = [o["name"] for o in e["outputs"] if o is not None]
+            reads = []
+            _names(e["args"], reads)
+            reads = [r for r in reads if r in tensor_names]
+            derived = e["op"] in CLEAN_DERIVED and all(r in found or r in const for r in reads)
+            inverse = len(outs) == 1 and any(
+                c["op"] in INVERTIBLE and res.get(c["name"]) and
+                [r for r in _arg_names(c) if r in tensor_names] == [outs[0]]
+                for c in consumers.get(outs[0], []))
+            if derived or inverse:
+                res[e["name"]] = True
+                found.update(outs)
+                changed = True
+
+
+def _arg_names(e):
+    reads = []
+    _names(e["args"], reads)
+    return reads
+
+
 def node_matches(bundle, exp, mesh, evals=None):
     """{spec node name: True/False} (its used outputs all found)."""
     evals = evals or [evaluate(bundle, exp, s) for s in SEEDS]
@@ -345,6 +405,7 @@ def node_matches(bundle, exp, mesh, evals=None):
         res[e["name"]] = ok
         if ok:
             found.update(outs)
+    _propagate(graph, res, found, const, tensor_names)
     return res, evals
 
 
@@ -373,13 +434,14 @@ def first_divergence(correct, cexp, mutant, mexp, mesh):
     cres, _ = node_matches(correct, cexp, mesh)
     mres, mevals = node_matches(mutant, mexp, mesh)
     unmatched_correct = [k for k, v in cres.items() if not v]
+    # an output the implementation returns wrong diverges at its producer,
+    # whose relation must hold over what the implementation returns
+    bad = failing_outputs(mutant, mevals)
+    prods = [producer(mutant["spec"], t) for t in bad]
     for e in mutant["spec"]["nodes"]:
         nm = e["name"]
         if cres.get(nm) and not mres.get(nm):
             return nm, "node", unmatched_correct
-    bad = failing_outputs(mutant, mevals)
-    prods = [producer(mutant["spec"], t) for t in bad]
-    for e in mutant["spec"]["nodes"]:
-        if e["name"] in prods:
-            return e["name"], "output", unmatched_correct
+        if nm in prods:
+            return nm, "output", unmatched_correct
     return None, "none", unmatched_correct

@@ -1,0 +1,175 @@
+/* test-infer-driver.c — three parts of the driver:
+ *  - given.c: a checked output that is a spec input (a gradient seed
+ *    returned as a gradient) gets its output relation from a visit of its
+ *    own, and its expectation is proved there (a swapped one is not);
+ *  - cut-forms.c / relation.c: past max_terms families of single names, the
+ *    cut form (a cat of every rank's piece) is kept aside by
+ *    sc_rel_clean_exprs_cuts and not by sc_rel_clean_exprs;
+ *  - localize.c: a limit at a node that reads a deferred relation, while
+ *    the first deferred node's failure is pending, gives way to that failure;
+ *    anywhere else it does not. */
+#include "infer-fixture.h"
+
+static sc_lemma_set *library;
+
+static sc_infer_result *run(const char *json, sc_bundle **bp) {
+  GError *err = NULL;
+  if (library == NULL) {
+    g_autofree char *lemmas = g_build_filename(SC_TEST_SRCDIR, "lemmas", NULL);
+    library = sc_lemma_set_new();
+    g_assert_true(sc_lemma_set_load_dir(library, lemmas, &err));
+    g_assert_no_error(err);
+  }
+  sc_bundle *b = sc_bundle_load_string(json, "given", &err);
+  g_assert_no_error(err);
+  sc_infer_options opts;
+  sc_infer_options_init(&opts);
+  opts.lemmas = library;
+  sc_infer_result *r = sc_infer_run(b, &opts, &err);
+  g_assert_no_error(err);
+  g_assert_nonnull(r);
+  *bp = b; /* the result borrows the bundle: freed after it */
+  return r;
+}
+
+#define T(name, shape, extra) "{\"name\": \"" name "\", \"shape\": " shape ", \"dtype\": \"f32\"" extra "}"
+
+/* spec: y = neg(x), outputs y and g (a spec input); impl: 2 ranks, each
+ * negates its rows of x and returns a clone of its rows of g. */
+static char *given_bundle(const char *expect_g) {
+  return g_strdup_printf(
+      "{\"format\": \"shardcheck-bundle/1\", \"name\": \"given\", \"symbols\": {}, \"assume\": [],"
+      " \"spec\": {\"inputs\": [" T("x", "[4, 2]", "") ", " T("g", "[4, 2]", "") "],"
+      "  \"nodes\": [{\"name\": \"neg\", \"op\": \"aten.neg.default\", \"args\": [\"x\"],"
+      "   \"kwargs\": {}, \"outputs\": [" T("y", "[4, 2]", "") "]}],"
+      "  \"outputs\": [\"y\", \"g\"]},"
+      " \"impl\": {\"inputs\": [" T("x_0", "[2, 2]", ", \"rank\": 0") ", "
+      T("x_1", "[2, 2]", ", \"rank\": 1") ", " T("g_0", "[2, 2]", ", \"rank\": 0") ", "
+      T("g_1", "[2, 2]", ", \"rank\": 1") "],"
+      "  \"nodes\": ["
+      "   {\"name\": \"neg\", \"op\": \"aten.neg.default\", \"args\": [\"x_0\"], \"kwargs\": {},"
+      "    \"outputs\": [" T("y_0", "[2, 2]", ", \"rank\": 0") "]},"
+      "   {\"name\": \"neg_1\", \"op\": \"aten.neg.default\", \"args\": [\"x_1\"], \"kwargs\": {},"
+      "    \"outputs\": [" T("y_1", "[2, 2]", ", \"rank\": 1") "]},"
+      "   {\"name\": \"clone\", \"op\": \"aten.clone.default\", \"args\": [\"g_0\"], \"kwargs\": {},"
+      "    \"outputs\": [" T("gc_0", "[2, 2]", ", \"rank\": 0") "]},"
+      "   {\"name\": \"clone_1\", \"op\": \"aten.clone.default\", \"args\": [\"g_1\"], \"kwargs\": {},"
+      "    \"outputs\": [" T("gc_1", "[2, 2]", ", \"rank\": 1") "]}],"
+      "  \"outputs\": [\"y_0\", \"y_1\", \"gc_0\", \"gc_1\"]},"
+      " \"input_relation\": {\"x\": [\"cat(x_0, x_1, dim=0)\"], \"g\": [\"cat(g_0, g_1, dim=0)\"]},"
+      " \"expect_output_relation\": {\"y\": [\"cat(y_0, y_1, dim=0)\"], \"g\": [\"%s\"]}}",
+      expect_g);
+}
+
+static gboolean has_text(const GPtrArray *a, const char *s) {
+  for (guint i = 0; a != NULL && i < a->len; i++)
+    if (strcmp(g_ptr_array_index(a, i), s) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static void test_given_output(void) {
+  g_autofree char *json = given_bundle("cat(gc_0, gc_1, dim=0)");
+  sc_bundle *b = NULL;
+  sc_infer_result *r = run(json, &b);
+  g_assert_cmpint(sc_infer_verdict(r), ==, SC_VERDICT_REFINES);
+  /* g is spec tensor 1 (inputs first) */
+  g_assert_true(has_text(sc_infer_output_exprs(r, 1), "cat(gc_0, gc_1, dim=0)"));
+  for (uint32_t i = 0; i < sc_infer_n_expectations(r); i++)
+    g_assert_true(sc_infer_expectation_at(r, i)->found);
+  sc_infer_result_free(r);
+  sc_bundle_free(b);
+}
+
+static void test_given_swapped(void) {
+  g_autofree char *json = given_bundle("cat(gc_1, gc_0, dim=0)");
+  sc_bundle *b = NULL;
+  sc_infer_result *r = run(json, &b);
+  g_assert_cmpint(sc_infer_verdict(r), ==, SC_VERDICT_FAILS);
+  g_assert_cmpint(sc_infer_failure_kind(r), ==, SC_FAILURE_UNEXPECTED_RELATION);
+  sc_infer_result_free(r);
+  sc_bundle_free(b);
+}
+
+/* 24 replicas a0..a23 [8] of one tensor, and its 8 pieces p0..p7 [1]. */
+static void test_cut_forms(void) {
+  ifx f;
+  ifx_init(&f);
+  int64_t s8[1] = {8}, s1[1] = {1};
+  for (int i = 0; i < 24; i++) {
+    g_autofree char *n = g_strdup_printf("a%d", i);
+    ifx_input(&f, n, SC_DTYPE_F32, 1, s8);
+  }
+  for (int i = 0; i < 8; i++) {
+    g_autofree char *n = g_strdup_printf("p%d", i);
+    ifx_input(&f, n, SC_DTYPE_F32, 1, s1);
+  }
+  ifx_finish(&f);
+  sc_infer_options opts;
+  sc_infer_options_init(&opts);
+  f.c.opts = &opts;
+  f.c.term_size = 64;
+  f.c.owned = g_ptr_array_new_with_free_func((GDestroyNotify)sc_texpr_free);
+  sc_id cls = ifx_add(&f, "cat(p0, p1, p2, p3, p4, p5, p6, p7, dim=0)");
+  for (int i = 0; i < 24; i++) {
+    g_autofree char *n = g_strdup_printf("a%d", i);
+    sc_egraph_union(ifx_eg(&f), cls, ifx_add(&f, n), SC_JUST_ASSERTED);
+  }
+  sc_egraph_rebuild(ifx_eg(&f));
+  GPtrArray *plain = g_ptr_array_new(), *out = g_ptr_array_new(), *cuts = g_ptr_array_new();
+  sc_rel_clean_exprs(&f.c, cls, NULL, plain);
+  g_assert_cmpuint(plain->len, ==, opts.max_terms);
+  GPtrArray *ptexts = sc_rel_texts_of(plain);
+  g_assert_false(has_text(ptexts, "cat(p0, p1, p2, p3, p4, p5, p6, p7, dim=0)"));
+  sc_rel_clean_exprs_cuts(&f.c, cls, out, cuts);
+  g_assert_cmpuint(out->len, ==, opts.max_terms);
+  GPtrArray *ctexts = sc_rel_texts_of(cuts);
+  g_assert_cmpuint(ctexts->len, ==, 1);
+  g_assert_true(has_text(ctexts, "cat(p0, p1, p2, p3, p4, p5, p6, p7, dim=0)"));
+  g_ptr_array_unref(ptexts);
+  g_ptr_array_unref(ctexts);
+  g_ptr_array_unref(plain);
+  g_ptr_array_unref(out);
+  g_ptr_array_unref(cuts);
+  g_ptr_array_unref(f.c.owned);
+  ifx_clear(&f);
+}
+
+static void test_limit_in_deferred_chain(void) {
+  sc_rel_ctx c;
+  memset(&c, 0, sizeof c);
+  sc_infer_result res;
+  memset(&res, 0, sizeof res);
+  c.res = &res;
+  uint32_t depth[3] = {0, 1, 0};
+  c.defer_depth = depth;
+  sc_id reads_deferred[2] = {0, 1}, reads_clean[2] = {0, 2};
+  sc_node n;
+  memset(&n, 0, sizeof n);
+  n.n_inputs = 2;
+  n.inputs = reads_deferred;
+  res.verdict = SC_VERDICT_FAILS;
+  c.pending = TRUE;
+  g_assert_true(sc_rel_limit_in_deferred_chain(&c, &n, "node limit"));
+  g_assert_false(sc_rel_limit_in_deferred_chain(&c, &n, NULL)); /* no limit */
+  n.inputs = reads_clean;
+  g_assert_false(sc_rel_limit_in_deferred_chain(&c, &n, "node limit")); /* not in the chain */
+  n.inputs = reads_deferred;
+  c.pending = FALSE;
+  g_assert_false(sc_rel_limit_in_deferred_chain(&c, &n, "node limit")); /* nothing pending */
+  c.pending = TRUE;
+  res.verdict = SC_VERDICT_LIMIT;
+  g_assert_false(sc_rel_limit_in_deferred_chain(&c, &n, "node limit"));
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/infer/given/output", test_given_output);
+  g_test_add_func("/infer/given/swapped", test_given_swapped);
+  g_test_add_func("/infer/cut-forms/kept-aside", test_cut_forms);
+  g_test_add_func("/infer/localize/limit-in-deferred-chain", test_limit_in_deferred_chain);
+  int rc = g_test_run();
+  if (library)
+    sc_lemma_set_free(library);
+  return rc;
+}
