@@ -25,7 +25,9 @@
  *   explain.c        explanations (--explain; explain.h);
  *   release.c        relations no later visit can read, freed during the walk;
  *   memo.c           layer memoization: a node's relations carried from an
- *                    earlier proved node by an exact isomorphism.
+ *                    earlier proved node by an exact isomorphism;
+ *   schedule.c       --jobs N: nodes proved ahead on a thread pool, committed
+ *                    in visiting order (schedule.h).
  *
  * Invariants:
  *  - rel[t] holds the clean expressions (bound to the impl graph) known for
@@ -176,6 +178,40 @@ typedef sc_infer_weight weight_ctx;
 /* One spec node: Listing 2 with Listing 3's exploration.  Returns FALSE on
  * an error; a node that fails to map sets the result's failure and *stop. */
 gboolean sc_rel_visit_node(sc_rel_ctx *c, sc_id v, gboolean *stop, GError **error);
+/* The same in two parts (schedule.c runs the first on a worker thread):
+ * the proof, which writes only the context's per-visit members and
+ * C->res's counters, and the recording of its relations. */
+typedef struct {
+  sc_id v;
+  sc_id *out_cls;            /* per result of the node: its class */
+  sc_runner *runner;
+  const char *limit_hit;     /* a limit the proof reached, or NULL */
+  double t0;                 /* when the proof began (monotonic seconds) */
+  double seconds;            /* how long it took */
+  gboolean ok;               /* FALSE: ERROR says why */
+  GError *error;
+} sc_rel_proof;
+void sc_rel_visit_prove(sc_rel_ctx *c, sc_id v, sc_rel_proof *p);
+gboolean sc_rel_visit_finish(sc_rel_ctx *c, sc_rel_proof *p, gboolean *stop, GError **error);
+void sc_rel_proof_clear(sc_rel_proof *p);
+
+/* --- the parallel schedule (schedule.c, schedule.h) --- */
+
+typedef struct sc_rel_sched sc_rel_sched;
+/* After the needed nodes and the release plan are known: NULL when the
+ * walk proves every node itself (opts->jobs <= 1, --explain, or sizes
+ * that a proof may learn). */
+sc_rel_sched *sc_rel_sched_new(sc_rel_ctx *c, const sc_id *order, uint32_t n_order);
+/* Waits for the proofs still running and frees them. */
+void sc_rel_sched_free(sc_rel_sched *s);
+/* At visiting position AT's turn: proofs of the next nodes started. */
+void sc_rel_sched_dispatch(sc_rel_sched *s, uint32_t at);
+/* Position AT is visited (not carried): its proof, made ahead or now,
+ * recorded as sc_rel_visit_node records it, then kept as a template
+ * (sc_rel_memo_record) unless the walk stops. */
+gboolean sc_rel_sched_visit(sc_rel_sched *s, uint32_t at, gboolean *stop, GError **error);
+/* Position AT was carried: a proof made ahead is dropped. */
+void sc_rel_sched_drop(sc_rel_sched *s, uint32_t at);
 
 /* --- classes (classes.c) --- */
 
@@ -291,6 +327,9 @@ void sc_rel_memo_free(sc_rel_ctx *c);
 /* Before visiting V: its relations carried from an isomorphic node proved
  * earlier; TRUE when they were (then V is not visited). */
 gboolean sc_rel_memo_carry(sc_rel_ctx *c, sc_id v);
+/* May V, at visiting POSITION, be carried (now, or from its role partner
+ * not visited yet)?  A hint without effect (schedule.c). */
+gboolean sc_rel_memo_may_carry(sc_rel_ctx *c, sc_id v, uint32_t position);
 /* Around a proof of V: the logs reset, then V kept as a template when
  * its proof can be carried (every result mapped cleanly, nothing widened,
  * deferred or learned). */

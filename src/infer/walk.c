@@ -196,6 +196,8 @@ static gboolean walk(sc_rel_ctx *c, gboolean *stop, GError **error) {
   for (uint32_t i = 0; i < n_order; i++)
     total += c->need[order[i]] ? 1 : 0;
   sc_rel_release_init(c, order, n_order);
+  /* with --jobs N, nodes proved ahead on other threads (schedule.c) */
+  sc_rel_sched *sched = sc_rel_sched_new(c, order, n_order);
   gboolean ok = TRUE;
   uint32_t done = 0;
   for (uint32_t i = 0; i < n_order && ok && !*stop; i++) {
@@ -206,12 +208,19 @@ static gboolean walk(sc_rel_ctx *c, gboolean *stop, GError **error) {
     if (opts->progress)
       opts->progress(done, total, n->name, opts->progress_user);
     guint owned_before = c->owned->len;
+    if (sched)
+      sc_rel_sched_dispatch(sched, done);
     if (!sc_rel_memo_carry(c, v)) {
       sc_rel_memo_begin(c);
-      ok = sc_rel_visit_node(c, v, stop, error);
-      if (ok && !*stop)
-        sc_rel_memo_record(c, v);
-    }
+      if (sched)
+        ok = sc_rel_sched_visit(sched, done, stop, error);
+      else {
+        ok = sc_rel_visit_node(c, v, stop, error);
+        if (ok && !*stop)
+          sc_rel_memo_record(c, v);
+      }
+    } else if (sched)
+      sc_rel_sched_drop(sched, done);
     sc_rel_release_mark(c, v, owned_before);
     if (ok && !*stop)
       sc_rel_release_after(c, done);
@@ -233,6 +242,7 @@ static gboolean walk(sc_rel_ctx *c, gboolean *stop, GError **error) {
       *stop = TRUE;
     }
   }
+  sc_rel_sched_free(sched);
   if (opts->progress)
     opts->progress(done, total, NULL, opts->progress_user);
   return ok;
