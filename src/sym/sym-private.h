@@ -143,10 +143,20 @@ struct sc_symtab {
  * not be seen by another.  Every caller clears it before the operations it
  * checks, so a flag shared by the symtabs a thread works on is the same. */
 extern _Thread_local gboolean sc_sym_overflow;
-/* Holds ST's lock until the end of the enclosing scope. */
+/* Holds ST's lock (none for a NULL ST: a concrete size printed alone)
+ * until the end of the enclosing scope. */
+static inline sc_symtab *sc_sym_lock(const sc_symtab *st) {
+  if (st != NULL)
+    g_rec_mutex_lock(&((sc_symtab *)st)->lock);
+  return (sc_symtab *)st;
+}
+static inline void sc_sym_unlock(sc_symtab **st) {
+  if (*st != NULL)
+    g_rec_mutex_unlock(&(*st)->lock);
+}
 #define SC_SYM_LOCKED(st)                                                                  \
-  G_GNUC_UNUSED g_autoptr(GRecMutexLocker) sc_sym_locker_ =                               \
-      g_rec_mutex_locker_new(&((sc_symtab *)(st))->lock)
+  G_GNUC_UNUSED __attribute__((cleanup(sc_sym_unlock))) sc_symtab *sc_sym_locker_ =       \
+      sc_sym_lock(st)
 
 static inline const sc_sym_atom *sc_sym_atom_get(const sc_symtab *st, uint32_t id) {
   return g_ptr_array_index(st->atoms, id);

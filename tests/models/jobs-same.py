@@ -38,7 +38,11 @@ def run(exe, path, jobs):
     try:
         out = json.loads(r.stdout)
     except ValueError:
-        return r.returncode, {"stdout": r.stdout[:500], "stderr": r.stderr[:500]}
+        out = None
+    if not isinstance(out, dict) or r.returncode not in (0, 1, 3):
+        # no result (a crash, a sanitizer's report, an input error): a
+        # failure even when both runs fail alike
+        return None, {"exit": r.returncode, "stdout": r.stdout[:300], "stderr": r.stderr[-500:]}
     stats = out.get("stats")
     if isinstance(stats, dict):
         for k in TIMINGS:
@@ -73,6 +77,9 @@ def check(exe, root, rel):
     path = os.path.join(root, rel)
     code1, one = run(exe, path, 1)
     code2, two = run(exe, path, 2)
+    for jobs, code, out in ((1, code1, one), (2, code2, two)):
+        if code is None:
+            return False, f"FAIL: {rel}: no result with --jobs {jobs}: {out}"
     if code1 != code2:
         return False, f"FAIL: {rel}: exit {code1} with --jobs 1, {code2} with --jobs 2"
     d = differ(one, two)
