@@ -27,6 +27,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 /* Positions looked ahead of the commit point. */
 #define WINDOW 32
@@ -99,6 +100,8 @@ struct sc_rel_sched {
   pthread_cond_t cond;
   uint32_t n_ahead, n_used;  /* proofs made ahead; committed (SC_SCHEDULE_TRACE) */
   double ahead_seconds;      /* their time, committed ones */
+  double main_cpu0;          /* the main thread's CPU time at the start */
+  double worker_cpu;         /* CPU time of the proofs made ahead, all (under lock) */
 };
 
 static void slot_init(slot *s, const sc_rel_ctx *c) {
@@ -156,6 +159,14 @@ static void slot_clear(slot *s) {
   g_ptr_array_unref(s->owned);
 }
 
+/* CPU seconds of the calling thread (SC_SCHEDULE_TRACE). */
+static double thread_cpu(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+    return 0.0;
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* The proof of a slot, on a pool thread. */
 static void prove_on_thread(gpointer data, gpointer user) {
   slot *s = data;
@@ -163,8 +174,11 @@ static void prove_on_thread(gpointer data, gpointer user) {
   pthread_mutex_lock(&sc->lock); /* what the dispatch wrote is seen */
   uint32_t pos = s->pos;
   pthread_mutex_unlock(&sc->lock);
+  double cpu0 = thread_cpu();
   sc_rel_visit_prove(&s->ctx, sc->plan.node[pos], &s->proof);
+  double cpu = thread_cpu() - cpu0;
   pthread_mutex_lock(&sc->lock);
+  sc->worker_cpu += cpu;
   s->done = TRUE;
   pthread_cond_broadcast(&sc->cond);
   pthread_mutex_unlock(&sc->lock);
@@ -257,6 +271,7 @@ sc_rel_sched *sc_rel_sched_new(sc_rel_ctx *c, const sc_id *order, uint32_t n_ord
   pthread_mutex_init(&sc->lock, NULL);
   pthread_cond_init(&sc->cond, NULL);
   sc->pool = g_thread_pool_new(prove_on_thread, sc, (gint)(jobs - 1), FALSE, NULL);
+  sc->main_cpu0 = thread_cpu();
   return sc;
 }
 
@@ -280,8 +295,9 @@ void sc_rel_sched_free(sc_rel_sched *sc) {
   }
   if (g_getenv("SC_SCHEDULE_TRACE"))
     fprintf(stderr, "schedule: %u positions, %u proofs made ahead: %u committed (%.3f s), "
-            "%u dropped\n", sc->plan.n, sc->n_ahead, sc->n_used, sc->ahead_seconds,
-            sc->n_ahead - sc->n_used);
+            "%u dropped; CPU s: main thread %.3f, proofs ahead %.3f\n", sc->plan.n,
+            sc->n_ahead, sc->n_used, sc->ahead_seconds, sc->n_ahead - sc->n_used,
+            thread_cpu() - sc->main_cpu0, sc->worker_cpu);
   for (uint32_t i = 0; i < sc->n_slots; i++)
     if (sc->slots[i].pos != UINT32_MAX)
       slot_drop(sc, &sc->slots[i]);
