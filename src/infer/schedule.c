@@ -275,29 +275,34 @@ sc_rel_sched *sc_rel_sched_new(sc_rel_ctx *c, const sc_id *order, uint32_t n_ord
   return sc;
 }
 
+/* With SC_SCHEDULE_TRACE set, what the schedule did, on stderr
+ * (docs/performance.md, "Session 24"): the longest chain of proved (not
+ * carried) nodes, the proofs made ahead, and the CPU time of the main
+ * thread and of the proofs made ahead. */
+static void trace(const sc_rel_sched *sc) {
+  uint32_t *depth = g_new0(uint32_t, sc->plan.n ? sc->plan.n : 1), longest = 0;
+  for (uint32_t j = 0; j < sc->plan.n; j++) {
+    const sc_node *n = sc_graph_node(sc->c->spec, sc->plan.node[j]);
+    for (uint32_t k = 0; k < n->n_inputs; k++) {
+      sc_id pr = sc_graph_tensor(sc->c->spec, n->inputs[k])->producer;
+      if (pr != SC_ID_NONE && sc->plan.pos[pr] != UINT32_MAX)
+        depth[j] = MAX(depth[j], depth[sc->plan.pos[pr]]);
+    }
+    depth[j] += sc->c->res->carried_from[sc->plan.node[j]] == SC_ID_NONE ? 1 : 0;
+    longest = MAX(longest, depth[j]);
+  }
+  g_free(depth);
+  fprintf(stderr, "schedule: %u positions, longest chain of proved nodes %u; %u proofs made "
+          "ahead: %u committed (%.3f s), %u dropped; CPU s: main thread %.3f, proofs ahead "
+          "%.3f\n", sc->plan.n, longest, sc->n_ahead, sc->n_used, sc->ahead_seconds,
+          sc->n_ahead - sc->n_used, thread_cpu() - sc->main_cpu0, sc->worker_cpu);
+}
+
 void sc_rel_sched_free(sc_rel_sched *sc) {
   if (sc == NULL)
     return;
-  if (g_getenv("SC_SCHEDULE_TRACE")) {
-    uint32_t *depth = g_new0(uint32_t, sc->plan.n ? sc->plan.n : 1), longest = 0;
-    for (uint32_t j = 0; j < sc->plan.n; j++) {
-      const sc_node *n = sc_graph_node(sc->c->spec, sc->plan.node[j]);
-      for (uint32_t k = 0; k < n->n_inputs; k++) {
-        sc_id pr = sc_graph_tensor(sc->c->spec, n->inputs[k])->producer;
-        if (pr != SC_ID_NONE && sc->plan.pos[pr] != UINT32_MAX)
-          depth[j] = MAX(depth[j], depth[sc->plan.pos[pr]]);
-      }
-      depth[j] += sc->c->res->carried_from[sc->plan.node[j]] == SC_ID_NONE ? 1 : 0;
-      longest = MAX(longest, depth[j]);
-    }
-    fprintf(stderr, "schedule: longest chain of proved nodes %u\n", longest);
-    g_free(depth);
-  }
   if (g_getenv("SC_SCHEDULE_TRACE"))
-    fprintf(stderr, "schedule: %u positions, %u proofs made ahead: %u committed (%.3f s), "
-            "%u dropped; CPU s: main thread %.3f, proofs ahead %.3f\n", sc->plan.n,
-            sc->n_ahead, sc->n_used, sc->ahead_seconds, sc->n_ahead - sc->n_used,
-            thread_cpu() - sc->main_cpu0, sc->worker_cpu);
+    trace(sc);
   for (uint32_t i = 0; i < sc->n_slots; i++)
     if (sc->slots[i].pos != UINT32_MAX)
       slot_drop(sc, &sc->slots[i]);
