@@ -141,7 +141,8 @@ struct sc_symtab {
 /* The overflow flag (sc_symtab_overflowed) is per thread, not per symtab:
  * threads of one check share the symtab, and an overflow in one visit must
  * not be seen by another.  Every caller clears it before the operations it
- * checks, so a flag shared by the symtabs a thread works on is the same. */
+ * checks, so a flag shared by the symtabs a thread works on is the same;
+ * sc_symtab_new clears it (a new symtab has not overflowed). */
 extern _Thread_local gboolean sc_sym_overflow;
 /* Holds ST's lock (none for a NULL ST: a concrete size printed alone)
  * until the end of the enclosing scope. */

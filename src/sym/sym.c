@@ -951,6 +951,7 @@ static void symbol_free(gpointer p) {
 sc_symtab *sc_symtab_new(void) {
   sc_symtab *st = g_new0(sc_symtab, 1);
   g_rec_mutex_init(&st->lock);
+  sc_sym_overflow = FALSE; /* a new symtab has not overflowed (the flag is the thread's) */
   st->symbols = g_ptr_array_new_with_free_func(symbol_free);
   st->by_name = g_hash_table_new(g_str_hash, g_str_equal);
   st->atoms = g_ptr_array_new_with_free_func(g_free);
