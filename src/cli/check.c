@@ -16,13 +16,14 @@
 #include "smt/smt.h"
 
 #include <jansson.h>
-
-/* --jobs when not given (docs/shardcheck.1). */
-#define SC_CLI_DEFAULT_JOBS 1
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* --jobs when not given (docs/shardcheck.1): one thread, until a second
+ * one pays for itself (docs/performance.md, "Session 24: --jobs"). */
+#define SC_CLI_DEFAULT_JOBS 1
 
 typedef struct {
   gboolean tty;
