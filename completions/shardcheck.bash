@@ -31,7 +31,7 @@ _shardcheck() {
     -f|--format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
     --lemmas) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     --html|--dot) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --seed|--instances) return ;;
+    --seed|--instances|-j|--jobs) return ;;
   esac
   if [[ $cur == --color=* ]]; then
     COMPREPLY=($(compgen -W "auto always never" -- "${cur#--color=}"))
@@ -44,7 +44,7 @@ _shardcheck() {
 
   local opts=""
   case $cmd in
-    check) opts="--format --lemmas --explain --explain=all --quiet --no-memo --validate --html --dot --color= --time-limit --memory-limit --max-enodes --max-input-bytes --help" ;;
+    check) opts="--format --lemmas --explain --explain=all --quiet --no-memo --jobs --validate --html --dot --color= --time-limit --memory-limit --max-enodes --max-input-bytes --help" ;;
     show) opts="--format --lemmas --no-lemmas --help" ;;
     ops) opts="--format --help" ;;
     lemmas)

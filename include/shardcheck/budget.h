@@ -47,6 +47,13 @@ const char *sc_budget_check(sc_budget *b, uint64_t enodes);
 const char *sc_budget_spent(const sc_budget *b);
 /* Spent by the e-node limit (not time or memory). */
 gboolean sc_budget_spent_on_enodes(const sc_budget *b);
+/* A new budget with B's limits, nothing spent (NULL for NULL): the budget
+ * of one proof made ahead by `check --jobs N`, so that an e-graph of a
+ * later node reaching --max-enodes does not stop an earlier node's proof. */
+sc_budget *sc_budget_new_like(const sc_budget *b);
+/* B takes FROM's reason when FROM is spent and B is not (the proof's
+ * budget at its node's turn). */
+void sc_budget_absorb(sc_budget *b, const sc_budget *from);
 
 /* Process CPU seconds so far. */
 double sc_budget_cpu_seconds(void);

@@ -64,6 +64,9 @@ typedef struct {
   void *progress_user;
   gboolean no_memo;              /* prove every spec node, none carried by
                                     isomorphism from an earlier one (memo.c) */
+  uint32_t jobs;                 /* threads proving spec nodes (0 or 1: the
+                                    walk's own only); results are the same
+                                    for every value (schedule.h) */
 } sc_infer_options;
 
 /* Defaults (sc_runner_limits_init for the limits, env overrides). */

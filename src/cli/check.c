@@ -21,6 +21,10 @@
 #include <string.h>
 #include <unistd.h>
 
+/* --jobs when not given (docs/shardcheck.1): one thread, until a second
+ * one pays for itself (docs/performance.md, "Session 24: --jobs"). */
+#define SC_CLI_DEFAULT_JOBS 1
+
 typedef struct {
   gboolean tty;
   gboolean drawn;
@@ -122,6 +126,7 @@ int sc_cli_check(int argc, char **argv) {
   g_auto(GStrv) rest = NULL;
   gboolean explain = FALSE, explain_all = FALSE, quiet = FALSE, validate = FALSE;
   gboolean no_memo = FALSE;
+  gint jobs = SC_CLI_DEFAULT_JOBS;
   double time_limit = SC_BUDGET_DEFAULT_SECONDS;
   gint64 memory_limit = SC_BUDGET_DEFAULT_MEMORY_MIB, max_enodes = SC_BUDGET_DEFAULT_MAX_ENODES;
   gint64 max_input = (gint64)SC_INPUT_DEFAULT_MAX_BYTES;
@@ -140,6 +145,10 @@ int sc_cli_check(int argc, char **argv) {
        "Prove every spec node, none carried by isomorphism from an earlier one (layer "
        "memoization)",
        NULL},
+      {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
+       "Threads proving spec nodes (default 1; 0: one per core); the result is the same for "
+       "every N",
+       "N"},
       {"validate", 0, 0, G_OPTION_ARG_NONE, &validate,
        "Run both graphs on related concrete inputs and evaluate every relation (exit 4 if one "
        "does not hold); on fails, show counterexamples",
@@ -186,6 +195,12 @@ int sc_cli_check(int argc, char **argv) {
     g_error_free(err);
     return SC_EXIT_INPUT_ERROR;
   }
+  if (jobs < 0 || jobs > 256) {
+    fprintf(stderr, "shardcheck: --jobs takes a number from 0 (one per core) to 256\n");
+    return SC_EXIT_INPUT_ERROR;
+  }
+  if (jobs == 0)
+    jobs = (gint)g_get_num_processors();
   if (!(time_limit >= 0) || memory_limit < 0 || max_enodes < 0 || max_input <= 0) {
     fprintf(stderr, "shardcheck: --time-limit, --memory-limit and --max-enodes take a number "
                     ">= 0, --max-input-bytes one > 0\n");
@@ -278,6 +293,7 @@ int sc_cli_check(int argc, char **argv) {
   opts.explain = explain;
   opts.explain_all = explain_all;
   opts.no_memo = no_memo;
+  opts.jobs = (uint32_t)jobs;
   opts.progress = on_progress;
   opts.progress_user = &prog;
   sc_infer_result *res = sc_infer_run(b, &opts, &err);

@@ -15,6 +15,7 @@ struct sc_budget {
   uint64_t max_enodes; /* 0: none */
   char *spent;         /* the reason, once spent */
   gboolean on_enodes;  /* spent by max_enodes */
+  GMutex lock;         /* the visits of `check --jobs N` check it from N threads */
 };
 
 sc_budget *sc_budget_new(double cpu_seconds, uint64_t memory_mib, uint64_t max_enodes) {
@@ -22,6 +23,7 @@ sc_budget *sc_budget_new(double cpu_seconds, uint64_t memory_mib, uint64_t max_e
   b->seconds = cpu_seconds;
   b->memory_mib = memory_mib;
   b->max_enodes = max_enodes;
+  g_mutex_init(&b->lock);
   return b;
 }
 
@@ -29,6 +31,7 @@ void sc_budget_free(sc_budget *b) {
   if (b == NULL)
     return;
   g_free(b->spent);
+  g_mutex_clear(&b->lock);
   g_free(b);
 }
 
@@ -47,9 +50,18 @@ static uint64_t peak_mib(void) {
   return (uint64_t)ru.ru_maxrss / 1024u;
 }
 
+static const char *check_locked(sc_budget *b, uint64_t enodes);
+
 const char *sc_budget_check(sc_budget *b, uint64_t enodes) {
   if (b == NULL)
     return NULL;
+  g_mutex_lock(&b->lock);
+  const char *r = check_locked(b, enodes);
+  g_mutex_unlock(&b->lock);
+  return r; /* b->spent, set once and kept until the budget is freed */
+}
+
+static const char *check_locked(sc_budget *b, uint64_t enodes) {
   if (b->spent != NULL)
     return b->spent;
   if (b->max_enodes > 0 && enodes > b->max_enodes) {
@@ -80,11 +92,41 @@ const char *sc_budget_check(sc_budget *b, uint64_t enodes) {
 }
 
 const char *sc_budget_spent(const sc_budget *b) {
-  return b ? b->spent : NULL;
+  if (b == NULL)
+    return NULL;
+  g_mutex_lock((GMutex *)&b->lock);
+  const char *r = b->spent;
+  g_mutex_unlock((GMutex *)&b->lock);
+  return r;
 }
 
 gboolean sc_budget_spent_on_enodes(const sc_budget *b) {
-  return b != NULL && b->on_enodes;
+  if (b == NULL)
+    return FALSE;
+  g_mutex_lock((GMutex *)&b->lock);
+  gboolean r = b->on_enodes;
+  g_mutex_unlock((GMutex *)&b->lock);
+  return r;
+}
+
+sc_budget *sc_budget_new_like(const sc_budget *b) {
+  return b ? sc_budget_new(b->seconds, b->memory_mib, b->max_enodes) : NULL;
+}
+
+void sc_budget_absorb(sc_budget *b, const sc_budget *from) {
+  if (b == NULL || from == NULL)
+    return;
+  g_mutex_lock((GMutex *)&from->lock);
+  char *reason = g_strdup(from->spent);
+  gboolean on_enodes = from->on_enodes;
+  g_mutex_unlock((GMutex *)&from->lock);
+  g_mutex_lock(&b->lock);
+  if (b->spent == NULL && reason != NULL) {
+    b->spent = g_steal_pointer(&reason);
+    b->on_enodes = on_enodes;
+  }
+  g_mutex_unlock(&b->lock);
+  g_free(reason);
 }
 
 static void on_sigxcpu(int sig) {

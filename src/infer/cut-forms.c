@@ -20,8 +20,6 @@
 
 void sc_rel_cut_forms_set(sc_rel_ctx *c, sc_id t, GPtrArray *exprs, GPtrArray *cuts) {
   if (cuts->len > 0 && exprs->len > 0) {
-    if (!c->rel_main)
-      c->rel_main = g_new0(uint32_t, MAX(sc_graph_n_tensors(c->spec), 1));
     c->rel_main[t] = exprs->len;
     for (guint i = 0; i < cuts->len; i++)
       g_ptr_array_add(exprs, g_ptr_array_index(cuts, i));
@@ -30,14 +28,12 @@ void sc_rel_cut_forms_set(sc_rel_ctx *c, sc_id t, GPtrArray *exprs, GPtrArray *c
 }
 
 uint32_t sc_rel_cut_forms_main(const sc_rel_ctx *c, sc_id u, uint32_t len) {
-  if (!c->no_cuts || !c->rel_main || c->rel_main[u] == 0)
+  if (!c->no_cuts || c->rel_main[u] == 0)
     return len;
   return MIN(c->rel_main[u], len);
 }
 
 gboolean sc_rel_cut_forms_read(const sc_rel_ctx *c, const sc_node *n) {
-  if (!c->rel_main)
-    return FALSE;
   for (uint32_t i = 0; i < n->n_inputs; i++) {
     sc_id u = n->inputs[i];
     if (c->rel_main[u] > 0 && c->rel[u] && c->rel[u]->len > c->rel_main[u])

@@ -30,6 +30,8 @@
  *   cut-forms.c      cut forms of a relation past max_terms; the retry without them;
  *   given.c          output relations of checked outputs the bundle relates
  *                    (spec inputs, assumed tensors).
+ *   schedule.c       --jobs N: nodes proved ahead on a thread pool, committed
+ *                    in visiting order (schedule.h).
  *
  * Invariants:
  *  - rel[t] holds the clean expressions (bound to the impl graph) known for
@@ -168,7 +170,7 @@ struct sc_rel_ctx {
                                 dormant duplicate's representative */
   struct sc_rel_exprs_memo *exprs_memo; /* this visit's clean terms per class (relation.c) */
   uint32_t *rel_main;        /* per spec tensor: 0, or how many expressions of rel[t]
-                                come before its cut forms (cut-forms.c); NULL if none */
+                                come before its cut forms (cut-forms.c) */
   gboolean no_cuts;          /* this visit reads relations without their cut forms */
 };
 
@@ -196,6 +198,40 @@ void sc_rel_visit_release(sc_rel_ctx *c);
  * each checked output that is a spec input or an assumed tensor, and its
  * expectations.  FALSE on an error. */
 gboolean sc_rel_outputs_given(sc_rel_ctx *c, GError **error);
+/* The same in two parts (schedule.c runs the first on a worker thread):
+ * the proof, which writes only the context's per-visit members and
+ * C->res's counters, and the recording of its relations. */
+typedef struct {
+  sc_id v;
+  sc_id *out_cls;            /* per result of the node: its class */
+  sc_runner *runner;
+  const char *limit_hit;     /* a limit the proof reached, or NULL */
+  double t0;                 /* when the proof began (monotonic seconds) */
+  double seconds;            /* how long it took */
+  gboolean ok;               /* FALSE: ERROR says why */
+  GError *error;
+} sc_rel_proof;
+void sc_rel_visit_prove(sc_rel_ctx *c, sc_id v, sc_rel_proof *p);
+gboolean sc_rel_visit_finish(sc_rel_ctx *c, sc_rel_proof *p, gboolean *stop, GError **error);
+void sc_rel_proof_clear(sc_rel_proof *p);
+
+/* --- the parallel schedule (schedule.c, schedule.h) --- */
+
+typedef struct sc_rel_sched sc_rel_sched;
+/* After the needed nodes and the release plan are known: NULL when the
+ * walk proves every node itself (opts->jobs <= 1, --explain, or sizes
+ * that a proof may learn). */
+sc_rel_sched *sc_rel_sched_new(sc_rel_ctx *c, const sc_id *order, uint32_t n_order);
+/* Waits for the proofs still running and frees them. */
+void sc_rel_sched_free(sc_rel_sched *s);
+/* At visiting position AT's turn: proofs of the next nodes started. */
+void sc_rel_sched_dispatch(sc_rel_sched *s, uint32_t at);
+/* Position AT is visited (not carried): its proof, made ahead or now,
+ * recorded as sc_rel_visit_node records it, then kept as a template
+ * (sc_rel_memo_record) unless the walk stops. */
+gboolean sc_rel_sched_visit(sc_rel_sched *s, uint32_t at, gboolean *stop, GError **error);
+/* Position AT was carried: a proof made ahead is dropped. */
+void sc_rel_sched_drop(sc_rel_sched *s, uint32_t at);
 
 /* --- classes (classes.c) --- */
 
@@ -342,6 +378,9 @@ void sc_rel_memo_free(sc_rel_ctx *c);
 /* Before visiting V: its relations carried from an isomorphic node proved
  * earlier; TRUE when they were (then V is not visited). */
 gboolean sc_rel_memo_carry(sc_rel_ctx *c, sc_id v);
+/* May V, at visiting POSITION, be carried (now, or from its role partner
+ * not visited yet)?  A hint without effect (schedule.c). */
+gboolean sc_rel_memo_may_carry(sc_rel_ctx *c, sc_id v, uint32_t position);
 /* Around a proof of V: the logs reset, then V kept as a template when
  * its proof can be carried (every result mapped cleanly, nothing widened,
  * deferred or learned). */

@@ -645,6 +645,37 @@ gboolean sc_rel_memo_carry(sc_rel_ctx *c, sc_id v) {
   return TRUE;
 }
 
+/* May V, at visiting POSITION, be carried: from a template recorded so
+ * far, or from the node in its role a repetition earlier, not visited
+ * yet?  Nothing recorded (the renaming's scratch aside): the parallel
+ * schedule (schedule.c) proves ahead only nodes this answers FALSE for.
+ * A hint, not a decision: sc_rel_memo_carry decides, at V's turn. */
+gboolean sc_rel_memo_may_carry(sc_rel_ctx *c, sc_id v, uint32_t position) {
+  memo *m = c->memo;
+  if (m == NULL)
+    return FALSE;
+  const sc_node *n = sc_graph_node(c->spec, v);
+  for (uint32_t i = 0; i < n->n_inputs; i++)
+    if (!plain_input(c, n->inputs[i]))
+      return FALSE;
+  for (uint32_t k = 0; k < n->n_results; k++)
+    if (n->results[k] != SC_ID_NONE && is_checked_or_expected(c, n->results[k]))
+      return FALSE;
+  if (m->role_off > 0 && m->role_off <= position && position - m->role_off >= m->at_pos->len)
+    return TRUE;
+  if (m->role_off > 0 && m->role_off <= position) {
+    sc_id partner = g_array_index(m->at_pos, sc_id, position - m->role_off);
+    const memo_tmpl *t = template_of(c, partner);
+    if (t != NULL && try_template(c, t, n))
+      return TRUE;
+  }
+  GPtrArray *bucket = g_hash_table_lookup(m->by_key, GUINT_TO_POINTER(node_key(c, n)));
+  for (guint i = 0; bucket != NULL && i < MIN(bucket->len, MEMO_MAX_CANDIDATES); i++)
+    if (try_template(c, g_ptr_array_index(bucket, bucket->len - 1 - i), n))
+      return TRUE;
+  return FALSE;
+}
+
 void sc_rel_memo_begin(sc_rel_ctx *c) {
   if (c->memo == NULL)
     return;

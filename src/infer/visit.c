@@ -336,37 +336,50 @@ void sc_rel_visit_release(sc_rel_ctx *c) {
   c->lang = NULL;
 }
 
-/* One spec node: Listing 2 with Listing 3's exploration.  Returns FALSE on
- * an error; a node that fails to map sets the result's failure and
- * *stop. */
-gboolean sc_rel_visit_node(sc_rel_ctx *c, sc_id v, gboolean *stop, GError **error) {
+/* The proof of spec node V (a fresh e-graph, exploration, saturation),
+ * into P; its e-graph stays in c->lang for sc_rel_visit_finish.  A visit
+ * of `check --jobs N` runs this part on a worker thread (schedule.c). */
+void sc_rel_visit_prove(sc_rel_ctx *c, sc_id v, sc_rel_proof *p) {
   const sc_node *n = sc_graph_node(c->spec, v);
+  memset(p, 0, sizeof *p);
+  p->v = v;
   c->visiting = n;
-  double t0 = (double)g_get_monotonic_time() / 1e6;
-  const char *limit_hit = NULL;
-  sc_runner *runner = NULL;
-  sc_id *out_cls = g_new(sc_id, n->n_results ? n->n_results : 1);
-  GArray *unmapped = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-  gboolean ok = sc_rel_visit_begin(c, error);
-  if (ok) {
-    runner = sc_runner_new(sc_lang_egraph(c->lang), &c->opts->limits);
-    ok = add_spec_call(c, n, out_cls, error) &&
-         prove(c, runner, n, out_cls, &limit_hit, error);
+  p->t0 = (double)g_get_monotonic_time() / 1e6;
+  p->out_cls = g_new(sc_id, n->n_results ? n->n_results : 1);
+  p->ok = sc_rel_visit_begin(c, &p->error);
+  if (p->ok) {
+    p->runner = sc_runner_new(sc_lang_egraph(c->lang), &c->opts->limits);
+    p->ok = add_spec_call(c, n, p->out_cls, &p->error) &&
+            prove(c, p->runner, n, p->out_cls, &p->limit_hit, &p->error);
   }
-  if (ok && limit_hit && sc_rel_cut_forms_read(c, n) &&
-      sc_rel_some_output_unmapped(c, n, out_cls)) {
+  if (p->ok && p->limit_hit && sc_rel_cut_forms_read(c, n) &&
+      sc_rel_some_output_unmapped(c, n, p->out_cls)) {
     /* the cut forms of its inputs made the e-graph too large: again
      * without them (cut-forms.c) */
-    sc_runner_free(runner);
+    sc_runner_free(p->runner);
     sc_rel_visit_release(c);
-    limit_hit = NULL;
+    p->limit_hit = NULL;
     c->no_cuts = TRUE;
-    ok = sc_rel_visit_begin(c, error);
-    runner = ok ? sc_runner_new(sc_lang_egraph(c->lang), &c->opts->limits) : NULL;
-    ok = ok && add_spec_call(c, n, out_cls, error) &&
-         prove(c, runner, n, out_cls, &limit_hit, error);
+    p->ok = sc_rel_visit_begin(c, &p->error);
+    p->runner = p->ok ? sc_runner_new(sc_lang_egraph(c->lang), &c->opts->limits) : NULL;
+    p->ok = p->ok && add_spec_call(c, n, p->out_cls, &p->error) &&
+            prove(c, p->runner, n, p->out_cls, &p->limit_hit, &p->error);
     c->no_cuts = FALSE;
   }
+  p->seconds = (double)g_get_monotonic_time() / 1e6 - p->t0;
+}
+
+/* The relations of P's node recorded into the context and the result
+ * (failure or deferral, *STOP), and the visit's e-graph freed.  Returns
+ * FALSE (the error into ERROR) when the proof stopped on one. */
+gboolean sc_rel_visit_finish(sc_rel_ctx *c, sc_rel_proof *p, gboolean *stop, GError **error) {
+  sc_id v = p->v;
+  const sc_node *n = sc_graph_node(c->spec, v);
+  /* the node's time: its proof's, without the wait for its turn */
+  double t0 = (double)g_get_monotonic_time() / 1e6 - p->seconds;
+  gboolean ok = p->ok;
+  const sc_id *out_cls = p->out_cls;
+  GArray *unmapped = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   if (ok) {
     record_relations(c, n, out_cls, unmapped);
     uint32_t nodes_now = sc_egraph_n_nodes(sc_lang_egraph(c->lang));
@@ -377,15 +390,32 @@ gboolean sc_rel_visit_node(sc_rel_ctx *c, sc_id v, gboolean *stop, GError **erro
       sc_explain_node(c->ex, v, out_cls, c->rules, c->res->output_texts, c->res->tensor_texts,
                       c->impl_is_output, c->opts, c->res->relexp);
     gboolean deferred = unmapped->len &&
-                        fail_or_defer(c, v, n, out_cls, unmapped, limit_hit, stop);
+                        fail_or_defer(c, v, n, out_cls, unmapped, p->limit_hit, stop);
     if (!*stop)
       sc_rel_settle_deferred(c, n, deferred);
     sc_rel_note_random_assumption(c, n);
+  } else {
+    g_propagate_error(error, p->error);
+    p->error = NULL;
   }
   g_array_free(unmapped, TRUE);
-  g_free(out_cls);
-  if (runner)
-    sc_runner_free(runner);
   visit_end(c, v, n, t0);
+  sc_rel_proof_clear(p);
   return ok;
+}
+
+/* What a proof holds, freed (its e-graph is the context's). */
+void sc_rel_proof_clear(sc_rel_proof *p) {
+  g_clear_pointer(&p->out_cls, g_free);
+  g_clear_pointer(&p->runner, sc_runner_free);
+  g_clear_error(&p->error);
+}
+
+/* One spec node: Listing 2 with Listing 3's exploration.  Returns FALSE on
+ * an error; a node that fails to map sets the result's failure and
+ * *stop. */
+gboolean sc_rel_visit_node(sc_rel_ctx *c, sc_id v, gboolean *stop, GError **error) {
+  sc_rel_proof p;
+  sc_rel_visit_prove(c, v, &p);
+  return sc_rel_visit_finish(c, &p, stop, error);
 }

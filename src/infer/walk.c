@@ -112,6 +112,8 @@ static void ctx_init(sc_rel_ctx *c, const sc_bundle *b, const sc_infer_options *
   uint32_t n_in = sc_graph_n_nodes(c->impl);
   c->res = sc_rel_result_new(b);
   c->rel = g_new0(GPtrArray *, n_st ? n_st : 1);
+  /* allocated up front: the slots of --jobs share the pointer (schedule.c) */
+  c->rel_main = g_new0(uint32_t, n_st ? n_st : 1);
   c->owned = g_ptr_array_new_with_free_func((GDestroyNotify)sc_texpr_free);
   c->impl_is_output = g_new0(gboolean, n_it ? n_it : 1);
   for (uint32_t i = 0; i < sc_graph_n_outputs(c->impl); i++)
@@ -199,6 +201,8 @@ static gboolean walk(sc_rel_ctx *c, gboolean *stop, GError **error) {
   for (uint32_t i = 0; i < n_order; i++)
     total += c->need[order[i]] ? 1 : 0;
   sc_rel_release_init(c, order, n_order);
+  /* with --jobs N, nodes proved ahead on other threads (schedule.c) */
+  sc_rel_sched *sched = sc_rel_sched_new(c, order, n_order);
   gboolean ok = TRUE;
   uint32_t done = 0;
   for (uint32_t i = 0; i < n_order && ok && !*stop; i++) {
@@ -209,12 +213,19 @@ static gboolean walk(sc_rel_ctx *c, gboolean *stop, GError **error) {
     if (opts->progress)
       opts->progress(done, total, n->name, opts->progress_user);
     guint owned_before = c->owned->len;
+    if (sched)
+      sc_rel_sched_dispatch(sched, done);
     if (!sc_rel_memo_carry(c, v)) {
       sc_rel_memo_begin(c);
-      ok = sc_rel_visit_node(c, v, stop, error);
-      if (ok && !*stop)
-        sc_rel_memo_record(c, v);
-    }
+      if (sched)
+        ok = sc_rel_sched_visit(sched, done, stop, error);
+      else {
+        ok = sc_rel_visit_node(c, v, stop, error);
+        if (ok && !*stop)
+          sc_rel_memo_record(c, v);
+      }
+    } else if (sched)
+      sc_rel_sched_drop(sched, done);
     sc_rel_release_mark(c, v, owned_before);
     if (ok && !*stop)
       sc_rel_release_after(c, done);
@@ -236,6 +247,7 @@ static gboolean walk(sc_rel_ctx *c, gboolean *stop, GError **error) {
       *stop = TRUE;
     }
   }
+  sc_rel_sched_free(sched);
   if (opts->progress)
     opts->progress(done, total, NULL, opts->progress_user);
   return ok;

@@ -408,12 +408,12 @@ static sc_truth ge0_inner(sc_symtab *st, sc_dim q) {
 sc_truth sc_sym_ge0(sc_symtab *st, sc_dim q) {
   if (!q.poly)
     return q.value >= 0 ? SC_YES : SC_NO;
-  gboolean saved = st->overflow;
-  st->overflow = FALSE;
+  gboolean saved = sc_sym_overflow;
+  sc_sym_overflow = FALSE;
   sc_truth r = ge0_inner(st, sc_sym_refresh(st, q));
-  if (st->overflow)
+  if (sc_sym_overflow)
     r = SC_UNKNOWN;
-  st->overflow = saved;
+  sc_sym_overflow = saved;
   return r;
 }
 
@@ -477,12 +477,12 @@ static sc_truth eq0_inner(sc_symtab *st, sc_dim q) {
 sc_truth sc_sym_eq0(sc_symtab *st, sc_dim q) {
   if (!q.poly)
     return q.value == 0 ? SC_YES : SC_NO;
-  gboolean saved = st->overflow;
-  st->overflow = FALSE;
+  gboolean saved = sc_sym_overflow;
+  sc_sym_overflow = FALSE;
   sc_truth r = eq0_inner(st, sc_sym_refresh(st, q));
-  if (st->overflow)
+  if (sc_sym_overflow)
     r = SC_UNKNOWN;
-  st->overflow = saved;
+  sc_sym_overflow = saved;
   return r;
 }
 
@@ -922,13 +922,13 @@ char *sc_sym_query_to_string(const sc_sym_query *q) {
 /* Puts "goal REL 0" (GOAL fresh, not overflowed) to the oracle. */
 static sc_truth consult(sc_symtab *st, sc_sym_rel rel, sc_dim goal, int64_t k) {
   st->stats.oracle_queries++;
-  gboolean saved = st->overflow;
-  st->overflow = FALSE;
+  gboolean saved = sc_sym_overflow;
+  sc_sym_overflow = FALSE;
   qb b;
   qb_init(&b, st);
   sc_sym_query q;
-  gboolean built = qb_build(&b, rel, goal, k, &q) && !st->overflow;
-  st->overflow = saved;
+  gboolean built = qb_build(&b, rel, goal, k, &q) && !sc_sym_overflow;
+  sc_sym_overflow = saved;
   sc_truth r = SC_UNKNOWN;
   if (!built) {
     st->stats.skipped++;
@@ -977,6 +977,7 @@ static sc_truth after_nf(sc_symtab *st, sc_truth nf, gboolean valid, sc_sym_rel 
 }
 
 void sc_symtab_set_oracle(sc_symtab *st, const sc_sym_oracle *oracle, void *user) {
+  SC_SYM_LOCKED(st);
   g_return_if_fail(st != NULL);
   if (oracle && oracle->decide) {
     st->oracle = *oracle;
@@ -996,6 +997,7 @@ void sc_sym_oracle_clear(sc_symtab *st) {
 }
 
 void sc_symtab_stats(const sc_symtab *st, sc_sym_stats *stats) {
+  SC_SYM_LOCKED(st);
   g_return_if_fail(st != NULL && stats != NULL);
   *stats = st->stats;
 }
@@ -1020,45 +1022,48 @@ char *sc_sym_stats_to_string(const sc_sym_stats *s) {
 sc_truth sc_dim_eq(sc_symtab *st, sc_dim a, sc_dim b) {
   if (!a.poly && !b.poly)
     return a.value == b.value ? SC_YES : SC_NO;
+  SC_SYM_LOCKED(st);
   if (sc_dim_identical(a, b))
     return SC_YES;
-  gboolean saved = st->overflow;
-  st->overflow = FALSE;
+  gboolean saved = sc_sym_overflow;
+  sc_sym_overflow = FALSE;
   sc_dim q = sc_dim_sub(st, a, b);
-  gboolean valid = !st->overflow;
+  gboolean valid = !sc_sym_overflow;
   sc_truth r = valid ? sc_sym_eq0(st, q) : SC_UNKNOWN;
   r = after_nf(st, r, valid, SC_SYM_REL_EQ, q, 0);
-  st->overflow = saved;
+  sc_sym_overflow = saved;
   return r;
 }
 
 sc_truth sc_dim_le(sc_symtab *st, sc_dim a, sc_dim b) {
   if (!a.poly && !b.poly)
     return a.value <= b.value ? SC_YES : SC_NO;
+  SC_SYM_LOCKED(st);
   if (sc_dim_identical(a, b))
     return SC_YES;
-  gboolean saved = st->overflow;
-  st->overflow = FALSE;
+  gboolean saved = sc_sym_overflow;
+  sc_sym_overflow = FALSE;
   sc_dim q = sc_dim_sub(st, b, a);
-  gboolean valid = !st->overflow;
+  gboolean valid = !sc_sym_overflow;
   sc_truth r = valid ? sc_sym_ge0(st, q) : SC_UNKNOWN;
   r = after_nf(st, r, valid, SC_SYM_REL_GE, q, 0);
-  st->overflow = saved;
+  sc_sym_overflow = saved;
   return r;
 }
 
 sc_truth sc_dim_lt(sc_symtab *st, sc_dim a, sc_dim b) {
   if (!a.poly && !b.poly)
     return a.value < b.value ? SC_YES : SC_NO;
+  SC_SYM_LOCKED(st);
   if (sc_dim_identical(a, b))
     return SC_NO;
-  gboolean saved = st->overflow;
-  st->overflow = FALSE;
+  gboolean saved = sc_sym_overflow;
+  sc_sym_overflow = FALSE;
   sc_dim q = sc_dim_sub(st, sc_dim_sub(st, b, a), sc_dim_const(1));
-  gboolean valid = !st->overflow;
+  gboolean valid = !sc_sym_overflow;
   sc_truth r = valid ? sc_sym_ge0(st, q) : SC_UNKNOWN;
   r = after_nf(st, r, valid, SC_SYM_REL_GE, q, 0);
-  st->overflow = saved;
+  sc_sym_overflow = saved;
   return r;
 }
 
@@ -1068,8 +1073,9 @@ sc_truth sc_dim_divides(sc_symtab *st, sc_dim d, sc_dim a) {
       return a.value == 0 ? SC_YES : SC_NO;
     return sc_sym_py_mod(a.value, d.value) == 0 ? SC_YES : SC_NO;
   }
-  gboolean saved = st->overflow;
-  st->overflow = FALSE;
+  SC_SYM_LOCKED(st);
+  gboolean saved = sc_sym_overflow;
+  sc_sym_overflow = FALSE;
   sc_dim m, goal;
   sc_sym_rel rel = SC_SYM_REL_EQ;
   int64_t k = 0;
@@ -1087,11 +1093,11 @@ sc_truth sc_dim_divides(sc_symtab *st, sc_dim d, sc_dim a) {
       goal = sc_sym_refresh(st, a);
     }
   }
-  gboolean valid = !st->overflow;
+  gboolean valid = !sc_sym_overflow;
   if (!valid)
     r = SC_UNKNOWN;
   r = after_nf(st, r, valid, rel, goal, k);
-  st->overflow = saved;
+  sc_sym_overflow = saved;
   return r;
 }
 

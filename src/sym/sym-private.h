@@ -124,7 +124,8 @@ struct sc_symtab {
   GHashTable *polys;      /* sc_sym_poly* (owned keys) */
   const sc_sym_mono *unit;
   uint32_t epoch;
-  gboolean overflow;
+  GRecMutex lock;         /* every public entry with a symbolic operand holds it
+                             (threads of `check --jobs`, docs/architecture.md) */
   gboolean too_large;     /* sticky: a normal form passed SC_SYM_MAX_SIZE */
   GArray *ge_facts;       /* sc_dim, each p >= 0 (nonconstant) */
   GArray *eq_facts;       /* sc_dim, each p == 0 */
@@ -136,6 +137,27 @@ struct sc_symtab {
   GHashTable *oracle_cache; /* query key (owned) -> GINT_TO_POINTER(truth + 1) */
   sc_sym_stats stats;
 };
+
+/* The overflow flag (sc_symtab_overflowed) is per thread, not per symtab:
+ * threads of one check share the symtab, and an overflow in one visit must
+ * not be seen by another.  Every caller clears it before the operations it
+ * checks, so a flag shared by the symtabs a thread works on is the same;
+ * sc_symtab_new clears it (a new symtab has not overflowed). */
+extern _Thread_local gboolean sc_sym_overflow;
+/* Holds ST's lock (none for a NULL ST: a concrete size printed alone)
+ * until the end of the enclosing scope. */
+static inline sc_symtab *sc_sym_lock(const sc_symtab *st) {
+  if (st != NULL)
+    g_rec_mutex_lock(&((sc_symtab *)st)->lock);
+  return (sc_symtab *)st;
+}
+static inline void sc_sym_unlock(sc_symtab **st) {
+  if (*st != NULL)
+    g_rec_mutex_unlock(&(*st)->lock);
+}
+#define SC_SYM_LOCKED(st)                                                                  \
+  G_GNUC_UNUSED __attribute__((cleanup(sc_sym_unlock))) sc_symtab *sc_sym_locker_ =       \
+      sc_sym_lock(st)
 
 static inline const sc_sym_atom *sc_sym_atom_get(const sc_symtab *st, uint32_t id) {
   return g_ptr_array_index(st->atoms, id);

@@ -81,7 +81,7 @@ static gboolean fail_at(sc_parser *p, size_t pos, int code, const char *msg) {
 static gboolean parse_expr(sc_parser *p, sc_dim *out);
 
 static gboolean check_overflow(sc_parser *p, size_t pos) {
-  if (p->st->overflow)
+  if (sc_sym_overflow)
     return fail_at(p, pos, SC_SYM_ERROR_INVALID, "integer overflow");
   return TRUE;
 }
@@ -252,10 +252,11 @@ static gboolean parse_expr(sc_parser *p, sc_dim *out) {
 }
 
 gboolean sc_dim_parse(sc_symtab *st, const char *text, sc_dim *out, GError **error) {
+  SC_SYM_LOCKED(st);
   g_return_val_if_fail(st != NULL && text != NULL && out != NULL, FALSE);
   sc_parser p = {st, text, 0, error, 0};
-  gboolean saved = st->overflow;
-  st->overflow = FALSE;
+  gboolean saved = sc_sym_overflow;
+  sc_sym_overflow = FALSE;
   sc_dim d;
   gboolean ok = parse_expr(&p, &d);
   if (ok) {
@@ -263,7 +264,7 @@ gboolean sc_dim_parse(sc_symtab *st, const char *text, sc_dim *out, GError **err
     if (text[p.pos])
       ok = fail_expected(&p, "an operator or end of input");
   }
-  st->overflow = saved;
+  sc_sym_overflow = saved;
   if (ok)
     *out = d;
   return ok;
@@ -306,12 +307,13 @@ static gboolean at_and(sc_parser *p) {
 }
 
 gboolean sc_symtab_assume(sc_symtab *st, const char *constraint, GError **error) {
+  SC_SYM_LOCKED(st);
   g_return_val_if_fail(st != NULL && constraint != NULL, FALSE);
   sc_parser p = {st, constraint, 0, error, 0};
   g_autoptr(GArray) rels = g_array_new(FALSE, FALSE, sizeof(sc_rel));
   g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func(g_free);
-  gboolean saved = st->overflow;
-  st->overflow = FALSE;
+  gboolean saved = sc_sym_overflow;
+  sc_sym_overflow = FALSE;
   gboolean ok = TRUE;
   /* parse everything first: a syntax error changes nothing */
   while (ok) {
@@ -349,18 +351,18 @@ gboolean sc_symtab_assume(sc_symtab *st, const char *constraint, GError **error)
       break;
     }
   }
-  st->overflow = FALSE;
+  sc_sym_overflow = FALSE;
   for (guint i = 0; ok && i < rels->len; i++) {
     sc_rel *r = &g_array_index(rels, sc_rel, i);
     const char *text = g_ptr_array_index(parts, r->part);
     ok = sc_sym_assume_rel(st, r->a, r->op, r->b, text, error);
-    if (ok && st->overflow) {
+    if (ok && sc_sym_overflow) {
       g_set_error(error, SC_SYM_ERROR, SC_SYM_ERROR_INVALID,
                   "integer overflow in assumption: %s", text);
       ok = FALSE;
     }
   }
-  st->overflow = saved;
+  sc_sym_overflow = saved;
   if (ok)
     for (guint i = 0; i < parts->len; i++)
       g_ptr_array_add(st->texts, g_strdup(g_ptr_array_index(parts, i)));
@@ -529,6 +531,7 @@ static void print_dim(GString *g, const sc_symtab *st, sc_dim d) {
 }
 
 char *sc_dim_to_string(const sc_symtab *st, sc_dim d) {
+  SC_SYM_LOCKED(st);
   if (d.poly && !st)
     st = d.poly->st;
   GString *g = g_string_new(NULL);

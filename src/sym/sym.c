@@ -8,7 +8,7 @@
  *    numerator is split into k*Q + R with R's coefficients in [0, k), and R
  *    is reduced by the gcd of its coefficients and k, so that equal
  *    quotients get the same atom;
- *  - int64 overflow sets st->overflow and saturates; nothing wraps. */
+ *  - int64 overflow sets sc_sym_overflow and saturates; nothing wraps. */
 #include "sym/sym-private.h"
 
 #include <string.h>
@@ -20,7 +20,7 @@ G_DEFINE_QUARK(sc-sym-error-quark, sc_sym_error)
 int64_t sc_sym_mul64(sc_symtab *st, int64_t a, int64_t b) {
   int64_t r;
   if (G_UNLIKELY(__builtin_mul_overflow(a, b, &r))) {
-    st->overflow = TRUE;
+    sc_sym_overflow = TRUE;
     return ((a < 0) != (b < 0)) ? INT64_MIN : INT64_MAX;
   }
   return r;
@@ -29,7 +29,7 @@ int64_t sc_sym_mul64(sc_symtab *st, int64_t a, int64_t b) {
 int64_t sc_sym_add64(sc_symtab *st, int64_t a, int64_t b) {
   int64_t r;
   if (G_UNLIKELY(__builtin_add_overflow(a, b, &r))) {
-    st->overflow = TRUE;
+    sc_sym_overflow = TRUE;
     return a < 0 ? INT64_MIN : INT64_MAX;
   }
   return r;
@@ -38,7 +38,7 @@ int64_t sc_sym_add64(sc_symtab *st, int64_t a, int64_t b) {
 static int64_t sub64(sc_symtab *st, int64_t a, int64_t b) {
   int64_t r;
   if (G_UNLIKELY(__builtin_sub_overflow(a, b, &r))) {
-    st->overflow = TRUE;
+    sc_sym_overflow = TRUE;
     return a < 0 ? INT64_MIN : INT64_MAX;
   }
   return r;
@@ -58,7 +58,7 @@ int64_t sc_sym_gcd64(int64_t a, int64_t b) {
 int64_t sc_sym_py_floordiv(sc_symtab *st, int64_t a, int64_t k) {
   if (k == -1) {
     if (a == INT64_MIN) {
-      st->overflow = TRUE;
+      sc_sym_overflow = TRUE;
       return INT64_MAX;
     }
     return -a;
@@ -364,7 +364,7 @@ static const sc_sym_mono *mono_mul(sc_symtab *st, const sc_sym_mono *a, const sc
       f[n] = a->f[i++];
       uint32_t e = f[n].exp + b->f[j++].exp;
       if (e > SC_SYM_MAX_EXP || e < f[n].exp) { /* keep loops over exponents short */
-        st->overflow = TRUE;
+        sc_sym_overflow = TRUE;
         e = SC_SYM_MAX_EXP;
       }
       f[n++].exp = e;
@@ -505,10 +505,10 @@ static gboolean poly_exact_div(sc_symtab *st, sc_dim a, sc_dim b, sc_dim *out) {
   if (!sc_sym_divisible(ca, cb) || (cb == -1 && ca == INT64_MIN))
     return FALSE;
   int64_t t = ca / cb;
-  gboolean saved = st->overflow;
+  gboolean saved = sc_sym_overflow;
   sc_dim tb = sc_sym_scale(st, b, t);
-  gboolean ok = !st->overflow && sc_dim_identical(tb, a);
-  st->overflow = saved;
+  gboolean ok = !sc_sym_overflow && sc_dim_identical(tb, a);
+  sc_sym_overflow = saved;
   if (ok)
     *out = sc_dim_const(t);
   return ok;
@@ -694,11 +694,11 @@ static uint32_t lone_atom(sc_dim d) {
 static gboolean in_0_b(sc_symtab *st, sc_dim a, sc_dim b) {
   if (sc_sym_ge0(st, a) != SC_YES)
     return FALSE;
-  gboolean saved = st->overflow;
-  st->overflow = FALSE;
+  gboolean saved = sc_sym_overflow;
+  sc_sym_overflow = FALSE;
   sc_dim gap = raw_add(st, raw_add(st, b, a, -1), sc_dim_const(-1), 1);
-  gboolean ok = !st->overflow && sc_sym_ge0(st, gap) == SC_YES;
-  st->overflow = saved;
+  gboolean ok = !sc_sym_overflow && sc_sym_ge0(st, gap) == SC_YES;
+  sc_sym_overflow = saved;
   return ok;
 }
 
@@ -850,17 +850,17 @@ static sc_dim minmax_fresh(sc_symtab *st, sc_dim a, sc_dim b, gboolean is_max) {
     a = b;
     b = t;
   }
-  gboolean saved = st->overflow;
-  st->overflow = FALSE;
+  gboolean saved = sc_sym_overflow;
+  sc_sym_overflow = FALSE;
   sc_dim ba = raw_add(st, b, a, -1);
-  sc_truth le = st->overflow ? SC_UNKNOWN : sc_sym_ge0(st, ba); /* a <= b ? */
+  sc_truth le = sc_sym_overflow ? SC_UNKNOWN : sc_sym_ge0(st, ba); /* a <= b ? */
   sc_truth ge = SC_UNKNOWN;
   if (le == SC_UNKNOWN) {
-    st->overflow = FALSE;
+    sc_sym_overflow = FALSE;
     sc_dim ab = raw_add(st, a, b, -1);
-    ge = st->overflow ? SC_UNKNOWN : sc_sym_ge0(st, ab); /* b <= a ? */
+    ge = sc_sym_overflow ? SC_UNKNOWN : sc_sym_ge0(st, ab); /* b <= a ? */
   }
-  st->overflow = saved;
+  sc_sym_overflow = saved;
   if (le == SC_YES)
     return is_max ? b : a;
   if (le == SC_NO || ge == SC_YES)
@@ -873,24 +873,28 @@ static sc_dim minmax_fresh(sc_symtab *st, sc_dim a, sc_dim b, gboolean is_max) {
 sc_dim sc_dim_add(sc_symtab *st, sc_dim a, sc_dim b) {
   if (!a.poly && !b.poly)
     return sc_dim_const(sc_sym_add64(st, a.value, b.value));
+  SC_SYM_LOCKED(st);
   return raw_add(st, sc_sym_refresh(st, a), sc_sym_refresh(st, b), 1);
 }
 
 sc_dim sc_dim_sub(sc_symtab *st, sc_dim a, sc_dim b) {
   if (!a.poly && !b.poly)
     return sc_dim_const(sub64(st, a.value, b.value));
+  SC_SYM_LOCKED(st);
   return raw_add(st, sc_sym_refresh(st, a), sc_sym_refresh(st, b), -1);
 }
 
 sc_dim sc_dim_mul(sc_symtab *st, sc_dim a, sc_dim b) {
   if (!a.poly && !b.poly)
     return sc_dim_const(sc_sym_mul64(st, a.value, b.value));
+  SC_SYM_LOCKED(st);
   return raw_mul(st, sc_sym_refresh(st, a), sc_sym_refresh(st, b));
 }
 
 sc_dim sc_dim_neg(sc_symtab *st, sc_dim a) {
   if (!a.poly)
     return sc_dim_const(sub64(st, 0, a.value));
+  SC_SYM_LOCKED(st);
   return sc_sym_scale(st, sc_sym_refresh(st, a), -1);
 }
 
@@ -901,6 +905,7 @@ gboolean sc_dim_floordiv(sc_symtab *st, sc_dim a, sc_dim b, sc_dim *out) {
     *out = sc_dim_const(sc_sym_py_floordiv(st, a.value, b.value));
     return TRUE;
   }
+  SC_SYM_LOCKED(st);
   return fdiv_fresh(st, sc_sym_refresh(st, a), sc_sym_refresh(st, b), out);
 }
 
@@ -911,24 +916,27 @@ gboolean sc_dim_mod(sc_symtab *st, sc_dim a, sc_dim b, sc_dim *out) {
     *out = sc_dim_const(sc_sym_py_mod(a.value, b.value));
     return TRUE;
   }
+  SC_SYM_LOCKED(st);
   return mod_fresh(st, sc_sym_refresh(st, a), sc_sym_refresh(st, b), out);
 }
 
 sc_dim sc_dim_min(sc_symtab *st, sc_dim a, sc_dim b) {
   if (!a.poly && !b.poly)
     return a.value <= b.value ? a : b;
-  gboolean saved = st->overflow;
+  SC_SYM_LOCKED(st);
+  gboolean saved = sc_sym_overflow;
   sc_dim r = minmax_fresh(st, sc_sym_refresh(st, a), sc_sym_refresh(st, b), FALSE);
-  st->overflow = saved;
+  sc_sym_overflow = saved;
   return r;
 }
 
 sc_dim sc_dim_max(sc_symtab *st, sc_dim a, sc_dim b) {
   if (!a.poly && !b.poly)
     return a.value >= b.value ? a : b;
-  gboolean saved = st->overflow;
+  SC_SYM_LOCKED(st);
+  gboolean saved = sc_sym_overflow;
   sc_dim r = minmax_fresh(st, sc_sym_refresh(st, a), sc_sym_refresh(st, b), TRUE);
-  st->overflow = saved;
+  sc_sym_overflow = saved;
   return r;
 }
 
@@ -942,6 +950,8 @@ static void symbol_free(gpointer p) {
 
 sc_symtab *sc_symtab_new(void) {
   sc_symtab *st = g_new0(sc_symtab, 1);
+  g_rec_mutex_init(&st->lock);
+  sc_sym_overflow = FALSE; /* a new symtab has not overflowed (the flag is the thread's) */
   st->symbols = g_ptr_array_new_with_free_func(symbol_free);
   st->by_name = g_hash_table_new(g_str_hash, g_str_equal);
   st->atoms = g_ptr_array_new_with_free_func(g_free);
@@ -970,6 +980,7 @@ void sc_symtab_free(sc_symtab *st) {
   g_array_free(st->ne_facts, TRUE);
   g_ptr_array_free(st->texts, TRUE);
   sc_sym_oracle_clear(st);
+  g_rec_mutex_clear(&st->lock);
   g_free(st);
 }
 
@@ -984,6 +995,7 @@ static gboolean valid_name(const char *name) {
 
 gboolean sc_symtab_declare(sc_symtab *st, const char *name, gboolean has_min, int64_t min,
                            gboolean has_max, int64_t max, GError **error) {
+  SC_SYM_LOCKED(st);
   g_return_val_if_fail(st != NULL, FALSE);
   if (!valid_name(name)) {
     g_set_error(error, SC_SYM_ERROR, SC_SYM_ERROR_INVALID,
@@ -1029,15 +1041,18 @@ gboolean sc_symtab_declare(sc_symtab *st, const char *name, gboolean has_min, in
 }
 
 uint32_t sc_symtab_n_symbols(const sc_symtab *st) {
+  SC_SYM_LOCKED(st);
   return st->symbols->len;
 }
 
 const char *sc_symtab_symbol_name(const sc_symtab *st, uint32_t index) {
+  SC_SYM_LOCKED(st);
   g_return_val_if_fail(index < st->symbols->len, NULL);
   return sc_sym_symbol_get(st, index)->name;
 }
 
 gboolean sc_symtab_lookup(const sc_symtab *st, const char *name, uint32_t *index) {
+  SC_SYM_LOCKED(st);
   gpointer v = g_hash_table_lookup(st->by_name, name);
   if (!v)
     return FALSE;
@@ -1048,6 +1063,7 @@ gboolean sc_symtab_lookup(const sc_symtab *st, const char *name, uint32_t *index
 
 void sc_symtab_symbol_bounds(const sc_symtab *st, uint32_t index, gboolean *has_min,
                              int64_t *min, gboolean *has_max, int64_t *max) {
+  SC_SYM_LOCKED(st);
   g_return_if_fail(index < st->symbols->len);
   const sc_sym_symbol *s = sc_sym_symbol_get(st, index);
   if (has_min)
@@ -1061,27 +1077,35 @@ void sc_symtab_symbol_bounds(const sc_symtab *st, uint32_t index, gboolean *has_
 }
 
 uint32_t sc_symtab_n_assumptions(const sc_symtab *st) {
+  SC_SYM_LOCKED(st);
   return st->texts->len;
 }
 
 const char *sc_symtab_assumption_text(const sc_symtab *st, uint32_t index) {
+  SC_SYM_LOCKED(st);
   g_return_val_if_fail(index < st->texts->len, NULL);
   return g_ptr_array_index(st->texts, index);
 }
 
+_Thread_local gboolean sc_sym_overflow;
+
 gboolean sc_symtab_overflowed(const sc_symtab *st) {
-  return st->overflow;
+  (void)st;
+  return sc_sym_overflow;
 }
 
 void sc_symtab_clear_overflow(sc_symtab *st) {
-  st->overflow = FALSE;
+  (void)st;
+  sc_sym_overflow = FALSE;
 }
 
 gboolean sc_symtab_too_large(const sc_symtab *st) {
+  SC_SYM_LOCKED(st);
   return st->too_large;
 }
 
 void sc_symtab_clear_too_large(sc_symtab *st) {
+  SC_SYM_LOCKED(st);
   st->too_large = FALSE;
 }
 
@@ -1090,6 +1114,7 @@ uint32_t sc_symtab_max_size(void) {
 }
 
 gboolean sc_dim_symbol(sc_symtab *st, const char *name, sc_dim *out, GError **error) {
+  SC_SYM_LOCKED(st);
   uint32_t i;
   if (!sc_symtab_lookup(st, name, &i)) {
     g_set_error(error, SC_SYM_ERROR, SC_SYM_ERROR_UNDEFINED, "undefined symbol '%s'", name);
@@ -1179,6 +1204,7 @@ gboolean sc_dim_eval(const sc_symtab *st, sc_dim d, const int64_t *symbol_values
     *out = d.value;
     return TRUE;
   }
+  SC_SYM_LOCKED(st);
   g_return_val_if_fail(symbol_values != NULL, FALSE);
   return eval_dim(st, d, symbol_values, out);
 }
