@@ -75,7 +75,13 @@ typedef struct {
  * SC_OP_DECLARED (comm.recv): the result's type is not computed from the
  * arguments but given by the graph (the node's declared result); a graph
  * takes it from the declaration, which must give the shape (dtype default
- * f32), and the shape rule, called without one, refuses. */
+ * f32), and the shape rule, called without one, refuses.
+ *
+ * SC_OP_LINEAR_FIRST / SC_OP_LINEAR_SECOND (mul.Tensor, mm, the elementwise
+ * backward operators in their incoming gradient): the operator is linear
+ * in its first / second Tensor argument, the others and every attribute
+ * fixed: f(.., a + b, ..) = f(.., a, ..) + f(.., b, ..) over the reals
+ * (so f(.., 0, ..) = 0).  Bits 16-19 hold the combiner (below). */
 #define SC_OP_FLAGS(X)                                                          \
   X(SC_OP_CLEAN, 0, "clean")             /* allowed in relations (sc.* ops) */  \
   X(SC_OP_ELEMENTWISE, 1, "elementwise") /* out[i] = f(in[i]...) w/ broadcast */\
@@ -91,7 +97,9 @@ typedef struct {
   X(SC_OP_ROWWISE, 11, "rowwise")        /* acts along its int `dim` only */    \
   X(SC_OP_REARRANGE, 12, "rearrange")    /* the input's values, moved */        \
   X(SC_OP_SELECTS, 13, "selects")        /* some of the input's values */       \
-  X(SC_OP_DECLARED, 14, "declared")      /* result type as declared (above) */
+  X(SC_OP_DECLARED, 14, "declared")      /* result type as declared (above) */\
+  X(SC_OP_LINEAR_FIRST, 20, "linear_first")   /* linear in Tensor operand 1 */  \
+  X(SC_OP_LINEAR_SECOND, 21, "linear_second") /* linear in Tensor operand 2 */
 
 typedef enum {
 #define SC_X_FLAG(sym, bit, word) sym = 1u << bit,
@@ -246,7 +254,11 @@ const char *sc_ops_combiner_name(sc_combiner c);
  *     combiner or none (var, argmax).
  *   rowwise1/2: SC_OP_ROWWISE with 1/2 Tensor arguments of the result's
  *     shape, an int argument `dim`, one result: rows along `dim` are
- *     computed independently of each other. */
+ *     computed independently of each other.
+ *   linear1, linear2_first, linear2_second, linear3_first: exactly 1 / 2 /
+ *     2 / 3 Tensor arguments (none optional, no tensor lists), one result,
+ *     flagged SC_OP_LINEAR_FIRST (the first operand) or SC_OP_LINEAR_SECOND
+ *     (the second): f(.., a + b, ..) = f(.., a, ..) + f(.., b, ..). */
 #define SC_OP_CLASSES(X)                                                        \
   X(SC_CLASS_ELEMENTWISE1, "elementwise1")                                      \
   X(SC_CLASS_ELEMENTWISE2, "elementwise2")                                      \
@@ -261,7 +273,11 @@ const char *sc_ops_combiner_name(sc_combiner c);
   X(SC_CLASS_REDUCE_LOGADDEXP, "reduce_logaddexp")                              \
   X(SC_CLASS_REDUCE, "reduce")                                                  \
   X(SC_CLASS_ROWWISE1, "rowwise1")                                              \
-  X(SC_CLASS_ROWWISE2, "rowwise2")
+  X(SC_CLASS_ROWWISE2, "rowwise2")                                              \
+  X(SC_CLASS_LINEAR1, "linear1")                                                \
+  X(SC_CLASS_LINEAR2_FIRST, "linear2_first")                                    \
+  X(SC_CLASS_LINEAR2_SECOND, "linear2_second")                                  \
+  X(SC_CLASS_LINEAR3_FIRST, "linear3_first")
 
 typedef enum {
 #define SC_X_CLASS(sym, word) sym,

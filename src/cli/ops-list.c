@@ -17,7 +17,7 @@ static const char *const flag_words[] = {
 static char *flags_text(uint32_t flags) {
   GString *s = g_string_new(NULL);
   for (guint bit = 0; bit < G_N_ELEMENTS(flag_words); bit++)
-    if (flags & (1u << bit))
+    if ((flags & (1u << bit)) && flag_words[bit] != NULL)
       g_string_append_printf(s, "%s%s", s->len ? "," : "", flag_words[bit]);
   sc_combiner c = (sc_combiner)((flags & SC_OP_COMBINE_MASK) >> SC_OP_COMBINE_SHIFT);
   if (c != SC_COMBINE_NONE)
@@ -55,7 +55,7 @@ int sc_cli_ops(int argc, char **argv) {
     if (json) {
       json_t *fl = json_array();
       for (guint bit = 0; bit < G_N_ELEMENTS(flag_words); bit++)
-        if (op->flags & (1u << bit))
+        if ((op->flags & (1u << bit)) && flag_words[bit] != NULL)
           json_array_append_new(fl, json_string(flag_words[bit]));
       json_t *o = json_pack("{s:s, s:o, s:s}", "name", op->qualname, "flags", fl, "schema",
                             op->schema);

@@ -229,14 +229,17 @@ static gboolean trait_flags(ld_diag *d, const char *trait, uint32_t pos, uint32_
   } traits[] = {
       {"elementwise", SC_OP_ELEMENTWISE},
       {"rowwise", SC_OP_ROWWISE},
-      {"reduce_sum", SC_OP_REDUCTION | SC_OP_COMBINE(SC_COMBINE_SUM)},
-      {"reduce_mean", SC_OP_REDUCTION | SC_OP_COMBINE(SC_COMBINE_MEAN)},
+      /* sum- and mean-combined reductions are linear in their operand */
+      {"reduce_sum", SC_OP_REDUCTION | SC_OP_COMBINE(SC_COMBINE_SUM) | SC_OP_LINEAR_FIRST},
+      {"reduce_mean", SC_OP_REDUCTION | SC_OP_COMBINE(SC_COMBINE_MEAN) | SC_OP_LINEAR_FIRST},
       {"reduce_max", SC_OP_REDUCTION | SC_OP_COMBINE(SC_COMBINE_MAX)},
       {"reduce_min", SC_OP_REDUCTION | SC_OP_COMBINE(SC_COMBINE_MIN)},
       {"reduce_prod", SC_OP_REDUCTION | SC_OP_COMBINE(SC_COMBINE_PROD)},
       {"reduce_or", SC_OP_REDUCTION | SC_OP_COMBINE(SC_COMBINE_OR)},
       {"reduce_and", SC_OP_REDUCTION | SC_OP_COMBINE(SC_COMBINE_AND)},
       {"reduce_logaddexp", SC_OP_REDUCTION | SC_OP_COMBINE(SC_COMBINE_LOGADDEXP)},
+      {"linear_first", SC_OP_LINEAR_FIRST},
+      {"linear_second", SC_OP_LINEAR_SECOND},
   };
   for (size_t i = 0; i < G_N_ELEMENTS(traits); i++)
     if (strcmp(trait, traits[i].name) == 0) {
@@ -250,7 +253,8 @@ static gboolean trait_flags(ld_diag *d, const char *trait, uint32_t pos, uint32_
     }
   ld_error_at(d, pos, SC_LEMMA_ERROR_DECL,
               "unknown operator trait '%s' (elementwise, rowwise, reduce_sum, reduce_mean, "
-              "reduce_max, reduce_min, reduce_prod, reduce_or, reduce_and, reduce_logaddexp)",
+              "reduce_max, reduce_min, reduce_prod, reduce_or, reduce_and, reduce_logaddexp, "
+              "linear_first, linear_second)",
               trait);
   return FALSE;
 }

@@ -120,6 +120,14 @@ gboolean sc_ops_in_class(const sc_op *op, sc_op_class c) {
   case SC_CLASS_ROWWISE2:
     return (op->flags & SC_OP_ROWWISE) && has_arg(op, "dim", SC_ARG_INT) &&
            plain_tensors(op, 1 + (uint32_t)(c - SC_CLASS_ROWWISE1));
+  case SC_CLASS_LINEAR1:
+    return (op->flags & SC_OP_LINEAR_FIRST) && plain_tensors(op, 1);
+  case SC_CLASS_LINEAR2_FIRST:
+    return (op->flags & SC_OP_LINEAR_FIRST) && plain_tensors(op, 2);
+  case SC_CLASS_LINEAR2_SECOND:
+    return (op->flags & SC_OP_LINEAR_SECOND) && plain_tensors(op, 2);
+  case SC_CLASS_LINEAR3_FIRST:
+    return (op->flags & SC_OP_LINEAR_FIRST) && plain_tensors(op, 3);
   default:
     return FALSE;
   }

@@ -775,7 +775,7 @@ static void test_library(void) {
       "slice_cat_left", "slice_cat_right", "slice_cat_span", "cat_adjacent_slices",
       "slice_split",    "mm_cat_rows",     "mm_cat_cols",    "mm_cat_contract",
       "bmm_cat_batch",  "addmm_to_add",    "ew1_cat[gelu]",  "ew2_cat[add.Tensor]",
-      "mul_sum_right",  "sum_comm",        "sum_assoc_right", "sum_transpose",
+      "linear2_second_sum[mul.Tensor]", "sum_comm",        "sum_assoc_right", "sum_transpose",
       "sum_view",       "transpose_cat_other", "permute_cat"};
   for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
     if (sc_lemma_set_find(s, names[i]) < 0)

@@ -70,6 +70,34 @@ static void test_classes(void) {
   g_assert_true(in("aten.log_softmax.int", "rowwise1"));
   g_assert_true(in("aten._softmax_backward_data.default", "rowwise2"));
   g_assert_false(in("aten._softmax.default", "rowwise2"));
+  /* linear in an operand (SC_OP_LINEAR_FIRST / _SECOND), by arity */
+  static const char *const lin1[] = {"aten.neg.default", "aten.mul.Scalar",
+                                     "aten.expand.default", "aten.repeat.default",
+                                     "aten.sum.dim_IntList", "aten.mean.dim",
+                                     "aten.slice_backward.default", "aten.cumsum.default"};
+  for (size_t i = 0; i < G_N_ELEMENTS(lin1); i++)
+    g_assert_true(in(lin1[i], "linear1"));
+  static const char *const lin2[] = {"aten.sigmoid_backward.default", "aten.tanh_backward.default",
+                                     "aten.threshold_backward.default",
+                                     "aten.embedding_dense_backward.default",
+                                     "aten._softmax_backward_data.default", "aten.mul.Tensor",
+                                     "aten.mm.default"};
+  for (size_t i = 0; i < G_N_ELEMENTS(lin2); i++) {
+    g_assert_true(in(lin2[i], "linear2_first"));
+    g_assert_false(in(lin2[i], "linear1"));
+  }
+  g_assert_true(in("aten.mul.Tensor", "linear2_second"));
+  g_assert_true(in("aten.bmm.default", "linear2_second"));
+  g_assert_false(in("aten.sigmoid_backward.default", "linear2_second"));
+  g_assert_true(in("aten.mse_loss_backward.default", "linear3_first"));
+  /* affine or nonlinear in every operand; a divisor 0 breaks div.Scalar's */
+  static const char *const nonlin[] = {"aten.add.Tensor", "aten.sub.Tensor", "aten.add.Scalar",
+                                       "aten.gelu.default", "aten.div.Scalar",
+                                       "aten.amax.default", "aten.var.correction"};
+  for (size_t i = 0; i < G_N_ELEMENTS(nonlin); i++) {
+    g_assert_false(in(nonlin[i], "linear1"));
+    g_assert_false(in(nonlin[i], "linear2_first"));
+  }
   sc_op_class c;
   g_assert_false(sc_ops_class_lookup("elementwise", &c));
   g_assert_nonnull(strstr(sc_ops_class_names(), "reduce_sum"));
@@ -133,6 +161,13 @@ static void test_registered(void) {
   g_assert_true(sc_ops_class_lookup("reduce_prod", &c));
   g_assert_true(sc_ops_in_class(r, c));
   g_assert_cmpint(sc_ops_combiner(r), ==, SC_COMBINE_PROD);
+  const sc_op *l = sc_ops_register("algtest", "scale(Tensor g, Tensor y) -> Tensor", same_rule,
+                                   SC_OP_ELEMENTWISE | SC_OP_LINEAR_FIRST, NULL, &err);
+  g_assert_no_error(err);
+  g_assert_true(sc_ops_class_lookup("linear2_first", &c));
+  g_assert_true(sc_ops_in_class(l, c));
+  g_assert_true(sc_ops_class_lookup("linear2_second", &c));
+  g_assert_false(sc_ops_in_class(l, c));
 }
 
 int main(int argc, char **argv) {
