@@ -32,28 +32,30 @@ static void alias_exprs(sc_rel_ctx *c, const sc_term *first, const gboolean *all
                         GHashTable *covered, GPtrArray *out);
 
 /* The layout of a term: its operators and attributes with every impl
- * tensor written T (cat(T, T, dim=0), sum(T, T), T).  A tensor replicated
+ * tensor written T (cat(T, T, dim=0), sum(T, T), T), node by node (linear
+ * in the term's nodes).  A tensor replicated
  * on 8 ranks has 8 one-tensor terms per name (the all_reduce result, its
  * expand, its view...), enough to fill the max_terms families with the
  * layout T alone and drop the cut form (cat of each rank's piece) that the
  * next contraction needs; sc_rel_clean_exprs keeps, past max_terms, one
  * term per layout not yet kept. */
-static void layout_of(const sc_term *t, uint32_t i, GString *out) {
-  const sc_term_node *tn = sc_term_node_at(t, i);
-  if (tn->op == SC_LANG_OP_TENSOR) {
-    g_string_append_c(out, 'T');
-    return;
+static char *layout_key(const sc_term *t) {
+  GString *s = g_string_new(NULL);
+  for (uint32_t q = 0; q < sc_term_n_nodes(t); q++) {
+    const sc_term_node *tn = sc_term_node_at(t, q);
+    if (tn->op == SC_LANG_OP_TENSOR) {
+      g_string_append(s, "T;");
+      continue;
+    }
+    g_string_append_printf(s, "%u:%u(", tn->op, tn->attr);
+    for (uint32_t k = 0; k < tn->n_children; k++)
+      g_string_append_printf(s, "%u,", sc_term_child(t, q, k));
+    g_string_append(s, ");");
   }
-  g_string_append_printf(out, "%u:%u(", tn->op, tn->attr);
-  for (uint32_t k = 0; k < tn->n_children; k++) {
-    if (k)
-      g_string_append_c(out, ',');
-    layout_of(t, sc_term_child(t, i, k), out);
-  }
-  g_string_append_c(out, ')');
+  return g_string_free(s, FALSE);
 }
 
-/* Does T cut a tensor into pieces (a cat or a slice in it)? */
+/* Does T name a tensor by its pieces (a cat, a slice or a sum in it)? */
 static gboolean is_cut_form(const sc_term *t) {
   for (uint32_t q = 0; q < sc_term_n_nodes(t); q++) {
     const sc_term_node *tn = sc_term_node_at(t, q);
@@ -67,11 +69,7 @@ static gboolean is_cut_form(const sc_term *t) {
   return FALSE;
 }
 
-static char *layout_key(const sc_term *t) {
-  GString *s = g_string_new(NULL);
-  layout_of(t, sc_term_root(t), s);
-  return g_string_free(s, FALSE);
-}
+
 
 /* The terms sc_rel_clean_exprs keeps: one per family (set of leaves), the
  * first max_terms families, then (extra) one per layout not yet kept. */
@@ -81,6 +79,7 @@ typedef struct {
   GHashTable *covered;   /* tensor id + 1 read by a kept term */
   guint kept, extra, max_kept, max_extra;
   const sc_term *first;
+  GPtrArray *kept_terms; /* const sc_term*: the kept terms, until their layouts are known */
 } pick_state;
 
 static gboolean reads_uncovered(const sc_term *t, GHashTable *covered);
@@ -90,12 +89,19 @@ static gboolean reads_uncovered(const sc_term *t, GHashTable *covered);
  * reads; TRUE when kept. */
 static gboolean pick_term(sc_rel_ctx *c, pick_state *p, const sc_term *term, GPtrArray *out,
                           GPtrArray *extra) {
-  if (p->kept >= p->max_kept && !is_cut_form(term))
-    return FALSE;
-  char *layout = layout_key(term);
-  if (p->kept >= p->max_kept && g_hash_table_contains(p->layouts, layout)) {
-    g_free(layout);
-    return FALSE;
+  char *layout = NULL;
+  if (p->kept >= p->max_kept) {
+    if (!is_cut_form(term))
+      return FALSE;
+    /* the kept terms' layouts, once an extra is considered */
+    for (guint i = 0; p->kept_terms && i < p->kept_terms->len; i++)
+      g_hash_table_add(p->layouts, layout_key(g_ptr_array_index(p->kept_terms, i)));
+    g_clear_pointer(&p->kept_terms, g_ptr_array_unref);
+    layout = layout_key(term);
+    if (g_hash_table_contains(p->layouts, layout)) {
+      g_free(layout);
+      return FALSE;
+    }
   }
   GArray *leaves = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   for (uint32_t j = 0; j < sc_term_n_nodes(term); j++) {
@@ -126,7 +132,10 @@ static gboolean pick_term(sc_rel_ctx *c, pick_state *p, const sc_term *term, GPt
   }
   g_ptr_array_add(c->owned, t);
   g_ptr_array_add(p->kept < p->max_kept ? out : extra, t);
-  g_hash_table_add(p->layouts, layout);
+  if (layout)
+    g_hash_table_add(p->layouts, layout);
+  else if (p->kept_terms)
+    g_ptr_array_add(p->kept_terms, (gpointer)term);
   if (p->kept < p->max_kept)
     p->kept++;
   else
@@ -303,7 +312,8 @@ static void clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
                                         (GDestroyNotify)g_bytes_unref, NULL),
                   g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
                   g_hash_table_new(g_direct_hash, g_direct_equal), 0, 0,
-                  c->opts->max_terms, extra ? MAX(c->opts->max_terms / 2, 1) : 0, NULL};
+                  c->opts->max_terms, extra ? MAX(c->opts->max_terms / 2, 1) : 0, NULL,
+                  extra ? g_ptr_array_new() : NULL};
   for (guint i = 0; i < terms->len && (p.kept < p.max_kept || p.extra < p.max_extra); i++)
     pick_term(c, &p, g_ptr_array_index(terms, i), out, extra);
   gboolean cut = terms->len >= 4 * c->opts->max_terms || p.kept >= p.max_kept;
@@ -316,10 +326,12 @@ static void clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
   g_hash_table_unref(p.covered);
   g_hash_table_unref(p.families);
   g_hash_table_unref(p.layouts);
+  if (p.kept_terms)
+    g_ptr_array_unref(p.kept_terms);
   g_ptr_array_unref(terms);
 }
 
-/* Cut forms.  Past max_terms families, at most max_terms / 4 more terms,
+/* Cut forms.  Past max_terms families, at most max_terms / 2 more terms,
  * each of a layout no kept term has (layout_key), with a cat or a slice
  * (is_cut_form), reading an impl tensor no kept term reads: from the
  * enumeration above, then from one over fresh leaves (fresh_exprs).  They
