@@ -46,7 +46,9 @@ SEEDS = "0:20"
 # Measured on this range when the test was written (docs/shardsmith.md,
 # release build; the sanitizer build gives the same verdicts); a drop below
 # baseline minus margin is a regression.  Raise them as shardcheck improves.
-BASELINE_PROVED, MARGIN_PROVED = 8, 1
+# (13 proved: smith-layout; a check near the wall-clock timeout on a loaded
+# machine makes the margin 2.)
+BASELINE_PROVED, MARGIN_PROVED = 13, 2
 BASELINE_AT_FIRST, MARGIN_AT_FIRST = 15, 2
 
 SUMMARY = re.compile(r"^(\d+) programs \((\d+) correct, (\d+) mutants\): proved (\d+)/(\d+), "
