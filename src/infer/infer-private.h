@@ -29,9 +29,10 @@
  *   localize.c       where a failure after deferral is reported;
  *   cut-forms.c      cut forms of a relation past max_terms; the retry without them;
  *   given.c          output relations of checked outputs the bundle relates
- *                    (spec inputs, assumed tensors).
+ *                    (spec inputs, assumed tensors);
  *   schedule.c       --jobs N: nodes proved ahead on a thread pool, committed
- *                    in visiting order (schedule.h).
+ *                    in visiting order (schedule.h);
+ *   carried-texts.c  the texts of a carried relation, rendered when read.
  *
  * Invariants:
  *  - rel[t] holds the clean expressions (bound to the impl graph) known for
@@ -75,10 +76,16 @@ typedef struct {
                                     output over impl intermediates */
 } sc_rel_failure;
 
+typedef struct sc_rel_text_source sc_rel_text_source;
+typedef struct sc_rel_carried_text sc_rel_carried_text;
+
 struct sc_infer_result {
   const sc_bundle *bundle;
   sc_verdict verdict;
-  GPtrArray **tensor_texts;  /* per spec tensor: char* (owned) or NULL */
+  GPtrArray **tensor_texts;  /* per spec tensor: char* (owned) or NULL; read it
+                                through sc_infer_tensor_exprs (carried texts) */
+  sc_rel_carried_text **carried_texts; /* NULL, or per spec tensor: its texts
+                                          to render when first read (carried-texts.c) */
   GPtrArray **deferred_texts; /* per spec tensor: its deferred (non-clean) relation, or NULL */
   GPtrArray **output_texts;  /* per spec tensor: char* (owned) or NULL */
   GArray *checked;           /* sc_id */
@@ -388,6 +395,25 @@ void sc_rel_memo_begin(sc_rel_ctx *c);
 void sc_rel_memo_record(sc_rel_ctx *c, sc_id v);
 /* After the walk: the carried blocks into the result. */
 void sc_rel_memo_finish(sc_rel_ctx *c);
+
+/* --- texts of carried relations (carried-texts.c) --- */
+
+/* A source: copies of EXPRS (a template result's relation) and their
+ * leaves, sorted and unique (reference-counted; new gives one reference). */
+sc_rel_text_source *sc_rel_text_source_new(const GPtrArray *exprs);
+sc_rel_text_source *sc_rel_text_source_ref(sc_rel_text_source *s);
+void sc_rel_text_source_unref(sc_rel_text_source *s);
+guint sc_rel_text_source_n_leaves(const sc_rel_text_source *s);
+sc_id sc_rel_text_source_leaf(const sc_rel_text_source *s, guint i);
+/* Spec tensor T's texts are SRC's renamed, leaf i to IMAGE[i]: rendered
+ * when first read.  Takes SRC's reference and IMAGE (g_malloc'ed); drops
+ * T's texts so far. */
+void sc_rel_set_carried_texts(sc_infer_result *res, sc_id t, sc_rel_text_source *src,
+                              sc_id *image);
+void sc_rel_carried_text_free(sc_rel_carried_text *ct);
+/* T's carried texts, if any, rendered into res->tensor_texts[t] (kept when
+ * texts were set after the carry). */
+void sc_rel_render_carried_texts(sc_infer_result *res, sc_id t);
 /* Does impl node N read the values of its input T (trel.c)? */
 gboolean sc_rel_reads_input(const sc_node *n, sc_id t);
 /* The relation entry of replica group ID (replicas.c). */

@@ -58,6 +58,10 @@ typedef struct {
   GArray *trel;       /* sc_id impl tensors of T_rel */
   GArray *groups;     /* guint replica groups queued */
   guint learned;      /* sizes learned before the visit */
+  sc_rel_text_source **src; /* per result: the texts' source of its carries, made
+                               at the first (carried-texts.c), or NULL */
+  GPtrArray **src_rel;      /* per result: the relation src was made from (a reference) */
+  uint32_t n_results;
 } memo_tmpl;
 
 struct sc_rel_memo {
@@ -95,6 +99,13 @@ static void tmpl_free(gpointer p) {
   g_array_free(t->explored, TRUE);
   g_array_free(t->trel, TRUE);
   g_array_free(t->groups, TRUE);
+  for (uint32_t k = 0; k < t->n_results; k++) {
+    sc_rel_text_source_unref(t->src[k]);
+    if (t->src_rel[k])
+      g_ptr_array_unref(t->src_rel[k]);
+  }
+  g_free(t->src);
+  g_free(t->src_rel);
   g_free(t);
 }
 
@@ -568,7 +579,8 @@ static gboolean try_template(sc_rel_ctx *c, const memo_tmpl *t, const sc_node *v
   return map_facts(m, c, t) && closed(m, c->impl, c->dup_rep, t) && results_bound(m, c, u, v);
 }
 
-/* V's relations: U's renamed by sigma. */
+/* V's relations: U's renamed by sigma; their texts rendered when read
+ * (carried-texts.c). */
 static void carry(sc_rel_ctx *c, const memo_tmpl *t, const sc_node *v) {
   memo *m = c->memo;
   const sc_node *u = sc_graph_node(c->spec, t->node);
@@ -586,9 +598,18 @@ static void carry(sc_rel_ctx *c, const memo_tmpl *t, const sc_node *v) {
     if (c->rel[res])
       g_ptr_array_unref(c->rel[res]);
     c->rel[res] = exprs;
-    if (c->res->tensor_texts[res])
-      g_ptr_array_unref(c->res->tensor_texts[res]);
-    c->res->tensor_texts[res] = sc_rel_texts_of(exprs);
+    if (t->src_rel[k] != r) { /* U's relation is pinned: made once */
+      sc_rel_text_source_unref(t->src[k]);
+      if (t->src_rel[k])
+        g_ptr_array_unref(t->src_rel[k]);
+      t->src[k] = sc_rel_text_source_new(r);
+      t->src_rel[k] = g_ptr_array_ref(r);
+    }
+    guint nl = sc_rel_text_source_n_leaves(t->src[k]);
+    sc_id *image = g_new(sc_id, MAX(nl, 1));
+    for (guint l = 0; l < nl; l++)
+      image[l] = m->tmap[sc_rel_text_source_leaf(t->src[k], l)];
+    sc_rel_set_carried_texts(c->res, res, sc_rel_text_source_ref(t->src[k]), image);
   }
 }
 
@@ -718,6 +739,9 @@ void sc_rel_memo_record(sc_rel_ctx *c, sc_id v) {
   t->groups = g_array_new(FALSE, FALSE, sizeof(guint));
   g_array_append_vals(t->groups, c->group_log->data, c->group_log->len);
   t->learned = m->learned_begin;
+  t->n_results = n->n_results;
+  t->src = g_new0(sc_rel_text_source *, MAX(n->n_results, 1));
+  t->src_rel = g_new0(GPtrArray *, MAX(n->n_results, 1));
   g_ptr_array_add(m->all, t);
   m->tmpl[v] = t;
   gpointer key = GUINT_TO_POINTER(node_key(c, n));

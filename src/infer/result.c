@@ -59,7 +59,7 @@ void sc_rel_record_failure(sc_rel_ctx *c, sc_id v, const sc_id *out_cls, GArray 
    * are listed (bundle-format.md, "The check's results") */
   for (guint i = 0; i < unmapped->len; i++) {
     sc_id t = n->results[g_array_index(unmapped, uint32_t, i)];
-    const GPtrArray *texts = res->tensor_texts[t];
+    const GPtrArray *texts = sc_infer_tensor_exprs(res, t);
     for (guint j = 0; texts != NULL && res->output_texts[t] != NULL && j < texts->len; j++)
       g_ptr_array_add(res->failure.over_intermediates, g_strdup(g_ptr_array_index(texts, j)));
   }
@@ -135,7 +135,10 @@ void sc_infer_result_free(sc_infer_result *r) {
       g_ptr_array_unref(r->output_texts[t]);
     if (r->deferred_texts[t])
       g_ptr_array_unref(r->deferred_texts[t]);
+    if (r->carried_texts)
+      sc_rel_carried_text_free(r->carried_texts[t]);
   }
+  g_free(r->carried_texts);
   g_free(r->tensor_texts);
   g_free(r->deferred_texts);
   g_free(r->output_texts);
@@ -163,6 +166,8 @@ void sc_infer_result_free(sc_infer_result *r) {
 
 sc_verdict sc_infer_verdict(const sc_infer_result *r) { return r->verdict; }
 const GPtrArray *sc_infer_tensor_exprs(const sc_infer_result *r, sc_id t) {
+  if (r->carried_texts != NULL) /* a cache: rendering changes no answer */
+    sc_rel_render_carried_texts((sc_infer_result *)r, t);
   return r->tensor_texts[t];
 }
 const GPtrArray *sc_infer_tensor_deferred_exprs(const sc_infer_result *r, sc_id t) {

@@ -170,13 +170,14 @@ static gboolean expect_type(loader *ld, const char *path, const json_t *v, json_
   return fail(ld, path, "expected %s, found %s", tname, d);
 }
 
-/* PATH of key K under BASE ("a.b", or "a[\"odd key\"]"). */
+/* PATH of key K under BASE ("a.b", or "a[\"odd key\"]").  Paths are made
+ * for every field read and used only in errors: concatenation, no printf. */
 static char *key_path(const char *base, const char *k) {
   gboolean plain = k[0] != '\0';
   for (const char *p = k; *p && plain; p++)
     plain = g_ascii_isalnum(*p) || *p == '_';
   if (plain)
-    return base[0] ? g_strdup_printf("%s.%s", base, k) : g_strdup(k);
+    return base[0] ? g_strconcat(base, ".", k, NULL) : g_strdup(k);
   GString *s = g_string_new(base);
   g_string_append(s, "[\"");
   for (const char *p = k; *p; p++) {
@@ -186,6 +187,27 @@ static char *key_path(const char *base, const char *k) {
   }
   g_string_append(s, "\"]");
   return g_string_free(s, FALSE);
+}
+
+/* PATH of element I of BASE's member INFIX ("" for BASE itself):
+ * "BASE INFIX [I]", as g_strdup_printf("%s%s[%zu]") writes it. */
+static char *index_path(const char *base, const char *infix, size_t i) {
+  char digits[24];
+  char *d = digits + sizeof digits;
+  *--d = '\0';
+  do {
+    *--d = (char)('0' + i % 10);
+    i /= 10;
+  } while (i > 0);
+  size_t lb = strlen(base), li = strlen(infix), ld = (size_t)(digits + sizeof digits - 1 - d);
+  char *out = g_malloc(lb + li + ld + 3);
+  memcpy(out, base, lb);
+  memcpy(out + lb, infix, li);
+  out[lb + li] = '[';
+  memcpy(out + lb + li + 1, d, ld);
+  out[lb + li + 1 + ld] = ']';
+  out[lb + li + 2 + ld] = '\0';
+  return out;
 }
 
 /* Refuse fields other than ALLOWED (NULL-terminated); extension fields
@@ -214,14 +236,17 @@ static gboolean get_field(loader *ld, const char *path, json_t *obj, const char 
                           gboolean required, json_type t, const char *tname, json_t **out) {
   json_t *v = json_object_get(obj, key);
   *out = NULL;
-  g_autofree char *p = key_path(path, key);
   if (v == NULL) {
-    if (required)
+    if (required) {
+      g_autofree char *p = key_path(path, key);
       return fail(ld, p, "required field is missing");
+    }
     return TRUE;
   }
-  if (!expect_type(ld, p, v, t, tname))
-    return FALSE;
+  if (json_typeof(v) != t) {
+    g_autofree char *p = key_path(path, key);
+    return expect_type(ld, p, v, t, tname);
+  }
   *out = v;
   return TRUE;
 }
@@ -326,7 +351,7 @@ static gboolean read_shape(loader *ld, const char *path, json_t *v, sc_shape *ou
     return fail(ld, path, "rank %zu exceeds the maximum rank %d", n, SC_MAX_RANK);
   out->rank = (uint32_t)n;
   for (size_t i = 0; i < n; i++) {
-    g_autofree char *p = g_strdup_printf("%s[%zu]", path, i);
+    g_autofree char *p = index_path(path, "", i);
     if (!read_dim(ld, p, json_array_get(v, i), &out->dims[i]))
       return FALSE;
     sc_dim d = out->dims[i];
@@ -423,7 +448,7 @@ static gboolean read_symbols_at(loader *ld, json_t *obj, const char *base, int32
   g_autofree char *assume_base = key_path(base, "assume");
   if (assume != NULL)
     for (size_t i = 0; i < json_array_size(assume); i++) {
-      g_autofree char *p = g_strdup_printf("%s[%zu]", assume_base, i);
+      g_autofree char *p = index_path(assume_base, "", i);
       json_t *a = json_array_get(assume, i);
       if (!expect_type(ld, p, a, JSON_STRING, "a constraint string"))
         return FALSE;
@@ -582,7 +607,7 @@ static gboolean is_vllm_all_reduce(const char *qual) {
 static gboolean declare_node(loader *ld, sc_graph *g, const char *gpath, size_t index,
                              json_t *v, pending_node *pn) {
   static const char *const fields[] = {"name", "op", "args", "kwargs", "outputs", "src", NULL};
-  g_autofree char *path = g_strdup_printf("%s.nodes[%zu]", gpath, index);
+  g_autofree char *path = index_path(gpath, ".nodes", index);
   json_t *name, *opj, *args, *kwargs, *outputs, *src;
   if (!expect_type(ld, path, v, JSON_OBJECT, "a node object") ||
       !check_fields(ld, path, v, fields) ||
@@ -643,7 +668,7 @@ static gboolean declare_node(loader *ld, sc_graph *g, const char *gpath, size_t 
   static const char *const ofields[] = {"name", "shape", "dtype", "rank", NULL};
   for (size_t i = 0; i < n_out; i++) {
     json_t *o = json_array_get(outputs, i);
-    g_autofree char *op_i = g_strdup_printf("%s[%zu]", outp, i);
+    g_autofree char *op_i = index_path(outp, "", i);
     ranks[i] = ld->cur_rank;
     if (json_is_null(o)) {
       if (name_nulls) {
@@ -720,7 +745,7 @@ static gboolean raw_value(loader *ld, const char *path, json_t *v, sc_value *out
     r.u.items.n = (uint32_t)n;
     r.u.items.v = g_new0(sc_value, n ? n : 1);
     for (size_t i = 0; i < n; i++) {
-      g_autofree char *p = g_strdup_printf("%s[%zu]", path, i);
+      g_autofree char *p = index_path(path, "", i);
       if (!raw_value(ld, p, json_array_get(v, i), &r.u.items.v[i])) {
         sc_value_clear(&r);
         return FALSE;
@@ -759,7 +784,7 @@ static gboolean is_ignored_kwarg(const char *k) {
 
 static gboolean bind_node(loader *ld, sc_graph *g, const char *gpath, const char *gname,
                           size_t index, const pending_node *pn) {
-  g_autofree char *path = g_strdup_printf("%s.nodes[%zu]", gpath, index);
+  g_autofree char *path = index_path(gpath, ".nodes", index);
   const sc_node *node = sc_graph_node(g, pn->node);
   const sc_op *op = node->op;
   json_t *args = json_object_get(pn->obj, "args");
@@ -775,7 +800,7 @@ static gboolean bind_node(loader *ld, sc_graph *g, const char *gpath, const char
   gboolean ok = TRUE;
   node_resolver r = {g, NULL};
   for (size_t i = 0; i < n_pos && ok; i++) {
-    g_autofree char *p = g_strdup_printf("%s.args[%zu]", path, i);
+    g_autofree char *p = index_path(path, ".args", i);
     ok = raw_value(ld, p, json_array_get(args, i), &pos[i]);
   }
   if (ok && kwargs != NULL) {
@@ -900,7 +925,7 @@ static gboolean read_groups(loader *ld, json_t *obj, const char *base, sc_ranks_
       return fail(ld, p, "too many ranks");
     g_autofree int64_t *m = g_new(int64_t, n ? n : 1);
     for (size_t i = 0; i < n; i++) {
-      g_autofree char *pi = g_strdup_printf("%s[%zu]", p, i);
+      g_autofree char *pi = index_path(p, "", i);
       json_t *x = json_array_get(v, i);
       if (!expect_type(ld, pi, x, JSON_INTEGER, "a rank (an integer)"))
         return FALSE;
@@ -945,7 +970,7 @@ static gboolean read_graph_body(loader *ld, json_t *gj, const char *gname, graph
   sc_graph *g = sc_graph_new(ld->b->st);
   *out = g; /* owned by the caller from now on */
   for (size_t i = 0; i < json_array_size(inputs); i++) {
-    g_autofree char *p = g_strdup_printf("%s.inputs[%zu]", gname, i);
+    g_autofree char *p = index_path(gname, ".inputs", i);
     if (!read_input(ld, g, p, json_array_get(inputs, i)) || !check_nf_size(ld, p))
       return FALSE;
   }
@@ -957,7 +982,7 @@ static gboolean read_graph_body(loader *ld, json_t *gj, const char *gname, graph
   for (size_t i = 0; i < nn; i++) {
     if (!bind_node(ld, g, gname, gname, i, &pn[i]))
       return FALSE;
-    g_autofree char *np = g_strdup_printf("%s.nodes[%zu]", gname, i);
+    g_autofree char *np = index_path(gname, ".nodes", i);
     if (!check_nf_size(ld, np))
       return FALSE;
   }
@@ -966,7 +991,7 @@ static gboolean read_graph_body(loader *ld, json_t *gj, const char *gname, graph
     return fail(ld, p, "a graph needs at least one output");
   }
   for (size_t i = 0; i < json_array_size(outputs); i++) {
-    g_autofree char *p = g_strdup_printf("%s.outputs[%zu]", gname, i);
+    g_autofree char *p = index_path(gname, ".outputs", i);
     json_t *o = json_array_get(outputs, i);
     if (!expect_type(ld, p, o, JSON_STRING, "a tensor name"))
       return FALSE;
@@ -1161,7 +1186,7 @@ static gboolean read_relation(loader *ld, json_t *root, const char *key, rel_kin
     e->exprs = g_new0(sc_texpr *, n);
     e->texts = g_new0(char *, n);
     for (size_t i = 0; i < n; i++) {
-      g_autofree char *pi = g_strdup_printf("%s[%zu]", p, i);
+      g_autofree char *pi = index_path(p, "", i);
       json_t *x = json_array_get(v, i);
       if (!expect_type(ld, pi, x, JSON_STRING, "an expression string"))
         return FALSE;

@@ -274,6 +274,47 @@ static void test_error_paths(void) {
   }
 }
 
+/* Paths of fields deep in a long graph (indices of two digits), made by
+ * the loader only when a field is missing or of the wrong type. */
+static void test_error_paths_long(void) {
+  struct {
+    guint node;
+    const char *field, *phrase;
+  } cases[] = {
+      {11, "\"name\": \"n11\", ", "t.json: spec.nodes[11].name: required field is missing"},
+      {10, "\"op\": 3, ", "t.json: spec.nodes[10].op: expected an operator name string, found number 3"},
+      {12, "\"args\": {}, ", "t.json: spec.nodes[12].args: expected an array"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    GString *s = g_string_new("{\"format\": \"shardcheck-bundle/1\", \"spec\": {\"inputs\": "
+                              "[{\"name\": \"t0\", \"shape\": [4]}], \"nodes\": [");
+    for (guint k = 0; k < 13; k++) {
+      g_string_append(s, k ? ", {" : "{");
+      if (k == cases[i].node) {
+        if (!g_str_has_prefix(cases[i].field, "\"name\""))
+          g_string_append_printf(s, "\"name\": \"n%u\", ", k);
+        if (g_str_has_prefix(cases[i].field, "\"op\""))
+          g_string_append(s, cases[i].field);
+        else
+          g_string_append(s, "\"op\": \"aten.gelu.default\", ");
+        if (g_str_has_prefix(cases[i].field, "\"args\""))
+          g_string_append(s, cases[i].field);
+        else
+          g_string_append_printf(s, "\"args\": [\"t%u\"], ", k);
+      } else {
+        g_string_append_printf(s, "\"name\": \"n%u\", \"op\": \"aten.gelu.default\", "
+                               "\"args\": [\"t%u\"], ", k, k);
+      }
+      g_string_append_printf(s, "\"outputs\": [{\"name\": \"t%u\"}]}", k + 1);
+    }
+    g_string_append(s, "], \"outputs\": [\"t13\"]}, \"impl\": {\"inputs\": [], \"nodes\": [], "
+                       "\"outputs\": []}}");
+    const char *const p[] = {cases[i].phrase, NULL};
+    load_fails(s->str, SC_BUNDLE_ERROR_INVALID, p);
+    g_string_free(s, TRUE);
+  }
+}
+
 static void test_error_diag(void) {
   g_autofree char *json = make_json(" \"assume\": [\"4 % 3 == 0\"],", NULL);
   GError *err = NULL;
@@ -517,6 +558,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/bundle/error/syntax", test_error_syntax);
   g_test_add_func("/bundle/error/io", test_error_io);
   g_test_add_func("/bundle/error/paths", test_error_paths);
+  g_test_add_func("/bundle/error/paths-long", test_error_paths_long);
   g_test_add_func("/bundle/error/diag", test_error_diag);
   g_test_add_func("/bundle/error/expectations", test_error_expectations);
   g_test_add_func("/texpr/bind/roundtrip", test_texpr_roundtrip);
