@@ -50,6 +50,18 @@ sc_value *sc_rel_args_to_children(sc_rel_ctx *c, const sc_node *n, class_of_fn c
   return args;
 }
 
+sc_id sc_rel_add_related_texpr(sc_rel_ctx *c, const sc_texpr *t, GError **error) {
+  sc_id k = sc_lang_add_texpr(c->lang, t, error);
+  if (k == SC_ID_NONE)
+    return SC_ID_NONE;
+  GArray *leaves = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  sc_texpr_collect_leaves(t, leaves);
+  for (guint j = 0; j < leaves->len; j++)
+    sc_rel_trel_add(c, g_array_index(leaves, sc_id, j));
+  g_array_free(leaves, TRUE);
+  return k;
+}
+
 /* The class of spec tensor u: all its known expressions, unioned (and,
  * for a deferred tensor, its producer over its inputs' classes). */
 sc_id sc_rel_spec_input_class(sc_rel_ctx *c, sc_id u, GError **error) {
@@ -64,15 +76,9 @@ sc_id sc_rel_spec_input_class(sc_rel_ctx *c, sc_id u, GError **error) {
   sc_id cls = SC_ID_NONE;
   uint32_t n_read = sc_rel_cut_forms_main(c, u, exprs->len); /* cut-forms.c */
   for (guint i = 0; i < n_read; i++) {
-    const sc_texpr *t = g_ptr_array_index(exprs, i);
-    sc_id k = sc_lang_add_texpr(c->lang, t, error);
+    sc_id k = sc_rel_add_related_texpr(c, g_ptr_array_index(exprs, i), error);
     if (k == SC_ID_NONE)
       return SC_ID_NONE;
-    GArray *leaves = g_array_new(FALSE, FALSE, sizeof(sc_id));
-    sc_texpr_collect_leaves(t, leaves);
-    for (guint j = 0; j < leaves->len; j++)
-      sc_rel_trel_add(c, g_array_index(leaves, sc_id, j));
-    g_array_free(leaves, TRUE);
     if (cls == SC_ID_NONE)
       cls = c->ex ? sc_explain_spec_leaf(c->ex, u, k) : k;
     else

@@ -41,16 +41,11 @@ static gboolean given_expectations(sc_rel_ctx *c, sc_runner *runner, sc_id t, sc
     return TRUE;
   sc_id *ecls = g_new(sc_id, e->n_exprs);
   for (uint32_t j = 0; j < e->n_exprs; j++) {
-    ecls[j] = sc_lang_add_texpr(c->lang, e->exprs[j], error);
+    ecls[j] = sc_rel_add_related_texpr(c, e->exprs[j], error);
     if (ecls[j] == SC_ID_NONE) {
       g_free(ecls);
       return FALSE;
     }
-    GArray *leaves = g_array_new(FALSE, FALSE, sizeof(sc_id));
-    sc_texpr_collect_leaves(e->exprs[j], leaves);
-    for (guint l = 0; l < leaves->len; l++)
-      sc_rel_trel_add(c, g_array_index(leaves, sc_id, l));
-    g_array_free(leaves, TRUE);
   }
   sc_egraph *eg = sc_lang_egraph(c->lang);
   sc_egraph_rebuild(eg);

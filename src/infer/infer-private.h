@@ -242,6 +242,9 @@ void sc_rel_sched_drop(sc_rel_sched *s, uint32_t at);
 
 /* --- classes (classes.c) --- */
 
+/* T (bound to the impl graph) added to the visit's e-graph, the impl
+ * tensors it reads to T_rel; its class, or SC_ID_NONE with ERROR set. */
+sc_id sc_rel_add_related_texpr(sc_rel_ctx *c, const sc_texpr *t, GError **error);
 /* The class of a tensor (spec or impl, by the function) in this visit. */
 typedef sc_id (*class_of_fn)(sc_rel_ctx *c, sc_id tensor, GError **error);
 void sc_rel_free_args(sc_value *args, uint32_t n);

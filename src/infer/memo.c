@@ -623,6 +623,18 @@ static const memo_tmpl *template_of(sc_rel_ctx *c, sc_id p) {
   return from == SC_ID_NONE ? NULL : m->tmpl[from];
 }
 
+/* Can N be carried at all: its inputs plain, no result checked or
+ * expected (whatever the templates). */
+static gboolean may_be_carried(sc_rel_ctx *c, const sc_node *n) {
+  for (uint32_t i = 0; i < n->n_inputs; i++)
+    if (!plain_input(c, n->inputs[i]))
+      return FALSE;
+  for (uint32_t k = 0; k < n->n_results; k++)
+    if (n->results[k] != SC_ID_NONE && is_checked_or_expected(c, n->results[k]))
+      return FALSE;
+  return TRUE;
+}
+
 gboolean sc_rel_memo_carry(sc_rel_ctx *c, sc_id v) {
   memo *m = c->memo;
   if (m == NULL)
@@ -631,12 +643,8 @@ gboolean sc_rel_memo_carry(sc_rel_ctx *c, sc_id v) {
   m->pos[v] = here;
   g_array_append_val(m->at_pos, v);
   const sc_node *n = sc_graph_node(c->spec, v);
-  for (uint32_t i = 0; i < n->n_inputs; i++)
-    if (!plain_input(c, n->inputs[i]))
-      return FALSE;
-  for (uint32_t k = 0; k < n->n_results; k++)
-    if (n->results[k] != SC_ID_NONE && is_checked_or_expected(c, n->results[k]))
-      return FALSE;
+  if (!may_be_carried(c, n))
+    return FALSE;
   const memo_tmpl *found = NULL;
   sc_id partner = SC_ID_NONE;
   if (m->role_off > 0 && m->role_off <= here) {
@@ -676,12 +684,8 @@ gboolean sc_rel_memo_may_carry(sc_rel_ctx *c, sc_id v, uint32_t position) {
   if (m == NULL)
     return FALSE;
   const sc_node *n = sc_graph_node(c->spec, v);
-  for (uint32_t i = 0; i < n->n_inputs; i++)
-    if (!plain_input(c, n->inputs[i]))
-      return FALSE;
-  for (uint32_t k = 0; k < n->n_results; k++)
-    if (n->results[k] != SC_ID_NONE && is_checked_or_expected(c, n->results[k]))
-      return FALSE;
+  if (!may_be_carried(c, n))
+    return FALSE;
   if (m->role_off > 0 && m->role_off <= position && position - m->role_off >= m->at_pos->len)
     return TRUE;
   if (m->role_off > 0 && m->role_off <= position) {

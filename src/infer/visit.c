@@ -47,16 +47,11 @@ static gboolean sc_rel_check_expectations(sc_rel_ctx *c, sc_runner *runner, cons
     if (!e)
       continue;
     for (uint32_t j = 0; j < e->n_exprs; j++) {
-      sc_id cls = sc_lang_add_texpr(c->lang, e->exprs[j], error);
+      sc_id cls = sc_rel_add_related_texpr(c, e->exprs[j], error);
       if (cls == SC_ID_NONE) {
         g_array_free(pending, TRUE);
         return FALSE;
       }
-      GArray *leaves = g_array_new(FALSE, FALSE, sizeof(sc_id));
-      sc_texpr_collect_leaves(e->exprs[j], leaves);
-      for (guint l = 0; l < leaves->len; l++)
-        sc_rel_trel_add(c, g_array_index(leaves, sc_id, l));
-      g_array_free(leaves, TRUE);
       sc_id pair[2] = {cls, (sc_id)k};
       g_array_append_vals(pending, pair, 1);
     }
