@@ -198,11 +198,7 @@ static void wait_done(sc_rel_sched *sc, slot *s) {
 static void slot_drop(sc_rel_sched *sc, slot *s) {
   wait_done(sc, s);
   sc_rel_proof_clear(&s->proof);
-  s->ctx.rules = NULL;
-  s->ctx.rewrites = NULL;
-  s->ctx.n_rewrites = 0;
-  sc_lang_free(s->ctx.lang);
-  s->ctx.lang = NULL;
+  sc_rel_visit_release(&s->ctx); /* its e-graph and its memo of clean terms */
   for (guint i = 0; i < s->owned->len; i++)
     sc_texpr_free(g_ptr_array_index(s->owned, i));
   g_ptr_array_set_size(s->owned, 0);
