@@ -131,6 +131,7 @@ static void test_cut_forms(void) {
   g_ptr_array_unref(plain);
   g_ptr_array_unref(out);
   g_ptr_array_unref(cuts);
+  sc_rel_exprs_memo_reset(&f.c); /* sc_rel_clean_exprs's memo (relation.c) */
   g_ptr_array_unref(f.c.owned);
   ifx_clear(&f);
 }
