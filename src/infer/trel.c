@@ -384,8 +384,28 @@ static void sc_rel_add_dd_producers(sc_rel_ctx *c) {
   }
 }
 
+/* The creation node that makes impl tensor T, through identities
+ * (detach, clone: SC_OP_IDENTITY), or SC_ID_NONE.  A creation node has no
+ * inputs (arange, full, zeros) or reads only the shape and dtype of its
+ * input (zeros_like, ones_like, full_like): its result is a constant. */
+static sc_id sc_rel_constant_producer(const sc_rel_ctx *c, sc_id t) {
+  for (uint32_t hops = 0; hops < 8; hops++) {
+    sc_id p = sc_graph_tensor(c->impl, t)->producer;
+    if (p == SC_ID_NONE)
+      return SC_ID_NONE;
+    const sc_node *pn = sc_graph_node(c->impl, p);
+    if (pn->op->flags & SC_OP_CREATION)
+      return p;
+    if (!(pn->op->flags & SC_OP_IDENTITY) || pn->n_inputs < 1)
+      return SC_ID_NONE;
+    t = pn->inputs[0];
+  }
+  return SC_ID_NONE;
+}
+
 /* Constants that an otherwise related impl node reads.  A creation node
- * without inputs (arange, full, zeros: a constant of its shape) relates to
+ * (sc_rel_constant_producer: arange, full, zeros; zeros_like(b), perhaps
+ * detached, the zero term a rank adds where another adds the bias b) relates to
  * nothing of the spec by itself, so it never joins T_rel on its own, and
  * an impl node reading one never becomes ready: each rank's
  * index(probs, [arange(n), expert]) or index_put(buffer, [arange(n),
@@ -416,10 +436,9 @@ static void sc_rel_add_sourceless_inputs(sc_rel_ctx *c) {
         continue;
       }
       sc_id p = sc_graph_tensor(c->impl, t)->producer;
-      const sc_node *pn = p == SC_ID_NONE ? NULL : sc_graph_node(c->impl, p);
-      if (pn != NULL && pn->n_inputs == 0 && (pn->op->flags & SC_OP_CREATION))
+      if (sc_rel_constant_producer(c, t) != SC_ID_NONE)
         constant = TRUE;
-      else if (pn == NULL && (n->op->flags & SC_OP_COLLECTIVE))
+      else if (p == SC_ID_NONE && (n->op->flags & SC_OP_COLLECTIVE))
         constant = TRUE; /* an impl input no relation names, gathered with related ones */
       else
         ok = FALSE;
@@ -430,9 +449,18 @@ static void sc_rel_add_sourceless_inputs(sc_rel_ctx *c) {
       sc_id t = n->inputs[i];
       if (!sc_rel_reads_input(n, t) || c->trel_stamp[t] == c->visit)
         continue;
-      sc_id p = sc_graph_tensor(c->impl, t)->producer;
-      if (p != SC_ID_NONE && c->node_explored[p] != c->visit)
-        g_array_append_val(c->frontier, p);
+      /* the producer, and the identities between it and a creation node */
+      sc_id stop = sc_rel_constant_producer(c, t);
+      for (sc_id u = t;;) {
+        sc_id p = sc_graph_tensor(c->impl, u)->producer;
+        if (p == SC_ID_NONE)
+          break;
+        if (c->node_explored[p] != c->visit)
+          g_array_append_val(c->frontier, p);
+        if (p == stop || stop == SC_ID_NONE)
+          break;
+        u = sc_graph_node(c->impl, p)->inputs[0];
+      }
       sc_rel_trel_add(c, t);
     }
   }

@@ -1,4 +1,4 @@
-/* test-infer-driver.c — three parts of the driver:
+/* test-infer-driver.c — four parts of the driver:
  *  - given.c: a checked output that is a spec input (a gradient seed
  *    returned as a gradient) gets its output relation from a visit of its
  *    own, and its expectation is proved there (a swapped one is not);
@@ -7,7 +7,11 @@
  *    sc_rel_clean_exprs_cuts and not by sc_rel_clean_exprs;
  *  - localize.c: a limit at a node that reads a deferred relation, while
  *    the first deferred node's failure is pending, gives way to that failure;
- *    anywhere else it does not. */
+ *    anywhere else it does not;
+ *  - trel.c: a rank's zero term x + detach(zeros_like(b)), where another
+ *    rank adds the bias b before the all_reduce, joins the exploration (a
+ *    creation node that reads only its input's shape is a constant); a
+ *    ones_like there is no proof. */
 #include "infer-fixture.h"
 
 static sc_lemma_set *library;
@@ -91,6 +95,54 @@ static void test_given_swapped(void) {
   sc_bundle_free(b);
 }
 
+/* spec: z = neg(x + b); impl: x a sum of 2 partials, rank 0 adds b, rank
+ * 1 adds detach(LIKE(b)), all_reduce, rank 0 negates. */
+static char *bias_bundle(const char *like) {
+  return g_strdup_printf(
+      "{\"format\": \"shardcheck-bundle/1\", \"name\": \"bias\", \"symbols\": {}, \"assume\": [],"
+      " \"spec\": {\"inputs\": [" T("x", "[4, 2]", "") ", " T("b", "[2]", "") "],"
+      "  \"nodes\": [{\"name\": \"add\", \"op\": \"aten.add.Tensor\", \"args\": [\"x\", \"b\"],"
+      "   \"kwargs\": {}, \"outputs\": [" T("y", "[4, 2]", "") "]},"
+      "   {\"name\": \"neg\", \"op\": \"aten.neg.default\", \"args\": [\"y\"],"
+      "   \"kwargs\": {}, \"outputs\": [" T("z", "[4, 2]", "") "]}],"
+      "  \"outputs\": [\"z\"]},"
+      " \"impl\": {\"inputs\": [" T("x_0", "[4, 2]", ", \"rank\": 0") ", "
+      T("x_1", "[4, 2]", ", \"rank\": 1") ", " T("b_0", "[2]", ", \"rank\": 0") ", "
+      T("b_1", "[2]", ", \"rank\": 1") "],"
+      "  \"nodes\": ["
+      "   {\"name\": \"add\", \"op\": \"aten.add.Tensor\", \"args\": [\"x_0\", \"b_0\"], \"kwargs\": {},"
+      "    \"outputs\": [" T("y_0", "[4, 2]", ", \"rank\": 0") "]},"
+      "   {\"name\": \"like\", \"op\": \"aten.%s.default\", \"args\": [\"b_1\"], \"kwargs\": {},"
+      "    \"outputs\": [" T("zb_1", "[2]", ", \"rank\": 1") "]},"
+      "   {\"name\": \"detach\", \"op\": \"aten.detach.default\", \"args\": [\"zb_1\"], \"kwargs\": {},"
+      "    \"outputs\": [" T("zd_1", "[2]", ", \"rank\": 1") "]},"
+      "   {\"name\": \"add_1\", \"op\": \"aten.add.Tensor\", \"args\": [\"x_1\", \"zd_1\"], \"kwargs\": {},"
+      "    \"outputs\": [" T("y_1", "[4, 2]", ", \"rank\": 1") "]},"
+      "   {\"name\": \"all_reduce\", \"op\": \"comm.all_reduce.default\", \"args\": [[\"y_0\", \"y_1\"]],"
+      "    \"kwargs\": {}, \"outputs\": [" T("s_0", "[4, 2]", ", \"rank\": 0") ", "
+      T("s_1", "[4, 2]", ", \"rank\": 1") "]},"
+      "   {\"name\": \"neg\", \"op\": \"aten.neg.default\", \"args\": [\"s_0\"], \"kwargs\": {},"
+      "    \"outputs\": [" T("z_0", "[4, 2]", ", \"rank\": 0") "]}],"
+      "  \"outputs\": [\"z_0\"]},"
+      " \"input_relation\": {\"x\": [\"sum(x_0, x_1)\"], \"b\": [\"b_0\", \"b_1\"]},"
+      " \"expect_output_relation\": {\"z\": [\"z_0\"]}}",
+      like);
+}
+
+static void test_zero_term(void) {
+  g_autofree char *json = bias_bundle("zeros_like");
+  sc_bundle *b = NULL;
+  sc_infer_result *r = run(json, &b);
+  g_assert_cmpint(sc_infer_verdict(r), ==, SC_VERDICT_REFINES);
+  sc_infer_result_free(r);
+  sc_bundle_free(b);
+  g_autofree char *ones = bias_bundle("ones_like");
+  r = run(ones, &b);
+  g_assert_cmpint(sc_infer_verdict(r), ==, SC_VERDICT_FAILS);
+  sc_infer_result_free(r);
+  sc_bundle_free(b);
+}
+
 /* 24 replicas a0..a23 [8] of one tensor, and its 8 pieces p0..p7 [1]. */
 static void test_cut_forms(void) {
   ifx f;
@@ -169,6 +221,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/infer/given/swapped", test_given_swapped);
   g_test_add_func("/infer/cut-forms/kept-aside", test_cut_forms);
   g_test_add_func("/infer/localize/limit-in-deferred-chain", test_limit_in_deferred_chain);
+  g_test_add_func("/infer/trel/zero-term", test_zero_term);
   int rc = g_test_run();
   if (library)
     sc_lemma_set_free(library);
