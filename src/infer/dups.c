@@ -3,11 +3,13 @@
  * the same results, so exploration need not assert every one of them.  A
  * traced graph often has many: a view or a transpose of one shared tensor
  * per use.  Each such set has a representative (its first node); the
- * others stay dormant when they become ready (trel.c), their results
- * counted as related wherever the representative's are (so the consumers
- * that read them still become ready), and a dormant node is explored only
- * when something needs it: one of its results joins T_rel, or a consumer
- * that reads one becomes ready.  Exploration decides what is asserted,
+ * others stay dormant when they become ready or the representative's
+ * result joins T_rel (trel.c), their results counted as related wherever
+ * the representative's are (so the consumers that read them still become
+ * ready), and a dormant node is explored only when something needs it:
+ * one of its results joins T_rel, or a consumer that reads one becomes
+ * ready; its representative is explored with it, so that both results
+ * fall in one class.  Exploration decides what is asserted,
  * never what is proved: a dormant node's equation is simply not in the
  * e-graph.  Random, collective, data-dependent and creation nodes are never
  * duplicates (creation nodes have sc_rel_add_sourceless), nor is a node

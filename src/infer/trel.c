@@ -174,11 +174,17 @@ void sc_rel_trel_add(sc_rel_ctx *c, sc_id t) {
   if (p == SC_ID_NONE)
     return;
   wake(c, p);
+  /* A duplicate's result is related wherever its representative's is,
+   * whether or not the duplicate's own inputs are: it is dormant from now
+   * on (woken, and its representative asserted beside it, when a consumer
+   * that reads it is ready). */
   const GArray *dups = c->dups_of[p];
   for (guint i = 0; dups != NULL && i < dups->len; i++) {
     sc_id d = g_array_index(dups, sc_id, i);
-    if (c->dormant[d] == c->visit)
-      virtualize(c, sc_graph_node(c->impl, d)->results[ten->result_index]);
+    if (c->node_explored[d] == c->visit)
+      continue;
+    c->dormant[d] = c->visit;
+    virtualize(c, sc_graph_node(c->impl, d)->results[ten->result_index]);
   }
 }
 
@@ -197,6 +203,15 @@ static gboolean sc_rel_is_empty_buffer(const sc_op *op) {
 static gboolean sc_rel_explore_impl_node(sc_rel_ctx *c, sc_id w, GError **error) {
   const sc_node *n = sc_graph_node(c->impl, w);
   c->node_explored[w] = c->visit;
+  /* A duplicate's representative is asserted too: their equations, one
+   * operator over the same leaves, then put their results in one class.
+   * Without it a woken duplicate's result is a class of its own while the
+   * representative's is only a leaf of some relation: x + m + m' with m'
+   * recomputing m (a norm's backward) never met the relation that names
+   * m's tensor (dups.c). */
+  sc_id rep = c->dup_rep[w];
+  if (rep != w && c->node_explored[rep] != c->visit)
+    g_array_append_val(c->frontier, rep);
   c->res->stats.explored++;
   c->explored_now++;
   g_array_append_val(c->explored_list, w);
