@@ -382,6 +382,30 @@ def reshape_groups(a, b):
     return groups
 
 
+def _viewable(old, stride, new):
+    """Whether a tensor of shape OLD and strides STRIDE has a view of
+    shape NEW (ATen's computeStride, in Python: checked outside the trace,
+    so that a refused view leaves no node behind)."""
+    new = list(new)
+    if not old or 0 in old:
+        return True
+    view_d = len(new) - 1
+    base = stride[-1]
+    t_numel = v_numel = 1
+    for d in range(len(old) - 1, -1, -1):
+        t_numel *= old[d]
+        if d == 0 or (old[d - 1] != 1 and stride[d - 1] != t_numel * base):
+            while view_d >= 0 and (v_numel < t_numel or new[view_d] == 1):
+                v_numel *= new[view_d]
+                view_d -= 1
+            if v_numel != t_numel:
+                return False
+            if d > 0:
+                base = stride[d - 1]
+                t_numel = v_numel = 1
+    return view_d == -1
+
+
 class View(Op):
     family = "view"
 
@@ -425,7 +449,10 @@ class View(Op):
         shape = ctx.local_out_shape()
         if self.kind == "flatten":
             return xs[0].flatten(self.start, self.end)
-        if self.kind == "view":
+        # a rank's piece need not be laid out as the whole is (a chunk of
+        # an all_to_all, a narrow of a replicated tensor): where view cannot
+        # (it would raise), a real implementation writes reshape
+        if self.kind == "view" and _viewable(list(xs[0].shape), list(xs[0].stride()), shape):
             return xs[0].view(shape)
         return xs[0].reshape(shape)
 
