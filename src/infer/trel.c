@@ -174,11 +174,18 @@ void sc_rel_trel_add(sc_rel_ctx *c, sc_id t) {
   if (p == SC_ID_NONE)
     return;
   wake(c, p);
+  /* A duplicate computes what its representative does, so its result is
+   * related wherever the representative's is, even when its own inputs
+   * are not (a spec node carried from its twin, an input relation naming
+   * only the representative's result): it is dormant from now on, woken
+   * when a consumer that reads it becomes ready. */
   const GArray *dups = c->dups_of[p];
   for (guint i = 0; dups != NULL && i < dups->len; i++) {
     sc_id d = g_array_index(dups, sc_id, i);
-    if (c->dormant[d] == c->visit)
+    if (c->node_explored[d] != c->visit) {
+      c->dormant[d] = c->visit;
       virtualize(c, sc_graph_node(c->impl, d)->results[ten->result_index]);
+    }
   }
 }
 
@@ -226,6 +233,15 @@ static gboolean sc_rel_explore_impl_node(sc_rel_ctx *c, sc_id w, GError **error)
     }
     sc_id leaf = sc_lang_add_tensor(c->lang, n->results[k]);
     sc_egraph_union(eg, cls, leaf, SC_EXPLAIN_JUST(c->ex, SC_FACT_IMPL, w));
+    /* A duplicate's result is its representative's (dups.c): the same
+     * operator over the same tensors, or over duplicates of them, which
+     * the e-graph does not know unless they are explored too. */
+    if (c->dup_rep[w] != w) {
+      sc_id rt = sc_graph_node(c->impl, c->dup_rep[w])->results[k];
+      if (rt != SC_ID_NONE)
+        sc_egraph_union(eg, sc_lang_add_tensor(c->lang, rt), leaf,
+                        SC_EXPLAIN_JUST(c->ex, SC_FACT_IMPL, w));
+    }
     /* A layout operator (view, cat, slice, permute, ..., or an identity)
      * of related tensors is related: it maps back to them by the inverse
      * layout (a rank's cat of its q, k and v gradients, before it is
