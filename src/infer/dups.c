@@ -90,6 +90,11 @@ static gboolean may_be_duplicate(sc_rel_ctx *c, const sc_node *n) {
 void sc_rel_dups_init(sc_rel_ctx *c) {
   uint32_t nn = sc_graph_n_nodes(c->impl), nt = sc_graph_n_tensors(c->impl);
   c->dup_rep = g_new(sc_id, nn ? nn : 1);
+  /* every node its own representative until found a duplicate: a tensor
+   * read before its producer is visited (a graph out of topological
+   * order) is compared as itself */
+  for (sc_id w = 0; w < nn; w++)
+    c->dup_rep[w] = w;
   c->dups_of = g_new0(GArray *, nn ? nn : 1);
   c->dormant = g_new0(uint32_t, nn ? nn : 1);
   c->virt_stamp = g_new0(uint32_t, nt ? nt : 1);
@@ -98,7 +103,6 @@ void sc_rel_dups_init(sc_rel_ctx *c) {
                                            (GDestroyNotify)g_array_unref);
   for (sc_id w = 0; w < nn; w++) {
     const sc_node *n = sc_graph_node(c->impl, w);
-    c->dup_rep[w] = w;
     if (!may_be_duplicate(c, n))
       continue;
     gpointer key = GUINT_TO_POINTER(node_hash(c, n));
