@@ -1,6 +1,8 @@
 /* dups.c — duplicate impl nodes: nodes that apply the same operator to
  * the same arguments (the same input tensors, the same attributes) compute
- * the same results, so exploration need not assert every one of them.  A
+ * the same results (arguments compared through duplicates: a node reading
+ * a duplicate's result reads its representative's), so exploration need
+ * not assert every one of them.  A
  * traced graph often has many: a view or a transpose of one shared tensor
  * per use.  Each such set has a representative (its first node); the
  * others stay dormant when they become ready or the representative's
@@ -19,18 +21,60 @@
  * lists the duplicates of representative r (NULL when none), ascending. */
 #include "infer/infer-private.h"
 
-static guint node_hash(const sc_node *n) {
+/* Tensor T, or the same result of its producer's representative when the
+ * producer is a duplicate: nodes are visited in order, so a producer's
+ * representative is known, and duplicates are found through chains of
+ * them (autograd's two copies of where(eq(x, y), g / 2, g) compute eq and
+ * the division twice as well). */
+static sc_id canon_tensor(const sc_rel_ctx *c, sc_id t) {
+  if (t == SC_ID_NONE)
+    return t;
+  const sc_tensor *ten = sc_graph_tensor(c->impl, t);
+  if (ten->producer == SC_ID_NONE || c->dup_rep[ten->producer] == ten->producer)
+    return t;
+  return sc_graph_node(c->impl, c->dup_rep[ten->producer])->results[ten->result_index];
+}
+
+static guint arg_hash(const sc_rel_ctx *c, const sc_value *v) {
+  if (v->kind == SC_VAL_TENSOR)
+    return canon_tensor(c, v->u.tensor) * 2654435761u + 1u;
+  if (v->kind == SC_VAL_TENSOR_LIST) {
+    guint h = 7u + v->u.list.n;
+    for (uint32_t j = 0; j < v->u.list.n; j++)
+      h = h * 31u + canon_tensor(c, v->u.list.ids[j]);
+    return h;
+  }
+  return sc_value_hash(v);
+}
+
+static gboolean arg_equal(const sc_rel_ctx *c, const sc_value *a, const sc_value *b) {
+  if (a->kind != b->kind)
+    return FALSE;
+  if (a->kind == SC_VAL_TENSOR)
+    return canon_tensor(c, a->u.tensor) == canon_tensor(c, b->u.tensor);
+  if (a->kind == SC_VAL_TENSOR_LIST) {
+    if (a->u.list.n != b->u.list.n)
+      return FALSE;
+    for (uint32_t j = 0; j < a->u.list.n; j++)
+      if (canon_tensor(c, a->u.list.ids[j]) != canon_tensor(c, b->u.list.ids[j]))
+        return FALSE;
+    return TRUE;
+  }
+  return sc_value_equal(a, b);
+}
+
+static guint node_hash(const sc_rel_ctx *c, const sc_node *n) {
   guint h = n->op->id * 2654435761u + n->n_results;
   for (uint32_t i = 0; i < n->op->n_args; i++)
-    h = h * 31u + sc_value_hash(&n->args[i]);
+    h = h * 31u + arg_hash(c, &n->args[i]);
   return h;
 }
 
-static gboolean node_equal(const sc_node *x, const sc_node *y) {
+static gboolean node_equal(const sc_rel_ctx *c, const sc_node *x, const sc_node *y) {
   if (x->op != y->op || x->n_results != y->n_results)
     return FALSE;
   for (uint32_t i = 0; i < x->op->n_args; i++)
-    if (!sc_value_equal(&x->args[i], &y->args[i]))
+    if (!arg_equal(c, &x->args[i], &y->args[i]))
       return FALSE;
   return TRUE;
 }
@@ -48,6 +92,11 @@ static gboolean may_be_duplicate(sc_rel_ctx *c, const sc_node *n) {
 void sc_rel_dups_init(sc_rel_ctx *c) {
   uint32_t nn = sc_graph_n_nodes(c->impl), nt = sc_graph_n_tensors(c->impl);
   c->dup_rep = g_new(sc_id, nn ? nn : 1);
+  /* every node its own representative until found a duplicate: a tensor
+   * read before its producer is visited (a graph out of topological
+   * order) is compared as itself */
+  for (sc_id w = 0; w < nn; w++)
+    c->dup_rep[w] = w;
   c->dups_of = g_new0(GArray *, nn ? nn : 1);
   c->dormant = g_new0(uint32_t, nn ? nn : 1);
   c->virt_stamp = g_new0(uint32_t, nt ? nt : 1);
@@ -56,10 +105,9 @@ void sc_rel_dups_init(sc_rel_ctx *c) {
                                            (GDestroyNotify)g_array_unref);
   for (sc_id w = 0; w < nn; w++) {
     const sc_node *n = sc_graph_node(c->impl, w);
-    c->dup_rep[w] = w;
     if (!may_be_duplicate(c, n))
       continue;
-    gpointer key = GUINT_TO_POINTER(node_hash(n));
+    gpointer key = GUINT_TO_POINTER(node_hash(c, n));
     GArray *reps = g_hash_table_lookup(seen, key);
     if (reps == NULL) {
       reps = g_array_new(FALSE, FALSE, sizeof(sc_id));
@@ -67,7 +115,7 @@ void sc_rel_dups_init(sc_rel_ctx *c) {
     }
     sc_id r = SC_ID_NONE;
     for (guint i = 0; i < reps->len && r == SC_ID_NONE; i++)
-      if (node_equal(sc_graph_node(c->impl, g_array_index(reps, sc_id, i)), n))
+      if (node_equal(c, sc_graph_node(c->impl, g_array_index(reps, sc_id, i)), n))
         r = g_array_index(reps, sc_id, i);
     if (r == SC_ID_NONE) {
       g_array_append_val(reps, w);

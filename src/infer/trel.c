@@ -241,6 +241,15 @@ static gboolean sc_rel_explore_impl_node(sc_rel_ctx *c, sc_id w, GError **error)
     }
     sc_id leaf = sc_lang_add_tensor(c->lang, n->results[k]);
     sc_egraph_union(eg, cls, leaf, SC_EXPLAIN_JUST(c->ex, SC_FACT_IMPL, w));
+    /* A duplicate's result is its representative's (dups.c): the same
+     * operator over the same tensors, or over duplicates of them, which
+     * the e-graph does not know unless they are explored too. */
+    if (c->dup_rep[w] != w) {
+      sc_id rt = sc_graph_node(c->impl, c->dup_rep[w])->results[k];
+      if (rt != SC_ID_NONE)
+        sc_egraph_union(eg, sc_lang_add_tensor(c->lang, rt), leaf,
+                        SC_EXPLAIN_JUST(c->ex, SC_FACT_IMPL, w));
+    }
     /* A layout operator (view, cat, slice, permute, ..., or an identity)
      * of related tensors is related: it maps back to them by the inverse
      * layout (a rank's cat of its q, k and v gradients, before it is
