@@ -89,3 +89,19 @@ void sc_rel_dups_free(sc_rel_ctx *c) {
   g_free(c->dormant);
   g_free(c->virt_stamp);
 }
+
+void sc_rel_dups_wake_related(sc_rel_ctx *c, sc_id w) {
+  sc_id r = c->dup_rep[w];
+  const GArray *dups = c->dups_of[r];
+  for (guint i = 0; dups != NULL && i <= dups->len; i++) {
+    sc_id m = i < dups->len ? g_array_index(dups, sc_id, i) : r;
+    if (m == w || c->node_explored[m] == c->visit)
+      continue;
+    const sc_node *n = sc_graph_node(c->impl, m);
+    for (uint32_t k = 0; k < n->n_results; k++)
+      if (n->results[k] != SC_ID_NONE && c->trel_stamp[n->results[k]] == c->visit) {
+        g_array_append_val(c->frontier, m);
+        break;
+      }
+  }
+}

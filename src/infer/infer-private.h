@@ -27,6 +27,7 @@
  *   memo.c           layer memoization: a node's relations carried from an
  *                    earlier proved node by an exact isomorphism;
  *   localize.c       where a failure after deferral is reported;
+ *   constant.c       constant spec tensors: the term that recomputes them;
  *   cut-forms.c      cut forms of a relation past max_terms; the retry without them;
  *   given.c          output relations of checked outputs the bundle relates
  *                    (spec inputs, assumed tensors);
@@ -275,6 +276,10 @@ gboolean sc_rel_memo_pins(sc_rel_ctx *c, sc_id t);
 
 void sc_rel_dups_init(sc_rel_ctx *c);
 void sc_rel_dups_free(sc_rel_ctx *c);
+/* Node W of a duplicate set is explored this visit: the other members
+ * whose results are in T_rel join the frontier, so that the e-graph
+ * equates their results with W's (congruence of their equations). */
+void sc_rel_dups_wake_related(sc_rel_ctx *c, sc_id w);
 
 /* --- T_rel and exploration (trel.c) --- */
 
@@ -342,6 +347,14 @@ gboolean sc_rel_defer_outputs(sc_rel_ctx *c, const sc_node *n, const sc_id *out_
                               GArray *unmapped, const char *limit_hit);
 gboolean sc_rel_result_is_read(sc_rel_ctx *c, sc_id t);
 void sc_rel_settle_deferred(sc_rel_ctx *c, const sc_node *n, gboolean deferred);
+
+/* --- constant spec tensors (constant.c) --- */
+
+/* When spec tensor U depends on no graph input: the term that recomputes
+ * it from the spec's own nodes (operators alone, no impl tensor), bound to
+ * the impl graph (owned by c->owned); else NULL.  Adds to this visit's
+ * e-graph.  The relation of a constant that maps to no impl tensor. */
+sc_texpr *sc_rel_constant_expr(sc_rel_ctx *c, sc_id u);
 
 /* --- where a failure after deferral is reported (localize.c) --- */
 

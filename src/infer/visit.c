@@ -268,6 +268,12 @@ static void record_relations(sc_rel_ctx *c, const sc_node *n, const sc_id *out_c
         g_array_append_val(unmapped, k);
       g_ptr_array_unref(outs);
     }
+    if (exprs->len == 0 && !is_checked) {
+      /* a constant: the term that recomputes it (constant.c) */
+      sc_texpr *ke = sc_rel_constant_expr(c, t);
+      if (ke)
+        g_ptr_array_add(exprs, ke);
+    }
     if (exprs->len == 0) {
       if (!is_checked && sc_rel_result_is_read(c, t))
         g_array_append_val(unmapped, k);
