@@ -7,7 +7,13 @@
  * counted as related wherever the representative's are (so the consumers
  * that read them still become ready), and a dormant node is explored only
  * when something needs it: one of its results joins T_rel, or a consumer
- * that reads one becomes ready.  Exploration decides what is asserted,
+ * that reads one becomes ready.  When a result of any member of a set
+ * joins T_rel, the other members become dormant with that result counted
+ * as related, even if their inputs are not related at this visit (the
+ * spec's second copy of a product names the representative's result, the
+ * impl's consumer reads the duplicate's); a member woken then brings the
+ * members whose results are in T_rel (sc_rel_dups_wake_related), so their
+ * equations give one class by congruence.  Exploration decides what is asserted,
  * never what is proved: a dormant node's equation is simply not in the
  * e-graph.  Random, collective, data-dependent and creation nodes are never
  * duplicates (creation nodes have sc_rel_add_sourceless), nor is a node
