@@ -14,18 +14,24 @@
  * reads no impl tensor: it states the spec's own definition of the value. */
 #include "infer/infer-private.h"
 
+/* The largest constant looked for, in spec tensors and term nodes (a mask
+ * of a few operators, its cast and comparison). */
+#define MAX_CONSTANT_SIZE 32
+
 /* Does spec tensor U depend on no graph input: made by a non-random
- * operator all of whose tensor inputs are such tensors (DEPTH bounds the
- * recursion; a deeper chain counts as no constant)? */
-static gboolean is_constant(const sc_rel_ctx *c, sc_id u, uint32_t depth) {
+ * operator all of whose tensor inputs are such tensors?  *BUDGET bounds
+ * the tensors looked at (a DAG of shared constants is walked as a tree):
+ * past it, U counts as no constant. */
+static gboolean is_constant(const sc_rel_ctx *c, sc_id u, uint32_t *budget) {
   const sc_tensor *ten = sc_graph_tensor(c->spec, u);
-  if (ten->producer == SC_ID_NONE || depth > 32)
+  if (ten->producer == SC_ID_NONE || *budget == 0)
     return FALSE;
+  (*budget)--;
   const sc_node *pn = sc_graph_node(c->spec, ten->producer);
   if (pn->op->flags & (SC_OP_RANDOM | SC_OP_COLLECTIVE | SC_OP_DATA_DEPENDENT))
     return FALSE;
   for (uint32_t i = 0; i < pn->n_inputs; i++)
-    if (!is_constant(c, pn->inputs[i], depth + 1))
+    if (!is_constant(c, pn->inputs[i], budget))
       return FALSE;
   return TRUE;
 }
@@ -59,12 +65,9 @@ static uint32_t constant_weight(const sc_egraph *eg, sc_id node, void *user) {
   return (sc_ops_at(op)->flags & SC_OP_RANDOM) ? 0 : 1;
 }
 
-/* The largest constant term looked for (a mask of a few operators, its
- * cast and comparison). */
-#define MAX_CONSTANT_SIZE 32
-
 sc_texpr *sc_rel_constant_expr(sc_rel_ctx *c, sc_id u) {
-  if (!is_constant(c, u, 0))
+  uint32_t budget = MAX_CONSTANT_SIZE;
+  if (!is_constant(c, u, &budget))
     return NULL;
   GError *local = NULL;
   sc_id cls = constant_class(c, u, &local);
