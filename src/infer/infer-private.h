@@ -18,6 +18,7 @@
  *   pass-sums.c      hook: sums equal as multisets, regrouping by impl sums;
  *   pass-sizes.c     hook: congruence modulo a data-dependent size;
  *   pass-constants.c hook: the parts of a constant cat are constants;
+ *   pass-replica-sums.c n replicas of v / n sum to v (a visit left unmapped);
  *   vrange.c         value ranges of spec tensors;
  *   defer.c          deferral of unmapped intermediate nodes;
  *   relation.c       clean relations extracted from a class, nearest terms;
@@ -180,6 +181,7 @@ struct sc_rel_ctx {
   uint32_t *rel_main;        /* per spec tensor: 0, or how many expressions of rel[t]
                                 come before its cut forms (cut-forms.c) */
   gboolean no_cuts;          /* this visit reads relations without their cut forms */
+  gboolean no_replica_sums;  /* this visit runs no replica-sums pass (pass-replica-sums.c) */
 };
 
 /* How many spec nodes in a row may have a relation that is not clean
@@ -332,6 +334,16 @@ void sc_rel_saturate_ac(sc_rel_ctx *c, sc_runner *runner, const char **limit_hit
 gboolean sc_rel_ac_merge_sums(sc_rel_ctx *c);
 gboolean sc_rel_dd_merge_sizes(sc_rel_ctx *c);
 gboolean sc_rel_cat_constant_parts(sc_rel_ctx *c);
+/* pass-replica-sums.c, run by a visit that left an output unmapped (not
+ * a hook: see there): S = sum(A, ..., A) (n times) for a class A holding
+ * div.Scalar(S, n) and n distinct impl tensors, then saturation again;
+ * TRUE when it reached a limit (the visit is then made again without it,
+ * c->no_replica_sums).  And the sums of class CLS whose arguments repeat a
+ * class, named with distinct tensors of it (bound, owned by c->owned),
+ * appended to OUT. */
+gboolean sc_rel_replica_sums(sc_rel_ctx *c);
+gboolean sc_rel_replica_sums_prove(sc_rel_ctx *c, const char **limit_hit);
+void sc_rel_replica_sum_exprs(sc_rel_ctx *c, sc_id cls, GPtrArray *out);
 
 /* --- value ranges (vrange.c) --- */
 
