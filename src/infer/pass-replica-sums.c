@@ -15,7 +15,9 @@
  * Not a hook: S's new sum meets div.Scalar(S, n) again, and the lemma that
  * divides a sum term by term (accum.lemma) then builds S / n, S / n^2,
  * ... without end, so the pass runs once, only in a visit that left an
- * output unmapped after widening (a node that maps pays nothing), followed
+ * output unmapped after widening (a node that maps pays nothing; a node
+ * with a checked output never: what the impl returns is expected as it is,
+ * and a scaled output is reported there), followed
  * by a saturation of REPLICA_ROUNDS iterations (with its own runner);
  * when that reaches the node or time limit, the visit is made again
  * without the pass (visit.c), so the pass never turns a failure into a

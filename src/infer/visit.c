@@ -221,8 +221,19 @@ static gboolean add_spec_call(sc_rel_ctx *c, const sc_node *n, sc_id *out_cls, G
   return ok;
 }
 
-/* Exploration (widened when it leaves an output unmapped), the
- * expectations, and the check that no union was refused. */
+/* Is a result of N a checked output?  (The replica sums are for
+ * intermediates: an output's relation is what the impl returns.) */
+static gboolean has_checked_result(const sc_rel_ctx *c, const sc_node *n) {
+  for (uint32_t k = 0; k < n->n_results; k++)
+    for (guint i = 0; n->results[k] != SC_ID_NONE && i < c->res->checked->len; i++)
+      if (g_array_index(c->res->checked, sc_id, i) == n->results[k])
+        return TRUE;
+  return FALSE;
+}
+
+/* Exploration (widened when it leaves an output unmapped), the replica
+ * sums when it still does (intermediates only), the expectations, and the
+ * check that no union was refused. */
 static gboolean prove(sc_rel_ctx *c, sc_runner *runner, const sc_node *n, const sc_id *out_cls,
                       const char **limit_hit, gboolean *replica_limit, GError **error) {
   sc_egraph_rebuild(sc_lang_egraph(c->lang));
@@ -232,7 +243,8 @@ static gboolean prove(sc_rel_ctx *c, sc_runner *runner, const sc_node *n, const 
       (sc_rel_some_output_unmapped(c, n, out_cls) || sc_rel_outputs_lost_impl(c, n, out_cls)) &&
       !sc_rel_widen(c, runner, out_cls, n->n_results, limit_hit, error))
     return FALSE;
-  if (!*limit_hit && !c->no_replica_sums && sc_rel_some_output_unmapped(c, n, out_cls))
+  if (!*limit_hit && !c->no_replica_sums && !has_checked_result(c, n) &&
+      sc_rel_some_output_unmapped(c, n, out_cls))
     *replica_limit = sc_rel_replica_sums_prove(c, limit_hit);
   if (!sc_rel_check_expectations(c, runner, n, out_cls, limit_hit, error))
     return FALSE;
