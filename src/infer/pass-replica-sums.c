@@ -107,7 +107,7 @@ gboolean sc_rel_replica_sums(sc_rel_ctx *c) {
 /* Saturation rounds after the pass: enough for the lemmas to move the
  * sum through a few operators (a bias added after it), few enough that
  * the division of the new sum term by term stays small. */
-#define REPLICA_ROUNDS 4
+#define REPLICA_ROUNDS 2
 
 gboolean sc_rel_replica_sums_prove(sc_rel_ctx *c, const char **limit_hit) {
   if (!sc_rel_replica_sums(c))
