@@ -5,13 +5,19 @@
  * not assert every one of them.  A
  * traced graph often has many: a view or a transpose of one shared tensor
  * per use.  Each such set has a representative (its first node); the
- * others stay dormant when they become ready or the representative's
- * result joins T_rel (trel.c), their results counted as related wherever
- * the representative's are (so the consumers that read them still become
+ * others stay dormant when they become ready or a member's result joins
+ * T_rel (trel.c), their results counted as related wherever the
+ * representative's are (so the consumers that read them still become
  * ready), and a dormant node is explored only when something needs it:
  * one of its results joins T_rel, or a consumer that reads one becomes
- * ready; its representative is explored with it, so that both results
- * fall in one class.  Exploration decides what is asserted,
+ * ready.  When a result of any member of a set joins T_rel, the other
+ * members become dormant with that result counted as related, even if
+ * their inputs are not related at this visit (the spec's second copy of a
+ * product names the representative's result, the impl's consumer reads
+ * the duplicate's); a member woken then brings its representative and the
+ * members whose results are in T_rel (sc_rel_dups_wake_related), and its
+ * results are united with the representative's, so that they fall in one
+ * class.  Exploration decides what is asserted,
  * never what is proved: a dormant node's equation is simply not in the
  * e-graph.  Random, collective, data-dependent and creation nodes are never
  * duplicates (creation nodes have sc_rel_add_sourceless), nor is a node
@@ -138,4 +144,20 @@ void sc_rel_dups_free(sc_rel_ctx *c) {
   g_free(c->dup_rep);
   g_free(c->dormant);
   g_free(c->virt_stamp);
+}
+
+void sc_rel_dups_wake_related(sc_rel_ctx *c, sc_id w) {
+  sc_id r = c->dup_rep[w];
+  const GArray *dups = c->dups_of[r];
+  for (guint i = 0; dups != NULL && i <= dups->len; i++) {
+    sc_id m = i < dups->len ? g_array_index(dups, sc_id, i) : r;
+    if (m == w || c->node_explored[m] == c->visit)
+      continue;
+    const sc_node *n = sc_graph_node(c->impl, m);
+    for (uint32_t k = 0; k < n->n_results; k++)
+      if (n->results[k] != SC_ID_NONE && c->trel_stamp[n->results[k]] == c->visit) {
+        g_array_append_val(c->frontier, m);
+        break;
+      }
+  }
 }

@@ -18,6 +18,7 @@
  *   pass-sums.c      hook: sums equal as multisets, regrouping by impl sums;
  *   pass-sizes.c     hook: congruence modulo a data-dependent size;
  *   pass-constants.c hook: the parts of a constant cat are constants;
+ *   pass-replica-sums.c n replicas of v / n sum to v (a visit left unmapped);
  *   vrange.c         value ranges of spec tensors;
  *   defer.c          deferral of unmapped intermediate nodes;
  *   relation.c       clean relations extracted from a class, nearest terms;
@@ -27,6 +28,7 @@
  *   memo.c           layer memoization: a node's relations carried from an
  *                    earlier proved node by an exact isomorphism;
  *   localize.c       where a failure after deferral is reported;
+ *   constant.c       constant spec tensors: the term that recomputes them;
  *   cut-forms.c      cut forms of a relation past max_terms; the retry without them;
  *   given.c          output relations of checked outputs the bundle relates
  *                    (spec inputs, assumed tensors);
@@ -179,6 +181,7 @@ struct sc_rel_ctx {
   uint32_t *rel_main;        /* per spec tensor: 0, or how many expressions of rel[t]
                                 come before its cut forms (cut-forms.c) */
   gboolean no_cuts;          /* this visit reads relations without their cut forms */
+  gboolean no_replica_sums;  /* this visit runs no replica-sums pass (pass-replica-sums.c) */
 };
 
 /* How many spec nodes in a row may have a relation that is not clean
@@ -275,6 +278,10 @@ gboolean sc_rel_memo_pins(sc_rel_ctx *c, sc_id t);
 
 void sc_rel_dups_init(sc_rel_ctx *c);
 void sc_rel_dups_free(sc_rel_ctx *c);
+/* Node W of a duplicate set is explored this visit: the other members
+ * whose results are in T_rel join the frontier, so that the e-graph
+ * equates their results with W's (congruence of their equations). */
+void sc_rel_dups_wake_related(sc_rel_ctx *c, sc_id w);
 
 /* --- T_rel and exploration (trel.c) --- */
 
@@ -327,6 +334,16 @@ void sc_rel_saturate_ac(sc_rel_ctx *c, sc_runner *runner, const char **limit_hit
 gboolean sc_rel_ac_merge_sums(sc_rel_ctx *c);
 gboolean sc_rel_dd_merge_sizes(sc_rel_ctx *c);
 gboolean sc_rel_cat_constant_parts(sc_rel_ctx *c);
+/* pass-replica-sums.c, run by a visit that left an output unmapped (not
+ * a hook: see there): S = sum(A, ..., A) (n times) for a class A holding
+ * div.Scalar(S, n) and n distinct impl tensors, then saturation again;
+ * TRUE when it reached a limit (the visit is then made again without it,
+ * c->no_replica_sums).  And the sums of class CLS whose arguments repeat a
+ * class, named with distinct tensors of it (bound, owned by c->owned),
+ * appended to OUT. */
+gboolean sc_rel_replica_sums(sc_rel_ctx *c);
+gboolean sc_rel_replica_sums_prove(sc_rel_ctx *c, const char **limit_hit);
+void sc_rel_replica_sum_exprs(sc_rel_ctx *c, sc_id cls, GPtrArray *out);
 
 /* --- value ranges (vrange.c) --- */
 
@@ -342,6 +359,14 @@ gboolean sc_rel_defer_outputs(sc_rel_ctx *c, const sc_node *n, const sc_id *out_
                               GArray *unmapped, const char *limit_hit);
 gboolean sc_rel_result_is_read(sc_rel_ctx *c, sc_id t);
 void sc_rel_settle_deferred(sc_rel_ctx *c, const sc_node *n, gboolean deferred);
+
+/* --- constant spec tensors (constant.c) --- */
+
+/* When spec tensor U depends on no graph input: the term that recomputes
+ * it from the spec's own nodes (operators alone, no impl tensor), bound to
+ * the impl graph (owned by c->owned); else NULL.  Adds to this visit's
+ * e-graph.  The relation of a constant that maps to no impl tensor. */
+sc_texpr *sc_rel_constant_expr(sc_rel_ctx *c, sc_id u);
 
 /* --- where a failure after deferral is reported (localize.c) --- */
 

@@ -82,11 +82,14 @@ static void count_consumers(sc_rel_ctx *c, sc_id t);
  * the inputs it reads only virtually related (dups.c). */
 static void push_ready(sc_rel_ctx *c, sc_id w);
 
-/* Node W, when a dormant duplicate (dups.c), is needed: explored this visit. */
+/* Node W, when a dormant duplicate (dups.c), is needed: explored this
+ * visit, with the members of its set whose results are in T_rel (their
+ * equations and W's then share one class by congruence). */
 static void wake(sc_rel_ctx *c, sc_id w) {
   if (c->node_explored[w] != c->visit && c->dormant[w] == c->visit) {
     c->dormant[w] = 0;
     push_ready(c, w);
+    sc_rel_dups_wake_related(c, w);
   }
 }
 
@@ -174,14 +177,12 @@ void sc_rel_trel_add(sc_rel_ctx *c, sc_id t) {
   if (p == SC_ID_NONE)
     return;
   wake(c, p);
-  /* A duplicate's result is related wherever its representative's is,
-   * whether or not the duplicate's own inputs are: it is dormant from now
-   * on (woken, and its representative asserted beside it, when a consumer
-   * that reads it is ready). */
-  const GArray *dups = c->dups_of[p];
-  for (guint i = 0; dups != NULL && i < dups->len; i++) {
-    sc_id d = g_array_index(dups, sc_id, i);
-    if (c->node_explored[d] == c->visit)
+  /* every other member of p's duplicate set computes t too (dups.c) */
+  sc_id r = c->dup_rep[p];
+  const GArray *dups = c->dups_of[r];
+  for (guint i = 0; dups != NULL && i <= dups->len; i++) {
+    sc_id d = i < dups->len ? g_array_index(dups, sc_id, i) : r;
+    if (d == p || c->node_explored[d] == c->visit)
       continue;
     c->dormant[d] = c->visit;
     virtualize(c, sc_graph_node(c->impl, d)->results[ten->result_index]);

@@ -221,10 +221,21 @@ static gboolean add_spec_call(sc_rel_ctx *c, const sc_node *n, sc_id *out_cls, G
   return ok;
 }
 
-/* Exploration (widened when it leaves an output unmapped), the
- * expectations, and the check that no union was refused. */
+/* Is a result of N a checked output?  (The replica sums are for
+ * intermediates: an output's relation is what the impl returns.) */
+static gboolean has_checked_result(const sc_rel_ctx *c, const sc_node *n) {
+  for (uint32_t k = 0; k < n->n_results; k++)
+    for (guint i = 0; n->results[k] != SC_ID_NONE && i < c->res->checked->len; i++)
+      if (g_array_index(c->res->checked, sc_id, i) == n->results[k])
+        return TRUE;
+  return FALSE;
+}
+
+/* Exploration (widened when it leaves an output unmapped), the replica
+ * sums when it still does (intermediates only), the expectations, and the
+ * check that no union was refused. */
 static gboolean prove(sc_rel_ctx *c, sc_runner *runner, const sc_node *n, const sc_id *out_cls,
-                      const char **limit_hit, GError **error) {
+                      const char **limit_hit, gboolean *replica_limit, GError **error) {
   sc_egraph_rebuild(sc_lang_egraph(c->lang));
   if (!sc_rel_explore(c, runner, out_cls, n->n_results, limit_hit, error))
     return FALSE;
@@ -232,6 +243,9 @@ static gboolean prove(sc_rel_ctx *c, sc_runner *runner, const sc_node *n, const 
       (sc_rel_some_output_unmapped(c, n, out_cls) || sc_rel_outputs_lost_impl(c, n, out_cls)) &&
       !sc_rel_widen(c, runner, out_cls, n->n_results, limit_hit, error))
     return FALSE;
+  if (!*limit_hit && !c->no_replica_sums && !has_checked_result(c, n) &&
+      sc_rel_some_output_unmapped(c, n, out_cls))
+    *replica_limit = sc_rel_replica_sums_prove(c, limit_hit);
   if (!sc_rel_check_expectations(c, runner, n, out_cls, limit_hit, error))
     return FALSE;
   if (c->opts->explain)
@@ -267,6 +281,14 @@ static void record_relations(sc_rel_ctx *c, const sc_node *n, const sc_id *out_c
       if (outs->len == 0)
         g_array_append_val(unmapped, k);
       g_ptr_array_unref(outs);
+    }
+    if (exprs->len == 0)
+      sc_rel_replica_sum_exprs(c, out_cls[k], exprs); /* pass-replica-sums.c */
+    if (exprs->len == 0 && !is_checked) {
+      /* a constant: the term that recomputes it (constant.c) */
+      sc_texpr *ke = sc_rel_constant_expr(c, t);
+      if (ke)
+        g_ptr_array_add(exprs, ke);
     }
     if (exprs->len == 0) {
       if (!is_checked && sc_rel_result_is_read(c, t))
@@ -341,11 +363,12 @@ void sc_rel_visit_prove(sc_rel_ctx *c, sc_id v, sc_rel_proof *p) {
   c->visiting = n;
   p->t0 = (double)g_get_monotonic_time() / 1e6;
   p->out_cls = g_new(sc_id, n->n_results ? n->n_results : 1);
+  gboolean replica_limit = FALSE;
   p->ok = sc_rel_visit_begin(c, &p->error);
   if (p->ok) {
     p->runner = sc_runner_new(sc_lang_egraph(c->lang), &c->opts->limits);
     p->ok = add_spec_call(c, n, p->out_cls, &p->error) &&
-            prove(c, p->runner, n, p->out_cls, &p->limit_hit, &p->error);
+            prove(c, p->runner, n, p->out_cls, &p->limit_hit, &replica_limit, &p->error);
   }
   if (p->ok && p->limit_hit && sc_rel_cut_forms_read(c, n) &&
       sc_rel_some_output_unmapped(c, n, p->out_cls)) {
@@ -358,8 +381,22 @@ void sc_rel_visit_prove(sc_rel_ctx *c, sc_id v, sc_rel_proof *p) {
     p->ok = sc_rel_visit_begin(c, &p->error);
     p->runner = p->ok ? sc_runner_new(sc_lang_egraph(c->lang), &c->opts->limits) : NULL;
     p->ok = p->ok && add_spec_call(c, n, p->out_cls, &p->error) &&
-            prove(c, p->runner, n, p->out_cls, &p->limit_hit, &p->error);
+            prove(c, p->runner, n, p->out_cls, &p->limit_hit, &replica_limit, &p->error);
     c->no_cuts = FALSE;
+  }
+  if (p->ok && p->limit_hit && replica_limit) {
+    /* the replica sums made the e-graph too large: again without them
+     * (pass-replica-sums.c) */
+    sc_runner_free(p->runner);
+    sc_rel_visit_release(c);
+    p->limit_hit = NULL;
+    replica_limit = FALSE;
+    c->no_replica_sums = TRUE;
+    p->ok = sc_rel_visit_begin(c, &p->error);
+    p->runner = p->ok ? sc_runner_new(sc_lang_egraph(c->lang), &c->opts->limits) : NULL;
+    p->ok = p->ok && add_spec_call(c, n, p->out_cls, &p->error) &&
+            prove(c, p->runner, n, p->out_cls, &p->limit_hit, &replica_limit, &p->error);
+    c->no_replica_sums = FALSE;
   }
   p->seconds = (double)g_get_monotonic_time() / 1e6 - p->t0;
 }

@@ -1,0 +1,82 @@
+/* test-infer-replica-sums.c — src/infer/pass-replica-sums.c: a class
+ * holding div.Scalar(S, n) and n distinct impl tensors (each rank's copy
+ * of an average) makes S = sum(A, ..., A), named sum(a0, a1) with
+ * distinct tensors; fewer copies than n, or a divisor that is no integer,
+ * change nothing. */
+#include "infer-fixture.h"
+
+/* a0, a1, a2: [4] f32 (copies of an average); s0, s1: [4] f32 (partials) */
+static void setup(ifx *f) {
+  ifx_init(f);
+  int64_t s4[1] = {4};
+  ifx_input(f, "a0", SC_DTYPE_F32, 1, s4);
+  ifx_input(f, "a1", SC_DTYPE_F32, 1, s4);
+  ifx_input(f, "a2", SC_DTYPE_F32, 1, s4);
+  ifx_input(f, "s0", SC_DTYPE_F32, 1, s4);
+  ifx_input(f, "s1", SC_DTYPE_F32, 1, s4);
+  ifx_finish(f);
+  f->c.owned = g_ptr_array_new_with_free_func((GDestroyNotify)sc_texpr_free);
+}
+
+static void clear(ifx *f) {
+  g_ptr_array_unref(f->c.owned);
+  ifx_clear(f);
+}
+
+static void test_two_copies(void) {
+  ifx f;
+  setup(&f);
+  sc_id s = ifx_add(&f, "sum(s0, s1)");
+  sc_id avg = ifx_add(&f, "div.Scalar(sum(s0, s1), other=2)");
+  sc_id a0 = ifx_add(&f, "a0"), a1 = ifx_add(&f, "a1");
+  sc_egraph_union(ifx_eg(&f), avg, a0, SC_JUST_ASSERTED);
+  sc_egraph_union(ifx_eg(&f), avg, a1, SC_JUST_ASSERTED);
+  sc_id twice = ifx_add(&f, "sum(a0, a0)");
+  g_assert_false(ifx_same(&f, s, twice));
+  g_assert_true(sc_rel_replica_sums(&f.c));
+  g_assert_true(ifx_same(&f, s, twice));
+  GPtrArray *out = g_ptr_array_new();
+  sc_rel_replica_sum_exprs(&f.c, s, out);
+  g_assert_cmpuint(out->len, ==, 1);
+  g_autofree char *text = sc_texpr_to_string(g_ptr_array_index(out, 0));
+  g_assert_true(strcmp(text, "sum(a0, a1)") == 0 || strcmp(text, "sum(a1, a0)") == 0);
+  g_ptr_array_unref(out);
+  g_assert_false(sc_rel_replica_sums(&f.c)); /* done */
+  clear(&f);
+}
+
+static void test_too_few_copies(void) {
+  ifx f;
+  setup(&f);
+  sc_id s = ifx_add(&f, "sum(s0, s1)");
+  sc_id avg = ifx_add(&f, "div.Scalar(sum(s0, s1), other=3)");
+  sc_id a0 = ifx_add(&f, "a0"), a1 = ifx_add(&f, "a1");
+  sc_egraph_union(ifx_eg(&f), avg, a0, SC_JUST_ASSERTED);
+  sc_egraph_union(ifx_eg(&f), avg, a1, SC_JUST_ASSERTED);
+  g_assert_false(sc_rel_replica_sums(&f.c));
+  GPtrArray *out = g_ptr_array_new();
+  sc_rel_replica_sum_exprs(&f.c, s, out);
+  g_assert_cmpuint(out->len, ==, 0);
+  g_ptr_array_unref(out);
+  clear(&f);
+}
+
+static void test_not_an_integer(void) {
+  ifx f;
+  setup(&f);
+  sc_id avg = ifx_add(&f, "div.Scalar(sum(s0, s1), other=2.5)");
+  sc_id a0 = ifx_add(&f, "a0"), a1 = ifx_add(&f, "a1"), a2 = ifx_add(&f, "a2");
+  sc_egraph_union(ifx_eg(&f), avg, a0, SC_JUST_ASSERTED);
+  sc_egraph_union(ifx_eg(&f), avg, a1, SC_JUST_ASSERTED);
+  sc_egraph_union(ifx_eg(&f), avg, a2, SC_JUST_ASSERTED);
+  g_assert_false(sc_rel_replica_sums(&f.c));
+  clear(&f);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/infer/replica-sums/two-copies", test_two_copies);
+  g_test_add_func("/infer/replica-sums/too-few-copies", test_too_few_copies);
+  g_test_add_func("/infer/replica-sums/not-an-integer", test_not_an_integer);
+  return g_test_run();
+}
