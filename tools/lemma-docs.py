@@ -34,9 +34,6 @@ CHECKED_AFTER_ALGEBRA = 804
 # and checked lemmas before and after it
 STATEMENTS_BEFORE_MERGE, CHECKED_BEFORE_MERGE = 438, 1030
 STATEMENTS_AFTER_MERGE, CHECKED_AFTER_MERGE = 445, 1037
-# the masked-blocks round (masked-blocks.lemma, ew1_cat's bounded fold)
-STATEMENTS_BEFORE_MASKS, CHECKED_BEFORE_MASKS = 463, 1082
-STATEMENTS_AFTER_MASKS, CHECKED_AFTER_MASKS = 474, 1093
 
 
 def sentence(lines, limit=220):
@@ -140,13 +137,6 @@ def render(lemma_dir):
         f"{STATEMENTS_AFTER_MERGE} ({CHECKED_AFTER_MERGE} checked): nine general laws added (the merge of any",
         "number of parts in any order, the running-max quotient laws), two",
         "per-form lemmas removed (`logsumexp_cat_same`, `logsumexp_max_shift`).",
-        "",
-        "The masked-blocks round (masked-blocks.lemma: the -inf blocks of a causal",
-        f"mask contribute nothing) went from {STATEMENTS_BEFORE_MASKS} statements ({CHECKED_BEFORE_MASKS} checked) to",
-        f"{STATEMENTS_AFTER_MASKS} ({CHECKED_AFTER_MASKS} checked): eleven general laws (comparisons of",
-        "disjoint integer ranges, a fill under an all-true mask, exp(-inf) = 0,",
-        "zero blocks through a quotient, a product and a sum); `ew1_cat`'s",
-        "reverse direction now folds only where the cat of the arguments exists.",
         "",
         "## What is proved for all sizes, what is fuzzed",
         "",
