@@ -68,8 +68,7 @@ BUNDLES = [(2, False, "online"), (3, False, "online"),
            (4, False, "lse-bug")]
 # The causal lse form proves with masked-blocks.lemma, which stays out of
 # the library (models/ring-attention-lse-causal/README.md says why):
-#   shardcheck-export models/ring-attention/model.py --out-dir models/ring-attention-lse-causal \
-#     --variant lse-causal --degree 2  (and lse-causal-bug at 2 and 4)
+# models/ring-attention-lse-causal/gen.py exports them there.
 
 
 def causal_mask(q_start, rows, k_start, cols):
