@@ -13,9 +13,10 @@ log-sum-exp lse_r; the ranks merge with the global lse:
                  received by an all_gather of k and v (models/ring-attention
                  writes ring attention in full, the sequence of q, k and v
                  split, in two styles).
-  The merges of any number of parts in any order, lse at 6 and max at 3
-  and 4, prove by lemmas/online-softmax-merge.lemma; "max" at 6 still
-  reaches the e-node limit (the consumers of the merged log-sum-exp).
+  The merges of any number of parts in any order, lse at 6 and max at 3,
+  4 and 6, prove by lemmas/online-softmax-merge.lemma ("max" at 6 once
+  class-elementwise.lemma's ew1_cat folds a cat of f's parts only where
+  the cat of the arguments exists).
   style "*-bug": BUG ON PURPOSE (lse-bug, max-bug): each rank rescales by exp(lse - lse_r)
                  (inverted) -- must fail.
 
@@ -39,7 +40,8 @@ B, H, SQ, SKV, HD = 1, 2, 3, 12, 4
 N, V = 6, 24
 
 BUNDLES = [(2, False, "lse"), (3, False, "lse"), (6, False, "lse"), (2, False, "max"), (3, False, "max"),
-           (4, False, "max"), (2, False, "ring"), (3, False, "lse-bug"), (4, False, "max-bug"),
+           (4, False, "max"), (6, False, "max"), (2, False, "ring"), (3, False, "lse-bug"),
+           (4, False, "max-bug"), (6, False, "max-bug"),
            (2, False, "ce"), (3, False, "ce"), (4, False, "ce"), (6, False, "ce"), (4, False, "ce-bug")]
 
 

@@ -21,6 +21,12 @@ send/recv ring delivers them.  Written twice, as two authors would:
                    block above the diagonal being masked whole (its
                    exp(-inf - m) is 0: the rank's own block, met first,
                    makes m finite).
+  "lse-causal":    the causal mask, lse style: the blocks above the
+                   diagonal are masked whole (their softmax alone is NaN),
+                   so rank r visits the key blocks 0..r only; the spec's
+                   masked blocks are -inf constants that contribute
+                   nothing (models/ring-attention-lse-causal: its
+                   masked-blocks.lemma, not in the library).
   "-bug":          BUG ON PURPOSE (must fail), on the last rank:
                    online-bug:        the rescale is inverted, exp(m_new - m_old);
                    online-nomax-bug:  the running max is not updated (each
@@ -29,17 +35,21 @@ send/recv ring delivers them.  Written twice, as two authors would:
                    online-causal-bug: the keys' positions start at the
                                       query block's start, not the key
                                       block's (a wrong block offset);
-                   lse-bug:           the merge weights are exp(lse - lse_j).
+                   lse-bug:           the merge weights are exp(lse - lse_j);
+                   lse-causal-bug:    the last rank stops before its own
+                                      diagonal block (skips one block too many).
 
 Not in BUNDLES (they do not prove yet; README.md says why):
   "online" at 4 ranks: the driver's widened exploration stops 8 operators
-                   past the related tensors (src/infer/trel.c WIDEN_HOPS)
-                   and the running-max chain of four blocks is deeper;
-                   with 10 it proves (measured, not committed).
-  "lse" causal:    the lse form cannot visit a block masked whole (its
-                   softmax is NaN): it skips the blocks above the
-                   diagonal, which needs a law that drops the spec's -inf
-                   blocks (exp(-inf - L) = 0) the library lacks.
+                   past the related tensors (src/infer/trel.c WIDEN_HOPS);
+                   the running state of a rank (acc, l, m after k < n
+                   blocks) carries the partial maximum, which no spec term
+                   holds, so no law relates it, and the chain needs 2
+                   operators (mul, add) per block: 2n + 2 hops.  With 10
+                   it proves (measured, not committed; README.md).
+  "lse-causal" at 3 and 4: with masked-blocks.lemma the laws hold (3
+                   refines with 60000 e-nodes) but the grid of masked
+                   blocks passes the default 10000-e-node limit.
 
 Export: /usr/bin/python3 tools/shardcheck-export models/ring-attention/model.py
 """
@@ -52,8 +62,13 @@ B, H, S, HD = 1, 2, 12, 4
 
 BUNDLES = [(2, False, "online"), (3, False, "online"),
            (3, False, "online-bug"), (3, False, "online-nomax-bug"),
+           (4, False, "online-bug"), (4, False, "online-nomax-bug"),
            (2, False, "online-causal"), (3, False, "online-causal"), (3, False, "online-causal-bug"),
-           (2, False, "lse"), (3, False, "lse"), (4, False, "lse"), (3, False, "lse-bug")]
+           (2, False, "lse"), (3, False, "lse"), (4, False, "lse"), (3, False, "lse-bug"),
+           (4, False, "lse-bug")]
+# The causal lse form proves with masked-blocks.lemma, which stays out of
+# the library (models/ring-attention-lse-causal/README.md says why):
+# models/ring-attention-lse-causal/gen.py exports them there.
 
 
 def causal_mask(q_start, rows, k_start, cols):
@@ -132,7 +147,7 @@ def ring_attention(q, k, v, style):
         if causal:
             # the keys' global positions start at the key block's start
             # (the bug: at the query block's)
-            offset = (lambda j: r * sb) if bug else (lambda j: j * sb)
+            offset = (lambda j: r * sb) if bug and style.startswith("online") else (lambda j: j * sb)
             mask_of = (lambda j, offset=offset: causal_mask(r * sb, sb, offset(j), sb))
         else:
             mask_of = (lambda j: None)
@@ -142,6 +157,11 @@ def ring_attention(q, k, v, style):
             rescale_bug = bug and not causal and "nomax" not in style
             out.append(online(q[r], kb, vb, ring_order(r, n), mask_of, rescale_bug,
                               bug and "nomax" in style))
+        elif causal:
+            # the blocks above the diagonal are masked whole (their
+            # softmax would be NaN): skipped, only blocks 0..r visited
+            # (the bug: the last rank stops before its own diagonal block)
+            out.append(lse_merge(q[r], kb, vb, range(r if bug else r + 1), mask_of, False))
         else:
             out.append(lse_merge(q[r], kb, vb, range(n), mask_of, bug))
     return {"o": out}
@@ -154,7 +174,8 @@ def export(degree, variant):
     what = {"online-bug": "the last rank's rescale is inverted, exp(m_new - m_old)",
             "online-nomax-bug": "the last rank never updates its running max",
             "lse-bug": "the last rank's merge weights are exp(lse - lse_j)",
-            "online-causal-bug": "the last rank's mask offsets the keys by the query block's start"}
+            "online-causal-bug": "the last rank's mask offsets the keys by the query block's start",
+            "lse-causal-bug": "the last rank skips its own diagonal block, not only the blocks above it"}
     desc = f" BUG ON PURPOSE: {what[variant]}." if bug else ""
     return Export(
         name=name, bundle_name=name, filename=name + ".json", degree=degree, expect_mismatch=bug,
