@@ -650,6 +650,41 @@ static void test_assume_refresh_reentered(void) {
   g_assert_null(strstr(t, "2/S"));
 }
 
+/* fuzz-sym (session 4): a libFuzzer timeout (10 s of wall-clock time at a
+ * load average of 35; 0.12 s of CPU before the refresh passes above, 0.20 s
+ * after, release build).  Each comparison refreshes the facts, whose floor
+ * divisions ask comparisons again: deep but bounded.  It must end, and every
+ * normal form it prints must parse back to itself. */
+static void test_assume_refresh_deep(void) {
+  static const char *lines[] = {
+      "S>H/S*T==2/S/S*N*S+S*N*S+T==S+N/5",
+      "H/N*S*S+N*S+T==H/S*T==1/S/S*N*S+S*N*S+T==S+N/5",
+      "H/N*S*S+N*S+T==922/5",
+      "H/5/S*T922/5",
+      "H/5/S*T==0",
+      "H/5/S*T",
+  };
+  g_autoptr(sc_symtab) st = new_st();
+  for (guint i = 0; i < G_N_ELEMENTS(lines); i++) {
+    g_autoptr(GError) error = NULL;
+    if (strstr(lines[i], "==") || strchr(lines[i], '>')) {
+      if (!sc_symtab_assume(st, lines[i], &error)) {
+        g_assert_nonnull(error);
+        return; /* a failed assumption ends the input, as in the harness */
+      }
+      continue;
+    }
+    sc_dim d;
+    if (!sc_dim_parse(st, lines[i], &d, &error)) {
+      g_assert_nonnull(error); /* "H/5/S*T922/5": skipped, as in the harness */
+      continue;
+    }
+    g_autofree char *printed = sc_dim_to_string(st, d);
+    sc_dim again = P(st, printed);
+    g_assert_true(sc_dim_identical(d, again));
+  }
+}
+
 /* Issue 19: k*X/8 normal forms repeat X (4*X + (3*X)/8), so the tree of
  * "S/S*35/8/S*35/8..." doubles per level.  Thirty levels: the too-large
  * flag is set, intervals and comparisons stay fast (memoized per atom), and
@@ -1374,6 +1409,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/sym/assume/eq-folds-to-constant", test_assume_eq_folds_to_constant);
   g_test_add_func("/sym/assume/subst-self-reference", test_assume_subst_self_reference);
   g_test_add_func("/sym/assume/refresh-reentered", test_assume_refresh_reentered);
+  g_test_add_func("/sym/assume/refresh-deep", test_assume_refresh_deep);
   g_test_add_func("/sym/limit/normal-form-size", test_nf_too_large);
   g_test_add_func("/sym/fuzz/plain", test_fuzz_plain);
   g_test_add_func("/sym/fuzz/assumptions", test_fuzz_assumptions);
