@@ -72,14 +72,15 @@ struct sc_sym_poly {
   guint hash;
   uint32_t n;
   uint32_t epoch;   /* cache: epoch at which fresh was computed */
+  /* refresh bookkeeping (sym.c, "refresh"), in what was padding: busy is
+   * 1 + the depth of the refresh of this poly in progress (0: none); flags
+   * are SC_SYM_PROV (the cache entry was computed from a stand-in: final or
+   * dropped when the outermost refresh ends) and SC_SYM_HINT (fresh is the
+   * result of a dropped pass, the stand-in of the next refresh) */
+  uint32_t busy;
   sc_dim fresh;     /* cache: this poly's normal form at that epoch */
   uint32_t size;    /* nodes of the tree, saturating at UINT32_MAX */
-  /* refresh bookkeeping (sym.c, "refresh"): busy is 1 + the depth of the
-   * refresh of this poly in progress (0: none); flags are SC_SYM_PROV (the
-   * cache entry was computed from a stand-in: final or dropped when the
-   * outermost refresh ends) and SC_SYM_HINT (fresh is the result of a
-   * dropped pass, the stand-in of the next refresh) */
-  uint32_t busy, flags;
+  uint32_t flags;
   sc_symtab *st;    /* the owner, so that a dim can be printed alone */
   sc_sym_term t[];
 };
