@@ -87,8 +87,10 @@ one() {
   log="$work/$(echo "$bundle" | tr / -).log"
   t0=$SECONDS
   # memcheck runs 20-50 times slower: each saturation's wall-clock limit
-  # (SC_TIME_LIMIT, 5 s) would turn a verdict into "limit"
-  SC_TIME_LIMIT=${SC_TIME_LIMIT:-600} SC_LEMMA_DIR="$lemma_dir" SC_LEMMA_CACHE="$work/lemma-cache" nice valgrind --tool=memcheck --error-exitcode=99 \
+  # (SC_TIME_LIMIT, 5 s) would turn a verdict into "limit", and cvc5's
+  # wall-clock limit per query (SC_SMT_TLIMIT_MS, 500 ms) an oracle's
+  # answer into unknown (tests/models/symbolic/oracle-load.json: exit 2)
+  SC_TIME_LIMIT=${SC_TIME_LIMIT:-600} SC_SMT_TLIMIT_MS=${SC_SMT_TLIMIT_MS:-60000} SC_LEMMA_DIR="$lemma_dir" SC_LEMMA_CACHE="$work/lemma-cache" nice valgrind --tool=memcheck --error-exitcode=99 \
     --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite \
     --num-callers=30 --suppressions="$root/tests/valgrind.supp" --log-file="$log" \
     "$build/src/cli/shardcheck" check --quiet "${lemmas[@]}" "$root/$bundle" >/dev/null 2>&1
