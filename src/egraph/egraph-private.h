@@ -13,6 +13,7 @@
 #define SC_EGRAPH_PRIVATE_H
 
 #include "shardcheck/egraph.h"
+#include "shardcheck/budget.h"
 
 #include <string.h>
 
@@ -50,7 +51,14 @@ typedef struct {
   uint32_t k[2]; /* children if arity <= 2, else k[0] = offset in kids */
 } sc_node;
 
+#define SC_EG_BUDGET_MATCHES 65536u
+
 struct sc_egraph {
+  /* the overall budget of the saturation running on this e-graph (set by
+   * sc_runner_run for the run, borrowed, NULL: none): a search checks it
+   * every SC_EG_BUDGET_MATCHES matches (machine.c), since one search can
+   * collect far more matches than the e-graph has e-nodes */
+  sc_budget *budget;
   /* e-nodes, by node id */
   uint32_t n_ids, cap_ids;
   sc_node *node;

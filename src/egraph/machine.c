@@ -131,7 +131,14 @@ static gboolean emit(vm *m, gboolean fresh) {
   if (m->bnodes)
     g_array_append_vals(m->out, m->bnodes, m->q->lhs.n_binds);
   m->count++;
-  return !(m->limit && m->count >= m->limit);
+  if (m->limit && m->count >= m->limit)
+    return FALSE;
+  /* the overall budget (memory above all): the matches of one search can
+   * outgrow it long before they are applied */
+  if (m->count % SC_EG_BUDGET_MATCHES == 0 && m->eg->budget != NULL &&
+      sc_budget_check(m->eg->budget, m->eg->memo_count) != NULL)
+    return FALSE;
+  return TRUE;
 }
 
 static int cmp_id(const void *a, const void *b) {

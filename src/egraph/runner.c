@@ -178,6 +178,7 @@ sc_stop_reason sc_runner_run(sc_runner *r, sc_rewrite *const *rules,
   }
   r->start_us = g_get_monotonic_time();
   r->stop = SC_STOP_NONE;
+  eg->budget = r->lim.budget; /* the searches check it too (machine.c) */
   if (!sc_egraph_is_clean(eg))
     sc_egraph_rebuild(eg);
   if (r->cap_off < n_rules + 1) {
@@ -248,7 +249,8 @@ sc_stop_reason sc_runner_run(sc_runner *r, sc_rewrite *const *rules,
         stop = SC_STOP_TIME_LIMIT;
       if ((i % 16 == 15 || n > 0) && r->lim.budget != NULL &&
           sc_budget_check(r->lim.budget, sc_egraph_n_nodes(eg)) != NULL)
-        stop = SC_STOP_TIME_LIMIT;
+        stop = sc_budget_spent_on_enodes(r->lim.budget) ? SC_STOP_NODE_LIMIT
+                                                        : SC_STOP_TIME_LIMIT;
     }
     for (uint32_t i = searched_upto; i <= n_rules; i++)
       moff[i] = mbuf->len;
@@ -322,6 +324,7 @@ sc_stop_reason sc_runner_run(sc_runner *r, sc_rewrite *const *rules,
       break;
     }
   }
+  eg->budget = NULL;
   r->seconds = elapsed(r);
   return r->stop;
 }

@@ -72,8 +72,15 @@ struct sc_sym_poly {
   guint hash;
   uint32_t n;
   uint32_t epoch;   /* cache: epoch at which fresh was computed */
+  /* refresh bookkeeping (sym.c, "refresh"), in what was padding: busy is
+   * 1 + the depth of the refresh of this poly in progress (0: none); flags
+   * are SC_SYM_PROV (the cache entry was computed from a stand-in: final or
+   * dropped when the outermost refresh ends) and SC_SYM_HINT (fresh is the
+   * result of a dropped pass, the stand-in of the next refresh) */
+  uint32_t busy;
   sc_dim fresh;     /* cache: this poly's normal form at that epoch */
   uint32_t size;    /* nodes of the tree, saturating at UINT32_MAX */
+  uint32_t flags;
   sc_symtab *st;    /* the owner, so that a dim can be printed alone */
   sc_sym_term t[];
 };
@@ -115,6 +122,15 @@ typedef struct {
   int64_t min, max;  /* as declared (min 0 when not given) */
 } sc_sym_symbol;
 
+#define SC_SYM_PROV 1u
+#define SC_SYM_HINT 2u
+
+/* One refresh in progress (sc_sym_refresh): was its stand-in read (read),
+ * did it read a stand-in, or what was computed from one (tainted). */
+typedef struct {
+  gboolean read, tainted;
+} sc_sym_rframe;
+
 struct sc_symtab {
   GPtrArray *symbols;     /* sc_sym_symbol*, owned */
   GHashTable *by_name;    /* name (borrowed from symbols) -> index + 1 */
@@ -124,6 +140,11 @@ struct sc_symtab {
   GHashTable *polys;      /* sc_sym_poly* (owned keys) */
   const sc_sym_mono *unit;
   uint32_t epoch;
+  /* refreshes in progress, innermost last (sc_sym_refresh), and the polys
+   * cached from a stand-in during the outermost one (SC_SYM_PROV) */
+  GArray *rframes;        /* sc_sym_rframe */
+  GPtrArray *prov;        /* sc_sym_poly* (borrowed) */
+  gboolean unsettled;     /* a stand-in read was not the refresh's result */
   GRecMutex lock;         /* every public entry with a symbolic operand holds it
                              (threads of `check --jobs`, docs/architecture.md) */
   gboolean too_large;     /* sticky: a normal form passed SC_SYM_MAX_SIZE */

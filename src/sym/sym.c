@@ -151,6 +151,8 @@ static const sc_sym_mono *mono_intern(sc_symtab *st, const sc_sym_factor *f, uin
 }
 
 /* terms: sorted, combined, nonzero, not a constant. */
+static void intern_provisional(sc_symtab *st, sc_sym_poly *p);
+
 static const sc_sym_poly *poly_intern(sc_symtab *st, const sc_sym_term *t, uint32_t n) {
   sc_sym_poly *p = g_malloc(sizeof *p + n * sizeof p->t[0]);
   p->n = n;
@@ -182,8 +184,11 @@ static const sc_sym_poly *poly_intern(sc_symtab *st, const sc_sym_term *t, uint3
   p->epoch = st->epoch;
   p->fresh.value = 0;
   p->fresh.poly = p;
+  p->busy = 0;
+  p->flags = 0;
   p->st = st;
   g_hash_table_add(st->polys, p);
+  intern_provisional(st, p);
   return p;
 }
 
@@ -596,26 +601,119 @@ static sc_dim refresh_atom(sc_symtab *st, uint32_t id, void *user) {
   return out;
 }
 
+/* Refreshing a poly can ask questions (a symbolic division consults the
+ * facts) whose own refresh reads the same poly again: meanwhile the poly
+ * stands for itself (its stand-in), which is its meaning, only not its
+ * newest normal form.  A normal form computed from a stale stand-in is not
+ * idempotent: "H/S*T" kept a term (2/S)/S that reparsing folded to 0
+ * (fuzz-sym, issue 19).  So whatever is computed once a stand-in was read
+ * is cached provisionally (SC_SYM_PROV); when the outermost refresh ends
+ * and some refresh's result differs from the stand-in that was read of it,
+ * the provisional entries are dropped and the outermost refresh runs
+ * again, each dropped poly standing in by its last result (SC_SYM_HINT),
+ * at most SC_SYM_REFRESH_PASSES times, until what was read is what came
+ * out.  Past the bound, nothing provisional stays cached (the results are
+ * right, only maybe not the newest forms). */
+#define SC_SYM_REFRESH_PASSES 4u
+
+static sc_sym_rframe *top_frame(sc_symtab *st) {
+  if (st->rframes == NULL || st->rframes->len == 0)
+    return NULL;
+  return &g_array_index(st->rframes, sc_sym_rframe, st->rframes->len - 1);
+}
+
+static void mark_provisional(sc_symtab *st, sc_sym_poly *p) {
+  if (p->flags & SC_SYM_PROV)
+    return;
+  p->flags |= SC_SYM_PROV;
+  g_ptr_array_add(st->prov, p);
+}
+
+/* A poly interned once the innermost refresh read a stand-in claims to be
+ * its own normal form only provisionally. */
+static void intern_provisional(sc_symtab *st, sc_sym_poly *p) {
+  sc_sym_rframe *fr = top_frame(st);
+  if (fr && fr->tainted)
+    mark_provisional(st, p);
+}
+
+/* The provisional entries become final (KEEP) or are dropped: their next
+ * refresh recomputes them, from their last result as the stand-in. */
+static void settle_provisional(sc_symtab *st, gboolean keep) {
+  for (guint i = 0; i < st->prov->len; i++) {
+    sc_sym_poly *q = g_ptr_array_index(st->prov, i);
+    q->flags &= ~SC_SYM_PROV;
+    if (!keep) {
+      q->epoch = st->epoch - 1;
+      q->flags |= SC_SYM_HINT;
+    }
+  }
+  g_ptr_array_set_size(st->prov, 0);
+}
+
+/* One refresh of P (not fresh at this epoch), inside the outermost one. */
+static sc_dim refresh_frame(sc_symtab *st, sc_sym_poly *p) {
+  sc_dim d = {0, p};
+  uint32_t k = st->rframes->len;
+  sc_sym_rframe fr0 = {FALSE, FALSE};
+  g_array_append_val(st->rframes, fr0);
+  if (!(p->flags & SC_SYM_HINT))
+    p->fresh = d;
+  p->flags &= ~SC_SYM_HINT;
+  p->epoch = st->epoch;
+  p->busy = k + 1;
+  sc_dim f = rebuild(st, d, refresh_atom, NULL);
+  sc_sym_rframe fr = g_array_index(st->rframes, sc_sym_rframe, k);
+  g_array_set_size(st->rframes, k);
+  p->busy = 0;
+  if (fr.read && !sc_dim_identical(f, p->fresh))
+    st->unsettled = TRUE;
+  p->epoch = st->epoch;
+  p->fresh = f;
+  sc_sym_poly *q = f.poly && f.poly != p && !f.poly->busy ? (sc_sym_poly *)f.poly : NULL;
+  if (q) {
+    q->epoch = st->epoch;
+    q->fresh = f;
+    q->flags &= ~SC_SYM_HINT;
+  }
+  if (fr.tainted || fr.read) {
+    mark_provisional(st, p);
+    if (q)
+      mark_provisional(st, q);
+    sc_sym_rframe *parent = top_frame(st);
+    if (parent)
+      parent->tainted = TRUE;
+  }
+  return f;
+}
+
 sc_dim sc_sym_refresh(sc_symtab *st, sc_dim d) {
   if (!d.poly)
     return d;
   sc_sym_poly *p = (sc_sym_poly *)d.poly;
-  if (p->epoch == st->epoch)
+  if (p->epoch == st->epoch) {
+    sc_sym_rframe *top = top_frame(st);
+    if (top && p->busy) {
+      g_array_index(st->rframes, sc_sym_rframe, p->busy - 1).read = TRUE;
+      top->tainted = TRUE;
+    } else if (top && (p->flags & SC_SYM_PROV)) {
+      top->tainted = TRUE;
+    }
     return p->fresh;
-  /* Rebuilding can ask questions (a symbolic division consults the facts)
-   * that refresh p again: meanwhile p stands for itself, which is still
-   * its meaning, only not its newest normal form. */
-  p->epoch = st->epoch;
-  p->fresh = d;
-  sc_dim f = rebuild(st, d, refresh_atom, NULL);
-  p->epoch = st->epoch;
-  p->fresh = f;
-  if (f.poly) {
-    sc_sym_poly *q = (sc_sym_poly *)f.poly;
-    q->epoch = st->epoch;
-    q->fresh = f;
   }
-  return f;
+  if (st->rframes->len > 0)
+    return refresh_frame(st, p);
+  sc_dim f = d;
+  for (uint32_t pass = 0; pass < SC_SYM_REFRESH_PASSES; pass++) {
+    st->unsettled = FALSE;
+    f = refresh_frame(st, p);
+    if (!st->unsettled) {
+      settle_provisional(st, TRUE);
+      return f;
+    }
+    settle_provisional(st, FALSE);
+  }
+  return f; /* p's entry was dropped with the rest: the next refresh starts again */
 }
 
 sc_dim sc_sym_atom_dim(sc_symtab *st, uint32_t id) {
@@ -963,6 +1061,8 @@ sc_symtab *sc_symtab_new(void) {
   st->eq_facts = g_array_new(FALSE, FALSE, sizeof(sc_dim));
   st->ne_facts = g_array_new(FALSE, FALSE, sizeof(sc_dim));
   st->texts = g_ptr_array_new_with_free_func(g_free);
+  st->rframes = g_array_new(FALSE, FALSE, sizeof(sc_sym_rframe));
+  st->prov = g_ptr_array_new();
   return st;
 }
 
@@ -979,6 +1079,8 @@ void sc_symtab_free(sc_symtab *st) {
   g_array_free(st->eq_facts, TRUE);
   g_array_free(st->ne_facts, TRUE);
   g_ptr_array_free(st->texts, TRUE);
+  g_array_free(st->rframes, TRUE);
+  g_ptr_array_free(st->prov, TRUE);
   sc_sym_oracle_clear(st);
   g_rec_mutex_clear(&st->lock);
   g_free(st);

@@ -619,6 +619,72 @@ static void test_assume_subst_self_reference(void) {
   g_assert_nonnull(text);
 }
 
+/* fuzz-sym (CI, issue 19): after S > H/S*T == 2/S/S*N*S + S*N*S + T == 461/5,
+ * H/S*T printed as 92*(H/S) - N*S*S*(H/S) - N*S*(H/S)*((2/S)/S), whose
+ * last term is 0 (2/S is 0 once S >= 2 is known): the printed form parsed
+ * back without it.  A normal form must be idempotent: normalising what it
+ * prints gives the identical normal form, and refreshing it again changes
+ * nothing.  (Refreshing an atom asked the facts, whose own refresh
+ * re-entered the polynomial being refreshed; that inner use stood for
+ * itself, stale, and the stale result was kept as the epoch's fresh form.) */
+static void test_assume_refresh_reentered(void) {
+  g_autoptr(sc_symtab) st = new_st();
+  g_autoptr(GError) error = NULL;
+  gboolean ok = sc_symtab_assume(st, "S>H/S*T==2/S/S*N*S+S*N*S+T==461/5", &error);
+  g_assert_true(ok || error != NULL);
+  if (!ok)
+    return;
+  const char *exprs[] = {"H/S*T", "H/S*61/5", "(2/S)/S", "N*S*(H/S)*((2/S)/S)", "T", "H/S"};
+  for (guint i = 0; i < G_N_ELEMENTS(exprs); i++) {
+    sc_dim d = P(st, exprs[i]);
+    g_autofree char *printed = sc_dim_to_string(st, d);
+    sc_dim again = P(st, printed);
+    g_autofree char *printed2 = sc_dim_to_string(st, again);
+    if (!sc_dim_identical(d, again))
+      g_error("%s: printed %s parses back as %s", exprs[i], printed, printed2);
+    g_assert_cmpstr(printed, ==, printed2);
+  }
+  /* 2/S is 0 under S >= 2, and so is every product with it */
+  g_assert_cmpint(sc_dim_eq(st, P(st, "(2/S)/S"), sc_dim_const(0)), ==, SC_YES);
+  g_autofree char *t = sc_dim_to_string(st, P(st, "H/S*T"));
+  g_assert_null(strstr(t, "2/S"));
+}
+
+/* fuzz-sym (session 4): a libFuzzer timeout (10 s of wall-clock time at a
+ * load average of 35; 0.12 s of CPU before the refresh passes above, 0.20 s
+ * after, release build).  Each comparison refreshes the facts, whose floor
+ * divisions ask comparisons again: deep but bounded.  It must end, and every
+ * normal form it prints must parse back to itself. */
+static void test_assume_refresh_deep(void) {
+  static const char *lines[] = {
+      "S>H/S*T==2/S/S*N*S+S*N*S+T==S+N/5",
+      "H/N*S*S+N*S+T==H/S*T==1/S/S*N*S+S*N*S+T==S+N/5",
+      "H/N*S*S+N*S+T==922/5",
+      "H/5/S*T922/5",
+      "H/5/S*T==0",
+      "H/5/S*T",
+  };
+  g_autoptr(sc_symtab) st = new_st();
+  for (guint i = 0; i < G_N_ELEMENTS(lines); i++) {
+    g_autoptr(GError) error = NULL;
+    if (strstr(lines[i], "==") || strchr(lines[i], '>')) {
+      if (!sc_symtab_assume(st, lines[i], &error)) {
+        g_assert_nonnull(error);
+        return; /* a failed assumption ends the input, as in the harness */
+      }
+      continue;
+    }
+    sc_dim d;
+    if (!sc_dim_parse(st, lines[i], &d, &error)) {
+      g_assert_nonnull(error); /* "H/5/S*T922/5": skipped, as in the harness */
+      continue;
+    }
+    g_autofree char *printed = sc_dim_to_string(st, d);
+    sc_dim again = P(st, printed);
+    g_assert_true(sc_dim_identical(d, again));
+  }
+}
+
 /* Issue 19: k*X/8 normal forms repeat X (4*X + (3*X)/8), so the tree of
  * "S/S*35/8/S*35/8..." doubles per level.  Thirty levels: the too-large
  * flag is set, intervals and comparisons stay fast (memoized per atom), and
@@ -1342,6 +1408,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/sym/symtab/many", test_symtab_many);
   g_test_add_func("/sym/assume/eq-folds-to-constant", test_assume_eq_folds_to_constant);
   g_test_add_func("/sym/assume/subst-self-reference", test_assume_subst_self_reference);
+  g_test_add_func("/sym/assume/refresh-reentered", test_assume_refresh_reentered);
+  g_test_add_func("/sym/assume/refresh-deep", test_assume_refresh_deep);
   g_test_add_func("/sym/limit/normal-form-size", test_nf_too_large);
   g_test_add_func("/sym/fuzz/plain", test_fuzz_plain);
   g_test_add_func("/sym/fuzz/assumptions", test_fuzz_assumptions);
