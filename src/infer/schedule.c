@@ -93,6 +93,7 @@ struct sc_rel_sched {
   slot *slots;
   uint32_t n_slots;
   uint32_t *slot_of;    /* per position: slot index + 1, or 0 */
+  gboolean *carry_hint; /* per position: sc_rel_memo_may_carry said TRUE once */
   GArray *window;
   /* pthread's, not GMutex/GCond (futexes on Linux): ThreadSanitizer
    * sees these, and the slots are handed over through them */
@@ -265,6 +266,7 @@ sc_rel_sched *sc_rel_sched_new(sc_rel_ctx *c, const sc_id *order, uint32_t n_ord
     }
   }
   sc->slot_of = g_new0(uint32_t, sc->plan.n ? sc->plan.n : 1);
+  sc->carry_hint = g_new0(gboolean, sc->plan.n ? sc->plan.n : 1);
   sc->window = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   pthread_mutex_init(&sc->lock, NULL);
   pthread_cond_init(&sc->cond, NULL);
@@ -309,6 +311,7 @@ void sc_rel_sched_free(sc_rel_sched *sc) {
     slot_clear(&sc->slots[i]);
   g_free(sc->slots);
   g_free(sc->slot_of);
+  g_free(sc->carry_hint);
   g_array_free(sc->window, TRUE);
   pthread_mutex_destroy(&sc->lock);
   pthread_cond_destroy(&sc->cond);
@@ -328,13 +331,18 @@ void sc_rel_sched_dispatch(sc_rel_sched *sc, uint32_t at) {
   sc_rel_plan_window(&sc->plan, at, WINDOW, sc->window);
   for (guint i = 0; i < sc->window->len; i++) {
     uint32_t j = g_array_index(sc->window, uint32_t, i);
-    if (j == at || sc->slot_of[j] != 0)
+    if (j == at || sc->slot_of[j] != 0 || sc->carry_hint[j])
       continue; /* the main thread proves the node at the commit point */
-    if (sc_rel_memo_may_carry(c, sc->plan.node[j], j))
-      continue;
     slot *s = free_slot(sc);
     if (s == NULL)
       return;
+    /* asked once per position: the hint matches the node against the
+     * templates (memo.c's try_template), and a position stays in the
+     * window for up to WINDOW commits */
+    if (sc_rel_memo_may_carry(c, sc->plan.node[j], j)) {
+      sc->carry_hint[j] = TRUE;
+      continue;
+    }
     /* the result's arrays are shared, its counters this proof's own */
     s->res = *c->res;
     memset(&s->res.stats, 0, sizeof s->res.stats);
