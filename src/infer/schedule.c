@@ -103,6 +103,8 @@ struct sc_rel_sched {
   double ahead_seconds;      /* their time, committed ones */
   double main_cpu0;          /* the main thread's CPU time at the start */
   double worker_cpu;         /* CPU time of the proofs made ahead, all (under lock) */
+  uint32_t n_waits;          /* times the main thread waited for a proof made ahead */
+  double wait_seconds;       /* the main thread's wall time in those waits */
 };
 
 static void slot_init(slot *s, const sc_rel_ctx *c) {
@@ -187,10 +189,16 @@ static void prove_on_thread(gpointer data, gpointer user) {
   pthread_mutex_unlock(&sc->lock);
 }
 
+/* On the main thread: until S's proof is done (counted for the trace). */
 static void wait_done(sc_rel_sched *sc, slot *s) {
   pthread_mutex_lock(&sc->lock);
-  while (!s->done)
-    pthread_cond_wait(&sc->cond, &sc->lock);
+  if (!s->done) {
+    gint64 t0 = g_get_monotonic_time();
+    while (!s->done)
+      pthread_cond_wait(&sc->cond, &sc->lock);
+    sc->n_waits++;
+    sc->wait_seconds += (double)(g_get_monotonic_time() - t0) / 1e6;
+  }
   pthread_mutex_unlock(&sc->lock);
 }
 
@@ -294,18 +302,21 @@ static void trace(const sc_rel_sched *sc) {
   g_free(depth);
   fprintf(stderr, "schedule: %u positions, longest chain of proved nodes %u; %u proofs made "
           "ahead: %u committed (%.3f s), %u dropped; CPU s: main thread %.3f, proofs ahead "
-          "%.3f\n", sc->plan.n, longest, sc->n_ahead, sc->n_used, sc->ahead_seconds,
-          sc->n_ahead - sc->n_used, thread_cpu() - sc->main_cpu0, sc->worker_cpu);
+          "%.3f; main thread waited %u times for a proof made ahead, %.3f s of wall time\n", sc->plan.n, longest,
+          sc->n_ahead, sc->n_used, sc->ahead_seconds, sc->n_ahead - sc->n_used,
+          thread_cpu() - sc->main_cpu0, sc->worker_cpu, sc->n_waits, sc->wait_seconds);
 }
 
 void sc_rel_sched_free(sc_rel_sched *sc) {
   if (sc == NULL)
     return;
-  if (g_getenv("SC_SCHEDULE_TRACE"))
-    trace(sc);
+  /* the proofs still running are waited for first: the trace reads
+   * their counters (ThreadSanitizer found the race) */
   for (uint32_t i = 0; i < sc->n_slots; i++)
     if (sc->slots[i].pos != UINT32_MAX)
       slot_drop(sc, &sc->slots[i]);
+  if (g_getenv("SC_SCHEDULE_TRACE"))
+    trace(sc);
   g_thread_pool_free(sc->pool, FALSE, TRUE);
   for (uint32_t i = 0; i < sc->n_slots; i++)
     slot_clear(&sc->slots[i]);
