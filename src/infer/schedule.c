@@ -93,6 +93,7 @@ struct sc_rel_sched {
   slot *slots;
   uint32_t n_slots;
   uint32_t *slot_of;    /* per position: slot index + 1, or 0 */
+  gboolean *carry_hint; /* per position: sc_rel_memo_may_carry said TRUE once */
   GArray *window;
   /* pthread's, not GMutex/GCond (futexes on Linux): ThreadSanitizer
    * sees these, and the slots are handed over through them */
@@ -102,6 +103,8 @@ struct sc_rel_sched {
   double ahead_seconds;      /* their time, committed ones */
   double main_cpu0;          /* the main thread's CPU time at the start */
   double worker_cpu;         /* CPU time of the proofs made ahead, all (under lock) */
+  uint32_t n_waits;          /* times the main thread waited for a proof made ahead */
+  double wait_seconds;       /* the main thread's wall time in those waits */
 };
 
 static void slot_init(slot *s, const sc_rel_ctx *c) {
@@ -186,10 +189,16 @@ static void prove_on_thread(gpointer data, gpointer user) {
   pthread_mutex_unlock(&sc->lock);
 }
 
+/* On the main thread: until S's proof is done (counted for the trace). */
 static void wait_done(sc_rel_sched *sc, slot *s) {
   pthread_mutex_lock(&sc->lock);
-  while (!s->done)
-    pthread_cond_wait(&sc->cond, &sc->lock);
+  if (!s->done) {
+    gint64 t0 = g_get_monotonic_time();
+    while (!s->done)
+      pthread_cond_wait(&sc->cond, &sc->lock);
+    sc->n_waits++;
+    sc->wait_seconds += (double)(g_get_monotonic_time() - t0) / 1e6;
+  }
   pthread_mutex_unlock(&sc->lock);
 }
 
@@ -265,6 +274,7 @@ sc_rel_sched *sc_rel_sched_new(sc_rel_ctx *c, const sc_id *order, uint32_t n_ord
     }
   }
   sc->slot_of = g_new0(uint32_t, sc->plan.n ? sc->plan.n : 1);
+  sc->carry_hint = g_new0(gboolean, sc->plan.n ? sc->plan.n : 1);
   sc->window = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   pthread_mutex_init(&sc->lock, NULL);
   pthread_cond_init(&sc->cond, NULL);
@@ -292,23 +302,27 @@ static void trace(const sc_rel_sched *sc) {
   g_free(depth);
   fprintf(stderr, "schedule: %u positions, longest chain of proved nodes %u; %u proofs made "
           "ahead: %u committed (%.3f s), %u dropped; CPU s: main thread %.3f, proofs ahead "
-          "%.3f\n", sc->plan.n, longest, sc->n_ahead, sc->n_used, sc->ahead_seconds,
-          sc->n_ahead - sc->n_used, thread_cpu() - sc->main_cpu0, sc->worker_cpu);
+          "%.3f; main thread waited %u times for a proof made ahead, %.3f s of wall time\n", sc->plan.n, longest,
+          sc->n_ahead, sc->n_used, sc->ahead_seconds, sc->n_ahead - sc->n_used,
+          thread_cpu() - sc->main_cpu0, sc->worker_cpu, sc->n_waits, sc->wait_seconds);
 }
 
 void sc_rel_sched_free(sc_rel_sched *sc) {
   if (sc == NULL)
     return;
-  if (g_getenv("SC_SCHEDULE_TRACE"))
-    trace(sc);
+  /* the proofs still running are waited for first: the trace reads
+   * their counters (ThreadSanitizer found the race) */
   for (uint32_t i = 0; i < sc->n_slots; i++)
     if (sc->slots[i].pos != UINT32_MAX)
       slot_drop(sc, &sc->slots[i]);
+  if (g_getenv("SC_SCHEDULE_TRACE"))
+    trace(sc);
   g_thread_pool_free(sc->pool, FALSE, TRUE);
   for (uint32_t i = 0; i < sc->n_slots; i++)
     slot_clear(&sc->slots[i]);
   g_free(sc->slots);
   g_free(sc->slot_of);
+  g_free(sc->carry_hint);
   g_array_free(sc->window, TRUE);
   pthread_mutex_destroy(&sc->lock);
   pthread_cond_destroy(&sc->cond);
@@ -328,13 +342,18 @@ void sc_rel_sched_dispatch(sc_rel_sched *sc, uint32_t at) {
   sc_rel_plan_window(&sc->plan, at, WINDOW, sc->window);
   for (guint i = 0; i < sc->window->len; i++) {
     uint32_t j = g_array_index(sc->window, uint32_t, i);
-    if (j == at || sc->slot_of[j] != 0)
+    if (j == at || sc->slot_of[j] != 0 || sc->carry_hint[j])
       continue; /* the main thread proves the node at the commit point */
-    if (sc_rel_memo_may_carry(c, sc->plan.node[j], j))
-      continue;
     slot *s = free_slot(sc);
     if (s == NULL)
       return;
+    /* asked once per position: the hint matches the node against the
+     * templates (memo.c's try_template), and a position stays in the
+     * window for up to WINDOW commits */
+    if (sc_rel_memo_may_carry(c, sc->plan.node[j], j)) {
+      sc->carry_hint[j] = TRUE;
+      continue;
+    }
     /* the result's arrays are shared, its counters this proof's own */
     s->res = *c->res;
     memset(&s->res.stats, 0, sizeof s->res.stats);

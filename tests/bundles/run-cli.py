@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """run-cli.py — the shardcheck command line outside `check BUNDLE`:
---version, --help, unknown commands and options, `ops` in both formats.
+--version, --help, unknown commands and options, `ops` in both formats,
+--jobs (its range, and the same result for the default and any N).
 
 usage: run-cli.py SHARDCHECK SRCROOT"""
 import json
@@ -49,6 +50,29 @@ expect(r.returncode == 2 and "--lemmas" in r.stderr, "a missing --lemmas directo
 r = run("check", "/nonexistent/bundle.json")
 expect(r.returncode == 2 and r.stderr.startswith("shardcheck: /nonexistent/bundle.json: cannot read"),
        "an unreadable bundle exits 2 naming it")
+
+for bad in ("-1", "257"):
+    r = run("check", "--jobs", bad, root + "/models/mlp-tp2/bundle.json")
+    expect(r.returncode == 2 and "--jobs takes a number from 0 (one per core) to 256" in r.stderr,
+           f"--jobs {bad} exits 2")
+
+
+def check_json(*args):
+    r = run("check", "--quiet", "--format", "json", *args,
+            root + "/models/mlp-megatron/mlp-megatron-tp2-fwdbwd.json")
+    try:
+        out = json.loads(r.stdout)
+    except ValueError:
+        return r.returncode, None
+    for k in ("seconds", "slowest_seconds", "slowest_node", "symbolic"):  # jobs-same.py's
+        out.get("stats", {}).pop(k, None)
+    return r.returncode, out
+
+
+# the default (one thread per core) and --jobs 0, 1 and 3 give the same result
+results = [check_json(*a) for a in ((), ("--jobs", "0"), ("--jobs", "1"), ("-j", "3"))]
+expect(results[0][0] == 0 and results[0][1] is not None, "check with the default --jobs refines")
+expect(all(r == results[0] for r in results), "the default --jobs, 0, 1 and 3 give the same result")
 
 r = run("show")
 expect(r.returncode == 2 and "exactly one BUNDLE" in r.stderr, "show without a bundle exits 2")

@@ -4,8 +4,9 @@ the synthetic GPT captures of tools/bench/scale-capture.py: a table and a
 PNG plot (issue 18).
 
     /usr/bin/python3 tools/bench/scaling.py [--shardcheck EXE] [--real-graphs DIR]
-        [--tp 2,4,8,16] [--layers 1,2,4,8,16,32,64,126] [--skip TPxL]...
-        [--runs N] [--timeout S] [--json FILE] [--png FILE] [--from-json FILE]
+        [--tp 2,4,8] [--layers 1,2,4,8,16,32,64,126] [--skip TPxL]...
+        [--runs N] [--jobs N] [--timeout S] [--json FILE] [--png FILE]
+        [--from-json FILE]...
 
 For each TP degree and depth: the capture is generated (scale-capture.py)
 and converted (tools/fx2bundle.py --sheet-only, as tools/bench/real.py
@@ -24,8 +25,13 @@ loaded machine); the table says which were left out.
 The plot (--png, default docs/scaling.png): CPU seconds and peak RSS
 (MiB) over layers, log-log, one colour per TP degree, the check solid,
 the load dashed.  Drawn by tools/bench/pngplot.py (standard library: no
-matplotlib needed).  --from-json redraws table and plot from an earlier
---json without measuring.
+matplotlib needed).  --from-json redraws table and plot from earlier
+--json files without measuring; given several times, their points are
+merged, a later file's point replacing an earlier one's at the same TP
+and depth (e.g. deeper points measured apart from the rest).  Each
+point records the commit of the source tree (`git describe`) and the
+load average when it was measured.  --jobs N passes `--jobs N` to every
+check (default: none, the command's own default).
 
 Run it with `nice`: the whole default grid takes tens of minutes of CPU."""
 import argparse
@@ -33,6 +39,7 @@ import json
 import os
 import statistics
 import sys
+import subprocess
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -72,6 +79,15 @@ def run_py(argv, timeout):
     return cpu
 
 
+def source_commit():
+    try:
+        out = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"],
+                             capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out or None
+
+
 def measure_point(a, tp, layers, tmp):
     cap = os.path.join(tmp, f"gpt-tp{tp}-l{layers}")
     bundle = cap + ".bundle.json"
@@ -79,7 +95,8 @@ def measure_point(a, tp, layers, tmp):
             str(layers), "-o", cap], a.timeout)
     run_py([FX2BUNDLE, "--sheet-only", os.path.join(cap, "sheet.json"), "--root", cap,
             "-o", bundle], a.timeout)
-    warm = measure.run_check(a.shardcheck, bundle, timeout=a.timeout)
+    extra = ["--jobs", str(a.jobs)] if a.jobs is not None else []
+    warm = measure.run_check(a.shardcheck, bundle, extra=extra, timeout=a.timeout)
     loads, checks = [], []
     for _ in range(a.runs):
         wall, cpu, rss, code, _, err = measure.run_child([a.shardcheck, "show", bundle],
@@ -87,12 +104,13 @@ def measure_point(a, tp, layers, tmp):
         if code != 0:
             raise RuntimeError(f"show exited {code}: {err.decode(errors='replace')[:300]}")
         loads.append((cpu, rss))
-        checks.append(measure.run_check(a.shardcheck, bundle, timeout=a.timeout))
+        checks.append(measure.run_check(a.shardcheck, bundle, extra=extra, timeout=a.timeout))
     st = checks[-1]["obj"].get("stats", {}) or {}
     row = {"tp": tp, "layers": layers, "verdict": checks[-1]["obj"].get("verdict"),
            "exit": checks[-1]["exit"], "warm_exit": warm["exit"],
            "spec_nodes": st.get("spec_nodes"), "impl_nodes": st.get("impl_nodes"),
-           "carried": st.get("carried"),
+           "carried": st.get("carried"), "commit": a.commit, "jobs": a.jobs,
+           "load_average": os.getloadavg()[0],
            "load_cpu": statistics.median(c for c, _ in loads),
            "load_rss_mib": max(r for _, r in loads) / 1024.0,
            "load_cpus": [c for c, _ in loads],
@@ -103,23 +121,38 @@ def measure_point(a, tp, layers, tmp):
     return row
 
 
+def merge_json(paths):
+    """The rows of the --json files PATHS, a later file's row replacing an
+    earlier one's at the same (TP, layers), and the points left out of
+    every file that none of them measured."""
+    by_point, skipped = {}, set()
+    for path in paths:
+        with open(path) as f:
+            doc = json.load(f)
+        for r in doc["rows"]:
+            by_point[(r["tp"], r["layers"])] = r
+        skipped |= {tuple(s) for s in doc.get("skipped", [])}
+    return list(by_point.values()), sorted(skipped - set(by_point))
+
+
 def fmt(v, spec):
     return "-" if v is None else format(v, spec)
 
 
 def print_table(rows, skipped, out=sys.stdout):
     print("| TP | layers | spec nodes | impl nodes | carried | verdict | load CPU s | load MiB "
-          "| check CPU s | walk wall s | peak MiB | check / load |", file=out)
-    print("|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|", file=out)
+          "| check CPU s | walk wall s | peak MiB | check / load | commit |", file=out)
+    print("|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|", file=out)
     for r in sorted(rows, key=lambda r: (r["tp"], r["layers"])):
         if r.get("error"):
-            print(f"| {r['tp']} | {r['layers']} | | | | error: {r['error'][:80]} | | | | | | |",
+            print(f"| {r['tp']} | {r['layers']} | | | | error: {r['error'][:80]} | | | | | | | |",
                   file=out)
             continue
         print(f"| {r['tp']} | {r['layers']} | {fmt(r['spec_nodes'], 'd')} | "
               f"{fmt(r['impl_nodes'], 'd')} | {fmt(r['carried'], 'd')} | {r['verdict']} | "
               f"{r['load_cpu']:.2f} | {r['load_rss_mib']:.0f} | {r['cpu']:.2f} | "
-              f"{r['check']:.2f} | {r['rss_mib']:.0f} | {fmt(r['ratio'], '.2f')} |", file=out)
+              f"{r['check']:.2f} | {r['rss_mib']:.0f} | {fmt(r['ratio'], '.2f')} | "
+              f"{r.get('commit') or '-'} |", file=out)
     if skipped:
         print("\nLeft out: " + ", ".join(f"TP {t} x {l}" for t, l in skipped), file=out)
 
@@ -157,15 +190,19 @@ def parse_args(argv):
     ap.add_argument("--real-graphs", default=None,
                     help="the real-graphs folder (default $SC_REAL_GRAPHS, else "
                     "../shared/real-graphs next to the source root)")
-    ap.add_argument("--tp", type=int_list, default=[2, 4, 8, 16])
+    ap.add_argument("--tp", type=int_list, default=[2, 4, 8],
+                    help="degrees (default 2,4,8; the dumps' 24 heads refuse 16)")
     ap.add_argument("--layers", type=int_list, default=[1, 2, 4, 8, 16, 32, 64, 126])
     ap.add_argument("--skip", action="append", type=point_arg, default=[], metavar="TPxL")
     ap.add_argument("--runs", type=int, default=3, help="timed runs of each (default 3)")
+    ap.add_argument("--jobs", type=int, default=None,
+                    help="pass --jobs N to every check (default: the command's default)")
     ap.add_argument("--timeout", type=float, default=1800.0)
     ap.add_argument("--json", metavar="FILE")
     ap.add_argument("--png", default=os.path.join(ROOT, "docs", "scaling.png"))
-    ap.add_argument("--from-json", metavar="FILE",
-                    help="draw the table and plot of an earlier --json; measure nothing")
+    ap.add_argument("--from-json", metavar="FILE", action="append",
+                    help="draw the table and plot of earlier --json files, merged (a later "
+                    "file's point replaces an earlier one's); measure nothing")
     a = ap.parse_args(argv)
     if a.runs < 1:
         ap.error("--runs must be at least 1")
@@ -181,11 +218,11 @@ def parse_args(argv):
 def main(argv=None):
     a = parse_args(argv)
     if a.from_json:
-        with open(a.from_json) as f:
-            doc = json.load(f)
-        print_table(doc["rows"], [tuple(s) for s in doc.get("skipped", [])])
-        plot(doc["rows"], a.png)
+        rows, skipped = merge_json(a.from_json)
+        print_table(rows, skipped)
+        plot(rows, a.png)
         return 0
+    a.commit = source_commit()
     load0 = os.getloadavg()
     print(f"shardcheck {a.shardcheck}, {a.runs} runs of each, {os.cpu_count()} cores, "
           f"load average {load0[0]:.1f} {load0[1]:.1f} {load0[2]:.1f}\n", flush=True)
