@@ -69,7 +69,7 @@ def check_json(*args):
     return r.returncode, out
 
 
-# the default (one thread per core) and --jobs 0, 1 and 3 give the same result
+# the default (one thread) and --jobs 0, 1 and 3 give the same result
 results = [check_json(*a) for a in ((), ("--jobs", "0"), ("--jobs", "1"), ("-j", "3"))]
 expect(results[0][0] == 0 and results[0][1] is not None, "check with the default --jobs refines")
 expect(all(r == results[0] for r in results), "the default --jobs, 0, 1 and 3 give the same result")
