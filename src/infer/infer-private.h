@@ -132,6 +132,8 @@ struct sc_rel_ctx {
   uint32_t *node_explored;   /* visit when explored */
   GHashTable *sourceless;    /* op id -> GArray of impl node ids with no input */
   GHashTable *overloads;     /* op id of sourceless -> GArray of its overloads' op ids (trel.c) */
+  GArray *dd_nodes;          /* sc_id: impl nodes of a data-dependent operator, in id order */
+  GArray *const_readers;     /* sc_id: impl nodes that may read a constant (trel.c), in id order */
   /* per-node scratch */
   sc_lang *lang;
   sc_lemma_rules *rules;
@@ -280,8 +282,13 @@ void sc_rel_dups_free(sc_rel_ctx *c);
 
 void sc_rel_trel_add(sc_rel_ctx *c, sc_id t);
 /* After c->sourceless is filled: the overloads of each of its operators
- * (sc_rel_add_sourceless asks for them every exploration round). */
-void sc_rel_overloads_init(sc_rel_ctx *c);
+ * (sc_rel_add_sourceless asks for them every exploration round), and the
+ * impl nodes that the exploration rounds look at beyond the visit's
+ * neighbourhood, listed once: the data-dependent ones (c->dd_nodes) and
+ * those that may read a constant (c->const_readers).  Freed by
+ * sc_rel_trel_free. */
+void sc_rel_trel_init(sc_rel_ctx *c);
+void sc_rel_trel_free(sc_rel_ctx *c);
 gboolean sc_rel_explore(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, uint32_t n_out,
                         const char **limit_hit, GError **error);
 gboolean sc_rel_widen(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, uint32_t n_out,

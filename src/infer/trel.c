@@ -310,7 +310,25 @@ static GArray *sc_rel_overloads_of(const sc_op *op) {
   return ids;
 }
 
-void sc_rel_overloads_init(sc_rel_ctx *c) {
+/* Could node N's read inputs be made of constants (sc_rel_add_sourceless_inputs):
+ * does it read a result of a creation node without inputs, or, a
+ * collective, an impl input?  A property of the graph, decided once. */
+static gboolean sc_rel_may_read_constant(const sc_graph *impl, const sc_node *n) {
+  for (uint32_t i = 0; i < n->n_inputs; i++) {
+    sc_id t = n->inputs[i];
+    if (!sc_rel_reads_input(n, t))
+      continue;
+    sc_id p = sc_graph_tensor(impl, t)->producer;
+    const sc_node *pn = p == SC_ID_NONE ? NULL : sc_graph_node(impl, p);
+    if (pn != NULL && pn->n_inputs == 0 && (pn->op->flags & SC_OP_CREATION))
+      return TRUE;
+    if (pn == NULL && (n->op->flags & SC_OP_COLLECTIVE))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+void sc_rel_trel_init(sc_rel_ctx *c) {
   c->overloads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
                                        (GDestroyNotify)g_array_unref);
   GHashTableIter it;
@@ -319,6 +337,27 @@ void sc_rel_overloads_init(sc_rel_ctx *c) {
   while (g_hash_table_iter_next(&it, &key, NULL))
     g_hash_table_insert(c->overloads, key,
                         sc_rel_overloads_of(sc_ops_at(GPOINTER_TO_UINT(key) - 1)));
+  c->dd_nodes = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  c->const_readers = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  uint32_t nn = sc_graph_n_nodes(c->impl);
+  for (sc_id w = 0; w < nn; w++) {
+    const sc_node *n = sc_graph_node(c->impl, w);
+    if (n->op->flags & SC_OP_DATA_DEPENDENT)
+      g_array_append_val(c->dd_nodes, w);
+    if (sc_rel_may_read_constant(c->impl, n))
+      g_array_append_val(c->const_readers, w);
+  }
+}
+
+void sc_rel_trel_free(sc_rel_ctx *c) {
+  if (c->overloads)
+    g_hash_table_unref(c->overloads);
+  if (c->dd_nodes)
+    g_array_free(c->dd_nodes, TRUE);
+  if (c->const_readers)
+    g_array_free(c->const_readers, TRUE);
+  c->overloads = NULL;
+  c->dd_nodes = c->const_readers = NULL;
 }
 
 /* Is an e-node of an overload in IDS (sc_rel_overloads_of) in the e-graph? */
@@ -370,10 +409,10 @@ static void sc_rel_add_sourceless(sc_rel_ctx *c) {
  * One node per related result; exploration decides what is asserted,
  * never what is proved. */
 static void sc_rel_add_dd_producers(sc_rel_ctx *c) {
-  uint32_t nn = sc_graph_n_nodes(c->impl);
-  for (sc_id w = 0; w < nn; w++) {
+  for (guint i = 0; i < c->dd_nodes->len; i++) {
+    sc_id w = g_array_index(c->dd_nodes, sc_id, i);
     const sc_node *n = sc_graph_node(c->impl, w);
-    if (!(n->op->flags & SC_OP_DATA_DEPENDENT) || c->node_explored[w] == c->visit)
+    if (c->node_explored[w] == c->visit)
       continue;
     for (uint32_t k = 0; k < n->n_results; k++) {
       if (n->results[k] != SC_ID_NONE && c->trel_stamp[n->results[k]] == c->visit) {
@@ -399,8 +438,9 @@ static void sc_rel_add_dd_producers(sc_rel_ctx *c) {
  * to the data, is the spec's tensor; they join as leaves of unknown value.
  * Exploration decides what is asserted, never what is proved. */
 static void sc_rel_add_sourceless_inputs(sc_rel_ctx *c) {
-  uint32_t nn = sc_graph_n_nodes(c->impl);
-  for (sc_id w = 0; w < nn; w++) {
+  /* only the nodes that may read a constant (sc_rel_trel_init), in id order */
+  for (guint ci = 0; ci < c->const_readers->len; ci++) {
+    sc_id w = g_array_index(c->const_readers, sc_id, ci);
     /* only nodes that some related tensor reaches (sc_rel_trel_add counted it) */
     if (c->node_explored[w] == c->visit || c->node_stamp[w] != c->visit ||
         c->node_ready[w] == 0)
