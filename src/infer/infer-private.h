@@ -107,6 +107,15 @@ sc_infer_result *sc_rel_result_new(const sc_bundle *b);
 
 typedef struct sc_rel_ctx sc_rel_ctx;
 
+/* Which inputs an impl node reads (trel.c, sc_rel_unread_args): found once
+ * per node at the start of the run. */
+typedef struct {
+  int32_t self_arg;  /* a Tensor argument not read, or -1 */
+  int32_t list_arg;  /* a Tensor[] argument of which only list_keep is read, or -1 */
+  int64_t list_keep;
+  uint32_t n_read;   /* how many of its (distinct) inputs it reads */
+} sc_rel_unread;
+
 /* A pass the runner calls after each saturation (hooks.c): TRUE when it
  * changed the e-graph (then the e-graph is rebuilt and saturated again). */
 typedef gboolean (*sc_rel_hook_fn)(sc_rel_ctx *c);
@@ -134,6 +143,7 @@ struct sc_rel_ctx {
   GHashTable *overloads;     /* op id of sourceless -> GArray of its overloads' op ids (trel.c) */
   GArray *dd_nodes;          /* sc_id: impl nodes of a data-dependent operator, in id order */
   GArray *const_readers;     /* sc_id: impl nodes that may read a constant (trel.c), in id order */
+  sc_rel_unread *unread;     /* per impl node: the inputs it reads (trel.c) */
   /* per-node scratch */
   sc_lang *lang;
   sc_lemma_rules *rules;
@@ -426,6 +436,8 @@ void sc_rel_carried_text_free(sc_rel_carried_text *ct);
 void sc_rel_render_carried_texts(sc_infer_result *res, sc_id t);
 /* Does impl node N read the values of its input T (trel.c)? */
 gboolean sc_rel_reads_input(const sc_node *n, sc_id t);
+/* The same for impl node W, from the context's table (sc_rel_trel_init). */
+gboolean sc_rel_reads_input_at(const sc_rel_ctx *c, sc_id w, sc_id t);
 /* The relation entry of replica group ID (replicas.c). */
 const sc_relation_entry *sc_rel_replicas_entry(sc_rel_ctx *c, guint id);
 /* A random node that got a relation is listed as an assumption (visit.c). */

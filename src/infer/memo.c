@@ -219,11 +219,11 @@ static gboolean bind(memo *m, const sc_graph *impl, sc_id a, sc_id b) {
   if (m->timg_st[b] == m->stamp)
     return FALSE;
   const sc_tensor *ta = sc_graph_tensor(impl, a), *tb = sc_graph_tensor(impl, b);
-  if (ta->rank != tb->rank || !same_type(&ta->type, &tb->type) ||
+  if (a != b && (ta->rank != tb->rank || !same_type(&ta->type, &tb->type) ||
       ta->has_values != tb->has_values ||
       (ta->has_values && (!sc_dim_identical(ta->values_min, tb->values_min) ||
-                          !sc_dim_identical(ta->values_max, tb->values_max))))
-    return FALSE;
+                          !sc_dim_identical(ta->values_max, tb->values_max)))))
+    return FALSE; /* a tensor is its own image whatever its type */
   m->tmap[a] = b;
   m->tmap_st[a] = m->stamp;
   m->timg_st[b] = m->stamp;
@@ -266,6 +266,8 @@ static gboolean match_node(memo *m, const sc_graph *impl, sc_id w, sc_id w2) {
   gboolean ok = TRUE;
   for (uint32_t i = 0; i < n->op->n_args && ok; i++) {
     const sc_value *a = &n->args[i], *b = &n2->args[i];
+    if (w == w2 && a->kind != SC_VAL_TENSOR && a->kind != SC_VAL_TENSOR_LIST)
+      continue; /* a node onto itself: the same attributes */
     if (a->kind != b->kind)
       ok = FALSE;
     else if (a->kind == SC_VAL_TENSOR)
@@ -416,8 +418,9 @@ static gboolean map_facts(memo *m, sc_rel_ctx *c, const memo_tmpl *t) {
 /* Would a proof here explore impl node W2, which is no image of an
  * explored node?  As trel.c decides: every input it reads in (the renamed)
  * T_rel, or in T_rel or made by a creation node with some in T_rel. */
-static gboolean would_explore(const memo *m, const sc_graph *impl, const sc_id *dup_rep,
-                              sc_id w2) {
+static gboolean would_explore(const memo *m, const sc_rel_ctx *c, sc_id w2) {
+  const sc_graph *impl = c->impl;
+  const sc_id *dup_rep = c->dup_rep;
   const sc_node *n = sc_graph_node(impl, w2);
   gboolean related = FALSE;
   if (dup_rep[w2] != w2) {
@@ -430,7 +433,7 @@ static gboolean would_explore(const memo *m, const sc_graph *impl, const sc_id *
   }
   for (uint32_t i = 0; i < n->n_inputs; i++) {
     sc_id t = n->inputs[i];
-    if (!sc_rel_reads_input(n, t))
+    if (!sc_rel_reads_input_at(c, w2, t))
       continue;
     sc_id p = sc_graph_tensor(impl, t)->producer;
     if (m->trel_st[t] == m->stamp ||
@@ -449,7 +452,8 @@ static gboolean would_explore(const memo *m, const sc_graph *impl, const sc_id *
 }
 
 /* Nothing more would be explored around the renamed T_rel. */
-static gboolean closed(memo *m, const sc_graph *impl, const sc_id *dup_rep, const memo_tmpl *t) {
+static gboolean closed(memo *m, const sc_rel_ctx *c, const memo_tmpl *t) {
+  const sc_graph *impl = c->impl;
   for (guint i = 0; i < t->trel->len; i++) {
     sc_id a = g_array_index(t->trel, sc_id, i);
     if (!bound(m, a))
@@ -462,7 +466,7 @@ static gboolean closed(memo *m, const sc_graph *impl, const sc_id *dup_rep, cons
         (sc_graph_node(impl, t2->producer)->op->flags & SC_OP_DATA_DEPENDENT))
       return FALSE;
     for (uint32_t j = 0; j < t2->n_consumers; j++)
-      if (m->nimg_st[t2->consumers[j]] != m->stamp && would_explore(m, impl, dup_rep, t2->consumers[j]))
+      if (m->nimg_st[t2->consumers[j]] != m->stamp && would_explore(m, c, t2->consumers[j]))
         return FALSE;
   }
   return TRUE;
@@ -576,7 +580,7 @@ static gboolean try_template(sc_rel_ctx *c, const memo_tmpl *t, const sc_node *v
       if (!unify_texpr(m, c->impl, g_ptr_array_index(a, j), g_ptr_array_index(b, j)))
         return FALSE;
   }
-  return map_facts(m, c, t) && closed(m, c->impl, c->dup_rep, t) && results_bound(m, c, u, v);
+  return map_facts(m, c, t) && closed(m, c, t) && results_bound(m, c, u, v);
 }
 
 /* V's relations: U's renamed by sigma; their texts rendered when read
