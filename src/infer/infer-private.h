@@ -109,6 +109,15 @@ sc_infer_result *sc_rel_result_new(const sc_bundle *b);
 
 typedef struct sc_rel_ctx sc_rel_ctx;
 
+/* Which inputs an impl node reads (trel.c, sc_rel_unread_args): found once
+ * per node at the start of the run. */
+typedef struct {
+  int32_t self_arg;  /* a Tensor argument not read, or -1 */
+  int32_t list_arg;  /* a Tensor[] argument of which only list_keep is read, or -1 */
+  int64_t list_keep;
+  uint32_t n_read;   /* how many of its (distinct) inputs it reads */
+} sc_rel_unread;
+
 /* A pass the runner calls after each saturation (hooks.c): TRUE when it
  * changed the e-graph (then the e-graph is rebuilt and saturated again). */
 typedef gboolean (*sc_rel_hook_fn)(sc_rel_ctx *c);
@@ -134,6 +143,9 @@ struct sc_rel_ctx {
   uint32_t *node_explored;   /* visit when explored */
   GHashTable *sourceless;    /* op id -> GArray of impl node ids with no input */
   GHashTable *overloads;     /* op id of sourceless -> GArray of its overloads' op ids (trel.c) */
+  GArray *dd_nodes;          /* sc_id: impl nodes of a data-dependent operator, in id order */
+  GArray *const_readers;     /* sc_id: impl nodes that may read a constant (trel.c), in id order */
+  sc_rel_unread *unread;     /* per impl node: the inputs it reads (trel.c) */
   /* per-node scratch */
   sc_lang *lang;
   sc_lemma_rules *rules;
@@ -287,8 +299,13 @@ void sc_rel_dups_wake_related(sc_rel_ctx *c, sc_id w);
 
 void sc_rel_trel_add(sc_rel_ctx *c, sc_id t);
 /* After c->sourceless is filled: the overloads of each of its operators
- * (sc_rel_add_sourceless asks for them every exploration round). */
-void sc_rel_overloads_init(sc_rel_ctx *c);
+ * (sc_rel_add_sourceless asks for them every exploration round), and the
+ * impl nodes that the exploration rounds look at beyond the visit's
+ * neighbourhood, listed once: the data-dependent ones (c->dd_nodes) and
+ * those that may read a constant (c->const_readers).  Freed by
+ * sc_rel_trel_free. */
+void sc_rel_trel_init(sc_rel_ctx *c);
+void sc_rel_trel_free(sc_rel_ctx *c);
 gboolean sc_rel_explore(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, uint32_t n_out,
                         const char **limit_hit, GError **error);
 gboolean sc_rel_widen(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, uint32_t n_out,
@@ -444,6 +461,8 @@ void sc_rel_carried_text_free(sc_rel_carried_text *ct);
 void sc_rel_render_carried_texts(sc_infer_result *res, sc_id t);
 /* Does impl node N read the values of its input T (trel.c)? */
 gboolean sc_rel_reads_input(const sc_node *n, sc_id t);
+/* The same for impl node W, from the context's table (sc_rel_trel_init). */
+gboolean sc_rel_reads_input_at(const sc_rel_ctx *c, sc_id w, sc_id t);
 /* The relation entry of replica group ID (replicas.c). */
 const sc_relation_entry *sc_rel_replicas_entry(sc_rel_ctx *c, guint id);
 /* A random node that got a relation is listed as an assumption (visit.c). */

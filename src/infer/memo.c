@@ -54,7 +54,11 @@
 typedef struct {
   sc_id node;
   GPtrArray **in_rel; /* per input of the node (n->inputs order): a reference */
-  GArray *explored;   /* sc_id impl nodes, in exploration order */
+  GArray *explored;   /* sc_id impl nodes with inputs, in exploration order */
+  GArray *consts;     /* sc_id impl nodes without inputs, in exploration order */
+  GArray *res_leaves; /* sc_id: the leaves of each result's relation, each followed by
+                         SC_ID_NONE (res_leaves_of); NULL until the first carry */
+  GPtrArray **res_leaves_rel; /* per result: the relation res_leaves was made from */
   GArray *trel;       /* sc_id impl tensors of T_rel */
   GArray *groups;     /* guint replica groups queued */
   guint learned;      /* sizes learned before the visit */
@@ -97,6 +101,10 @@ static void tmpl_free(gpointer p) {
       g_ptr_array_unref(t->in_rel[i]);
   g_free(t->in_rel);
   g_array_free(t->explored, TRUE);
+  g_array_free(t->consts, TRUE);
+  if (t->res_leaves)
+    g_array_free(t->res_leaves, TRUE);
+  g_free(t->res_leaves_rel);
   g_array_free(t->trel, TRUE);
   g_array_free(t->groups, TRUE);
   for (uint32_t k = 0; k < t->n_results; k++) {
@@ -219,11 +227,11 @@ static gboolean bind(memo *m, const sc_graph *impl, sc_id a, sc_id b) {
   if (m->timg_st[b] == m->stamp)
     return FALSE;
   const sc_tensor *ta = sc_graph_tensor(impl, a), *tb = sc_graph_tensor(impl, b);
-  if (ta->rank != tb->rank || !same_type(&ta->type, &tb->type) ||
+  if (a != b && (ta->rank != tb->rank || !same_type(&ta->type, &tb->type) ||
       ta->has_values != tb->has_values ||
       (ta->has_values && (!sc_dim_identical(ta->values_min, tb->values_min) ||
-                          !sc_dim_identical(ta->values_max, tb->values_max))))
-    return FALSE;
+                          !sc_dim_identical(ta->values_max, tb->values_max)))))
+    return FALSE; /* a tensor is its own image whatever its type */
   m->tmap[a] = b;
   m->tmap_st[a] = m->stamp;
   m->timg_st[b] = m->stamp;
@@ -266,6 +274,8 @@ static gboolean match_node(memo *m, const sc_graph *impl, sc_id w, sc_id w2) {
   gboolean ok = TRUE;
   for (uint32_t i = 0; i < n->op->n_args && ok; i++) {
     const sc_value *a = &n->args[i], *b = &n2->args[i];
+    if (w == w2 && a->kind != SC_VAL_TENSOR && a->kind != SC_VAL_TENSOR_LIST)
+      continue; /* a node onto itself: the same attributes */
     if (a->kind != b->kind)
       ok = FALSE;
     else if (a->kind == SC_VAL_TENSOR)
@@ -371,8 +381,15 @@ static gboolean map_constant(memo *m, sc_rel_ctx *c, sc_id w) {
 
 /* Every explored node and queued group of T mapped, in passes until none
  * is left (each maps once something of it is bound); when a pass makes no
- * progress, a node with no input (a constant) maps to itself, and
- * anything else fails. */
+ * progress, anything left fails.  Then the nodes with no input
+ * (constants): onto the producer of a bound result's image, else onto
+ * themselves (map_constant).  Mapping a constant binds no tensor that was
+ * not bound (its results, if any, already were; it has no arguments that
+ * are tensors), so it never lets another node or group map: mapping the
+ * constants last is mapping them when the passes would have (a layer's
+ * proof may explore every constant of an operator of the whole model,
+ * trel.c sc_rel_add_sourceless, and the passes would scan them again and
+ * again). */
 static gboolean map_facts(memo *m, sc_rel_ctx *c, const memo_tmpl *t) {
   const sc_graph *impl = c->impl;
   GArray *todo = g_array_new(FALSE, FALSE, sizeof(sc_id));
@@ -397,16 +414,23 @@ static gboolean map_facts(memo *m, sc_rel_ctx *c, const memo_tmpl *t) {
       if (s == MAP_LATER)
         g_array_index(gtodo, guint, gkeep++) = g;
     }
-    if (ok && keep == todo->len && gkeep == gtodo->len) {
-      /* no progress: constants map to themselves, anything else fails */
-      for (guint i = 0; i < keep && ok; i++)
-        ok = map_constant(m, c, g_array_index(todo, sc_id, i));
-      keep = 0;
-      ok = ok && gkeep == 0;
-    }
+    if (ok && keep == todo->len && gkeep == gtodo->len)
+      ok = FALSE; /* no progress */
     g_array_set_size(todo, keep);
     g_array_set_size(gtodo, gkeep);
   }
+  /* first those a bound result places, then the others, as the passes and
+   * their last step did */
+  g_array_set_size(todo, 0);
+  for (guint i = 0; i < t->consts->len && ok; i++) {
+    sc_id w = g_array_index(t->consts, sc_id, i);
+    map_status st = map_explored(m, impl, w);
+    ok = st != MAP_FAILED;
+    if (st == MAP_LATER)
+      g_array_append_val(todo, w);
+  }
+  for (guint i = 0; i < todo->len && ok; i++)
+    ok = map_constant(m, c, g_array_index(todo, sc_id, i));
   g_array_free(todo, TRUE);
   g_array_free(gtodo, TRUE);
   g_array_free(leaves, TRUE);
@@ -416,8 +440,9 @@ static gboolean map_facts(memo *m, sc_rel_ctx *c, const memo_tmpl *t) {
 /* Would a proof here explore impl node W2, which is no image of an
  * explored node?  As trel.c decides: every input it reads in (the renamed)
  * T_rel, or in T_rel or made by a creation node with some in T_rel. */
-static gboolean would_explore(const memo *m, const sc_graph *impl, const sc_id *dup_rep,
-                              sc_id w2) {
+static gboolean would_explore(const memo *m, const sc_rel_ctx *c, sc_id w2) {
+  const sc_graph *impl = c->impl;
+  const sc_id *dup_rep = c->dup_rep;
   const sc_node *n = sc_graph_node(impl, w2);
   gboolean related = FALSE;
   if (dup_rep[w2] != w2) {
@@ -430,7 +455,7 @@ static gboolean would_explore(const memo *m, const sc_graph *impl, const sc_id *
   }
   for (uint32_t i = 0; i < n->n_inputs; i++) {
     sc_id t = n->inputs[i];
-    if (!sc_rel_reads_input(n, t))
+    if (!sc_rel_reads_input_at(c, w2, t))
       continue;
     sc_id p = sc_graph_tensor(impl, t)->producer;
     if (m->trel_st[t] == m->stamp ||
@@ -449,7 +474,8 @@ static gboolean would_explore(const memo *m, const sc_graph *impl, const sc_id *
 }
 
 /* Nothing more would be explored around the renamed T_rel. */
-static gboolean closed(memo *m, const sc_graph *impl, const sc_id *dup_rep, const memo_tmpl *t) {
+static gboolean closed(memo *m, const sc_rel_ctx *c, const memo_tmpl *t) {
+  const sc_graph *impl = c->impl;
   for (guint i = 0; i < t->trel->len; i++) {
     sc_id a = g_array_index(t->trel, sc_id, i);
     if (!bound(m, a))
@@ -462,7 +488,7 @@ static gboolean closed(memo *m, const sc_graph *impl, const sc_id *dup_rep, cons
         (sc_graph_node(impl, t2->producer)->op->flags & SC_OP_DATA_DEPENDENT))
       return FALSE;
     for (uint32_t j = 0; j < t2->n_consumers; j++)
-      if (m->nimg_st[t2->consumers[j]] != m->stamp && would_explore(m, impl, dup_rep, t2->consumers[j]))
+      if (m->nimg_st[t2->consumers[j]] != m->stamp && would_explore(m, c, t2->consumers[j]))
         return FALSE;
   }
   return TRUE;
@@ -535,32 +561,58 @@ static sc_id rename_leaf(sc_id t, void *user) {
   return m->tmap[t];
 }
 
-/* Every leaf of U's result relations bound (else they cannot be carried). */
-static gboolean results_bound(memo *m, sc_rel_ctx *c, const sc_node *u, const sc_node *v) {
+/* The leaves of the relations of U's results, as T->res_leaves says;
+ * made again when one of those relations is no longer the one they were
+ * collected from. */
+static const GArray *res_leaves_of(sc_rel_ctx *c, memo_tmpl *t, const sc_node *u) {
+  gboolean fresh = t->res_leaves != NULL;
+  for (uint32_t k = 0; k < u->n_results && fresh; k++)
+    fresh = u->results[k] == SC_ID_NONE || t->res_leaves_rel[k] == c->rel[u->results[k]];
+  if (fresh)
+    return t->res_leaves;
+  if (t->res_leaves == NULL) {
+    t->res_leaves = g_array_new(FALSE, FALSE, sizeof(sc_id));
+    t->res_leaves_rel = g_new0(GPtrArray *, MAX(u->n_results, 1));
+  }
+  g_array_set_size(t->res_leaves, 0);
   GArray *leaves = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  const sc_id none = SC_ID_NONE;
+  for (uint32_t k = 0; k < u->n_results; k++) {
+    GPtrArray *r = u->results[k] == SC_ID_NONE ? NULL : c->rel[u->results[k]];
+    t->res_leaves_rel[k] = r;
+    for (guint j = 0; r != NULL && j < r->len; j++) {
+      g_array_set_size(leaves, 0);
+      sc_texpr_collect_leaves(g_ptr_array_index(r, j), leaves);
+      g_array_append_vals(t->res_leaves, leaves->data, leaves->len);
+      g_array_append_val(t->res_leaves, none);
+    }
+  }
+  g_array_free(leaves, TRUE);
+  return t->res_leaves;
+}
+
+/* Every leaf of U's result relations bound (else they cannot be carried). */
+static gboolean results_bound(memo *m, sc_rel_ctx *c, memo_tmpl *t, const sc_node *u,
+                              const sc_node *v) {
   gboolean ok = TRUE;
   for (uint32_t k = 0; k < u->n_results && ok; k++) {
     if (u->results[k] == SC_ID_NONE)
       continue;
     GPtrArray *r = c->rel[u->results[k]];
-    if (r == NULL || r->len == 0) {
+    if (r == NULL || r->len == 0)
       /* U's result needed none: V's must need none either */
       ok = !sc_rel_result_is_read(c, v->results[k]);
-      continue;
-    }
-    for (guint j = 0; j < r->len && ok; j++) {
-      g_array_set_size(leaves, 0);
-      sc_texpr_collect_leaves(g_ptr_array_index(r, j), leaves);
-      for (guint l = 0; l < leaves->len && ok; l++)
-        ok = bound(m, g_array_index(leaves, sc_id, l));
-    }
   }
-  g_array_free(leaves, TRUE);
+  const GArray *leaves = ok ? res_leaves_of(c, t, u) : NULL;
+  for (guint l = 0; leaves != NULL && l < leaves->len && ok; l++) {
+    sc_id a = g_array_index(leaves, sc_id, l);
+    ok = a == SC_ID_NONE || bound(m, a);
+  }
   return ok;
 }
 
 /* Does template T carry to node V?  Builds sigma. */
-static gboolean try_template(sc_rel_ctx *c, const memo_tmpl *t, const sc_node *v) {
+static gboolean try_template(sc_rel_ctx *c, memo_tmpl *t, const sc_node *v) {
   memo *m = c->memo;
   const sc_node *u = sc_graph_node(c->spec, t->node);
   if (t->learned != c->res->learned->len || !same_spec_node(c, u, v))
@@ -576,7 +628,7 @@ static gboolean try_template(sc_rel_ctx *c, const memo_tmpl *t, const sc_node *v
       if (!unify_texpr(m, c->impl, g_ptr_array_index(a, j), g_ptr_array_index(b, j)))
         return FALSE;
   }
-  return map_facts(m, c, t) && closed(m, c->impl, c->dup_rep, t) && results_bound(m, c, u, v);
+  return map_facts(m, c, t) && closed(m, c, t) && results_bound(m, c, t, u, v);
 }
 
 /* V's relations: U's renamed by sigma; their texts rendered when read
@@ -615,7 +667,7 @@ static void carry(sc_rel_ctx *c, const memo_tmpl *t, const sc_node *v) {
 
 /* The template a visited node stands for: its own, or the one it was
  * carried from. */
-static const memo_tmpl *template_of(sc_rel_ctx *c, sc_id p) {
+static memo_tmpl *template_of(sc_rel_ctx *c, sc_id p) {
   memo *m = c->memo;
   if (m->tmpl[p])
     return m->tmpl[p];
@@ -645,18 +697,18 @@ gboolean sc_rel_memo_carry(sc_rel_ctx *c, sc_id v) {
   const sc_node *n = sc_graph_node(c->spec, v);
   if (!may_be_carried(c, n))
     return FALSE;
-  const memo_tmpl *found = NULL;
+  memo_tmpl *found = NULL;
   sc_id partner = SC_ID_NONE;
   if (m->role_off > 0 && m->role_off <= here) {
     partner = g_array_index(m->at_pos, sc_id, here - m->role_off);
-    const memo_tmpl *t = template_of(c, partner);
+    memo_tmpl *t = template_of(c, partner);
     if (t != NULL && try_template(c, t, n))
       found = t;
   }
   GPtrArray *bucket = found ? NULL : g_hash_table_lookup(c->memo->by_key,
                                                          GUINT_TO_POINTER(node_key(c, n)));
   for (guint i = 0; bucket != NULL && i < MIN(bucket->len, MEMO_MAX_CANDIDATES) && !found; i++) {
-    const memo_tmpl *t = g_ptr_array_index(bucket, bucket->len - 1 - i);
+    memo_tmpl *t = g_ptr_array_index(bucket, bucket->len - 1 - i);
     if (try_template(c, t, n)) {
       found = t;
       partner = t->node;
@@ -690,7 +742,7 @@ gboolean sc_rel_memo_may_carry(sc_rel_ctx *c, sc_id v, uint32_t position) {
     return TRUE;
   if (m->role_off > 0 && m->role_off <= position) {
     sc_id partner = g_array_index(m->at_pos, sc_id, position - m->role_off);
-    const memo_tmpl *t = template_of(c, partner);
+    memo_tmpl *t = template_of(c, partner);
     if (t != NULL && try_template(c, t, n))
       return TRUE;
   }
@@ -737,7 +789,11 @@ void sc_rel_memo_record(sc_rel_ctx *c, sc_id v) {
     if (n->results[k] != SC_ID_NONE)
       m->pinned[n->results[k]] = TRUE;
   t->explored = g_array_new(FALSE, FALSE, sizeof(sc_id));
-  g_array_append_vals(t->explored, c->explored_list->data, c->explored_list->len);
+  t->consts = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  for (guint i = 0; i < c->explored_list->len; i++) {
+    sc_id w = g_array_index(c->explored_list, sc_id, i);
+    g_array_append_val(sc_graph_node(c->impl, w)->n_inputs == 0 ? t->consts : t->explored, w);
+  }
   t->trel = g_array_new(FALSE, FALSE, sizeof(sc_id));
   g_array_append_vals(t->trel, c->trel_log->data, c->trel_log->len);
   t->groups = g_array_new(FALSE, FALSE, sizeof(guint));

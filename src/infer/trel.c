@@ -49,11 +49,10 @@ static void sc_rel_unread_args(const sc_node *n, int32_t *self_arg, int32_t *lis
   }
 }
 
-/* Does node N read the values of its input tensor T (sc_rel_unread_args)? */
-gboolean sc_rel_reads_input(const sc_node *n, sc_id t) {
-  int32_t self_arg, list_arg;
-  int64_t list_keep;
-  sc_rel_unread_args(n, &self_arg, &list_arg, &list_keep);
+/* Does node N, whose unread arguments are SELF_ARG, LIST_ARG and
+ * LIST_KEEP (sc_rel_unread_args), read the values of its input tensor T? */
+static gboolean reads_input_given(const sc_node *n, sc_id t, int32_t self_arg, int32_t list_arg,
+                                  int64_t list_keep) {
   if (self_arg < 0 && list_arg < 0)
     return TRUE;
   for (uint32_t i = 0; i < n->op->n_args; i++) {
@@ -68,12 +67,21 @@ gboolean sc_rel_reads_input(const sc_node *n, sc_id t) {
   return FALSE;
 }
 
-/* How many of N's (distinct) input tensors it reads. */
-static uint32_t sc_rel_n_read_inputs(const sc_node *n) {
-  uint32_t k = 0;
-  for (uint32_t i = 0; i < n->n_inputs; i++)
-    k += sc_rel_reads_input(n, n->inputs[i]) ? 1 : 0;
-  return k;
+/* Does node N read the values of its input tensor T (sc_rel_unread_args)? */
+gboolean sc_rel_reads_input(const sc_node *n, sc_id t) {
+  int32_t self_arg, list_arg;
+  int64_t list_keep;
+  sc_rel_unread_args(n, &self_arg, &list_arg, &list_keep);
+  return reads_input_given(n, t, self_arg, list_arg, list_keep);
+}
+
+/* The same for impl node W, from what sc_rel_trel_init found once (the
+ * operator's name compared per node, not per question). */
+gboolean sc_rel_reads_input_at(const sc_rel_ctx *c, sc_id w, sc_id t) {
+  const sc_rel_unread *u = &c->unread[w];
+  if (u->self_arg < 0 && u->list_arg < 0)
+    return TRUE;
+  return reads_input_given(sc_graph_node(c->impl, w), t, u->self_arg, u->list_arg, u->list_keep);
 }
 
 static void count_consumers(sc_rel_ctx *c, sc_id t);
@@ -148,14 +156,13 @@ static void count_consumers(sc_rel_ctx *c, sc_id t) {
   const sc_tensor *ten = sc_graph_tensor(c->impl, t);
   for (uint32_t i = 0; i < ten->n_consumers; i++) {
     sc_id w = ten->consumers[i];
-    const sc_node *wn = sc_graph_node(c->impl, w);
-    if (!sc_rel_reads_input(wn, t))
+    if (!sc_rel_reads_input_at(c, w, t))
       continue;
     if (c->node_stamp[w] != c->visit) {
       c->node_stamp[w] = c->visit;
       c->node_ready[w] = 0;
     }
-    if (++c->node_ready[w] == sc_rel_n_read_inputs(wn))
+    if (++c->node_ready[w] == c->unread[w].n_read)
       node_ready(c, w);
   }
 }
@@ -335,7 +342,25 @@ static GArray *sc_rel_overloads_of(const sc_op *op) {
   return ids;
 }
 
-void sc_rel_overloads_init(sc_rel_ctx *c) {
+/* Could node N's read inputs be made of constants (sc_rel_add_sourceless_inputs):
+ * does it read a result of a creation node without inputs, or, a
+ * collective, an impl input?  A property of the graph, decided once. */
+static gboolean sc_rel_may_read_constant(const sc_graph *impl, const sc_node *n) {
+  for (uint32_t i = 0; i < n->n_inputs; i++) {
+    sc_id t = n->inputs[i];
+    if (!sc_rel_reads_input(n, t))
+      continue;
+    sc_id p = sc_graph_tensor(impl, t)->producer;
+    const sc_node *pn = p == SC_ID_NONE ? NULL : sc_graph_node(impl, p);
+    if (pn != NULL && pn->n_inputs == 0 && (pn->op->flags & SC_OP_CREATION))
+      return TRUE;
+    if (pn == NULL && (n->op->flags & SC_OP_COLLECTIVE))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+void sc_rel_trel_init(sc_rel_ctx *c) {
   c->overloads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
                                        (GDestroyNotify)g_array_unref);
   GHashTableIter it;
@@ -344,6 +369,36 @@ void sc_rel_overloads_init(sc_rel_ctx *c) {
   while (g_hash_table_iter_next(&it, &key, NULL))
     g_hash_table_insert(c->overloads, key,
                         sc_rel_overloads_of(sc_ops_at(GPOINTER_TO_UINT(key) - 1)));
+  c->dd_nodes = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  c->const_readers = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  uint32_t nn = sc_graph_n_nodes(c->impl);
+  c->unread = g_new(sc_rel_unread, nn ? nn : 1);
+  for (sc_id w = 0; w < nn; w++) {
+    const sc_node *n = sc_graph_node(c->impl, w);
+    sc_rel_unread *u = &c->unread[w];
+    sc_rel_unread_args(n, &u->self_arg, &u->list_arg, &u->list_keep);
+    u->n_read = 0;
+    for (uint32_t i = 0; i < n->n_inputs; i++)
+      u->n_read += reads_input_given(n, n->inputs[i], u->self_arg, u->list_arg, u->list_keep)
+                       ? 1 : 0;
+    if (n->op->flags & SC_OP_DATA_DEPENDENT)
+      g_array_append_val(c->dd_nodes, w);
+    if (sc_rel_may_read_constant(c->impl, n))
+      g_array_append_val(c->const_readers, w);
+  }
+}
+
+void sc_rel_trel_free(sc_rel_ctx *c) {
+  if (c->overloads)
+    g_hash_table_unref(c->overloads);
+  if (c->dd_nodes)
+    g_array_free(c->dd_nodes, TRUE);
+  if (c->const_readers)
+    g_array_free(c->const_readers, TRUE);
+  g_free(c->unread);
+  c->unread = NULL;
+  c->overloads = NULL;
+  c->dd_nodes = c->const_readers = NULL;
 }
 
 /* Is an e-node of an overload in IDS (sc_rel_overloads_of) in the e-graph? */
@@ -395,10 +450,10 @@ static void sc_rel_add_sourceless(sc_rel_ctx *c) {
  * One node per related result; exploration decides what is asserted,
  * never what is proved. */
 static void sc_rel_add_dd_producers(sc_rel_ctx *c) {
-  uint32_t nn = sc_graph_n_nodes(c->impl);
-  for (sc_id w = 0; w < nn; w++) {
+  for (guint i = 0; i < c->dd_nodes->len; i++) {
+    sc_id w = g_array_index(c->dd_nodes, sc_id, i);
     const sc_node *n = sc_graph_node(c->impl, w);
-    if (!(n->op->flags & SC_OP_DATA_DEPENDENT) || c->node_explored[w] == c->visit)
+    if (c->node_explored[w] == c->visit)
       continue;
     for (uint32_t k = 0; k < n->n_results; k++) {
       if (n->results[k] != SC_ID_NONE && c->trel_stamp[n->results[k]] == c->visit) {
@@ -444,8 +499,9 @@ static sc_id sc_rel_constant_producer(const sc_rel_ctx *c, sc_id t) {
  * to the data, is the spec's tensor; they join as leaves of unknown value.
  * Exploration decides what is asserted, never what is proved. */
 static void sc_rel_add_sourceless_inputs(sc_rel_ctx *c) {
-  uint32_t nn = sc_graph_n_nodes(c->impl);
-  for (sc_id w = 0; w < nn; w++) {
+  /* only the nodes that may read a constant (sc_rel_trel_init), in id order */
+  for (guint ci = 0; ci < c->const_readers->len; ci++) {
+    sc_id w = g_array_index(c->const_readers, sc_id, ci);
     /* only nodes that some related tensor reaches (sc_rel_trel_add counted it) */
     if (c->node_explored[w] == c->visit || c->node_stamp[w] != c->visit ||
         c->node_ready[w] == 0)
@@ -454,7 +510,7 @@ static void sc_rel_add_sourceless_inputs(sc_rel_ctx *c) {
     gboolean related = FALSE, constant = FALSE, ok = TRUE;
     for (uint32_t i = 0; i < n->n_inputs && ok; i++) {
       sc_id t = n->inputs[i];
-      if (!sc_rel_reads_input(n, t))
+      if (!sc_rel_reads_input_at(c, w, t))
         continue;
       if (c->trel_stamp[t] == c->visit) {
         related = TRUE;
@@ -472,7 +528,7 @@ static void sc_rel_add_sourceless_inputs(sc_rel_ctx *c) {
       continue;
     for (uint32_t i = 0; i < n->n_inputs; i++) {
       sc_id t = n->inputs[i];
-      if (!sc_rel_reads_input(n, t) || c->trel_stamp[t] == c->visit)
+      if (!sc_rel_reads_input_at(c, w, t) || c->trel_stamp[t] == c->visit)
         continue;
       /* the producer, and the identities between it and a creation node */
       sc_id stop = sc_rel_constant_producer(c, t);

@@ -146,7 +146,7 @@ static void ctx_init(sc_rel_ctx *c, const sc_bundle *b, const sc_infer_options *
     }
     g_array_append_val(a, w);
   }
-  sc_rel_overloads_init(c);
+  sc_rel_trel_init(c);
 }
 
 /* Frees what the context owns (not the result). */
@@ -170,7 +170,7 @@ static void ctx_clear(sc_rel_ctx *c) {
   g_string_free(c->conflict, TRUE);
   sc_lemma_rules_free(c->compiled);
   g_hash_table_unref(c->sourceless);
-  g_hash_table_unref(c->overloads);
+  sc_rel_trel_free(c);
   g_array_free(c->hooks, TRUE);
   sc_rel_replicas_free(c);
   sc_rel_vr_free(c);

@@ -33,19 +33,50 @@ struct sc_texpr {
   sc_value *args;        /* CALL: op->n_args values */
   uint32_t n_children;
   sc_texpr **children;
+  gboolean packed;       /* args and children live in the node's own block */
+  struct texpr_args *shared; /* args live here, shared with renamed copies, or NULL */
 };
+
+/* The arguments of a bound CALL node, shared by reference with its
+ * renamed copies (sc_texpr_rename: a renaming changes leaves, never
+ * arguments; tensor arguments are child indices).  Immutable once made;
+ * the count is atomic because copies are freed on any thread. */
+typedef struct texpr_args {
+  gint ref;
+  sc_value v[];
+} texpr_args;
+
+/* T's arguments (op->n_args values in T->args, owned) moved into a shared
+ * block. */
+static void share_args(sc_texpr *t) {
+  uint32_t n = t->op->n_args ? t->op->n_args : 1;
+  texpr_args *a = g_malloc(sizeof(texpr_args) + n * sizeof(sc_value));
+  a->ref = 1;
+  memcpy(a->v, t->args, n * sizeof(sc_value));
+  g_free(t->args);
+  t->args = a->v;
+  t->shared = a;
+}
 
 void sc_texpr_free(sc_texpr *t) {
   if (t == NULL)
     return;
-  if (t->args != NULL) {
+  if (t->shared != NULL) {
+    if (g_atomic_int_dec_and_test(&t->shared->ref)) {
+      for (uint32_t i = 0; i < t->op->n_args; i++)
+        sc_value_clear(&t->shared->v[i]);
+      g_free(t->shared);
+    }
+  } else if (t->args != NULL) {
     for (uint32_t i = 0; i < t->op->n_args; i++)
       sc_value_clear(&t->args[i]);
-    g_free(t->args);
+    if (!t->packed)
+      g_free(t->args);
   }
   for (uint32_t i = 0; i < t->n_children; i++)
     sc_texpr_free(t->children[i]);
-  g_free(t->children);
+  if (!t->packed)
+    g_free(t->children);
   g_free(t);
 }
 
@@ -54,7 +85,16 @@ void sc_texpr_free(sc_texpr *t) {
  * a renaming between tensors of equal types). */
 sc_texpr *sc_texpr_rename(const sc_texpr *t, sc_id (*rename)(sc_id tensor, void *user),
                           void *user) {
-  sc_texpr *c = g_new0(sc_texpr, 1);
+  /* one block per node: the node, its arguments, its children (packed);
+   * the layer memo makes millions of these copies (memo.c) */
+  size_t n_args = t->args != NULL && t->shared == NULL ? (t->op->n_args ? t->op->n_args : 1) : 0;
+  size_t off_args = (sizeof(sc_texpr) + _Alignof(sc_value) - 1) / _Alignof(sc_value) *
+                    _Alignof(sc_value);
+  size_t off_kids = off_args + n_args * sizeof(sc_value);
+  off_kids = (off_kids + _Alignof(sc_texpr *) - 1) / _Alignof(sc_texpr *) * _Alignof(sc_texpr *);
+  char *block = g_malloc0(off_kids + t->n_children * sizeof(sc_texpr *));
+  sc_texpr *c = (sc_texpr *)(void *)block;
+  c->packed = TRUE;
   c->kind = t->kind;
   c->type = t->type;
   c->graph = t->graph;
@@ -62,14 +102,18 @@ sc_texpr *sc_texpr_rename(const sc_texpr *t, sc_id (*rename)(sc_id tensor, void 
   c->end = t->end;
   c->tensor = t->kind == SC_TEXPR_TENSOR ? rename(t->tensor, user) : t->tensor;
   c->op = t->op;
-  if (t->args != NULL) {
-    c->args = g_new0(sc_value, t->op->n_args ? t->op->n_args : 1);
+  if (t->shared != NULL) {
+    g_atomic_int_inc(&t->shared->ref);
+    c->shared = t->shared;
+    c->args = t->shared->v;
+  } else if (t->args != NULL) {
+    c->args = (sc_value *)(void *)(block + off_args);
     for (uint32_t i = 0; i < t->op->n_args; i++)
       sc_value_copy(&c->args[i], &t->args[i]);
   }
   c->n_children = t->n_children;
   if (t->n_children) {
-    c->children = g_new0(sc_texpr *, t->n_children);
+    c->children = (sc_texpr **)(void *)(block + off_kids);
     for (uint32_t i = 0; i < t->n_children; i++)
       c->children[i] = sc_texpr_rename(t->children[i], rename, user);
   }
@@ -642,6 +686,7 @@ out:
     sc_texpr_free(t);
     return NULL;
   }
+  share_args(t);
   return t;
 }
 
