@@ -204,6 +204,8 @@ typedef struct {
   sc_id cls; /* canonical */
   const gboolean *allowed_leaf;
   GPtrArray *exprs; /* sc_texpr*, borrowed from c->owned */
+  gboolean full;    /* max_terms families were kept: the cut forms' call
+                     * (which may keep more) differs from this one */
 } exprs_entry;
 
 struct sc_rel_exprs_memo {
@@ -262,8 +264,18 @@ static exprs_entry *exprs_memo_find(sc_rel_ctx *c, const sc_egraph *eg, sc_id cl
   return NULL;
 }
 
-static void clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, GPtrArray *out,
-                        GPtrArray *extra);
+static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf,
+                            GPtrArray *out, GPtrArray *extra);
+
+/* A new entry of the memo: the expressions OUT[FIRST..] for (CLS,
+ * ALLOWED_LEAF) in the memo's current state. */
+static void exprs_memo_add(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf,
+                           const GPtrArray *out, guint first, gboolean full) {
+  exprs_entry ne = {cls, allowed_leaf, g_ptr_array_sized_new(out->len - first), full};
+  for (guint i = first; i < out->len; i++)
+    g_ptr_array_add(ne.exprs, g_ptr_array_index(out, i));
+  g_array_append_val(c->exprs_memo->entries, ne);
+}
 
 /* Clean terms of CLS as bound expressions (appended to OUT, owned by
  * ctx->owned), at most max_terms; memoized (above). */
@@ -283,18 +295,17 @@ void sc_rel_clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
   }
   c->exprs_memo->misses++;
   guint first = out->len;
-  clean_exprs(c, cls, allowed_leaf, out, NULL);
-  exprs_entry ne = {cls, allowed_leaf, g_ptr_array_sized_new(out->len - first)};
-  for (guint i = first; i < out->len; i++)
-    g_ptr_array_add(ne.exprs, g_ptr_array_index(out, i));
-  g_array_append_val(c->exprs_memo->entries, ne);
+  gboolean full = clean_exprs(c, cls, allowed_leaf, out, NULL);
+  exprs_memo_add(c, cls, allowed_leaf, out, first, full);
 }
 
 /* Clean terms of CLS as bound expressions (appended to OUT, owned by
  * ctx->owned): max_terms families, then aliases; with EXTRA, the cut
- * forms past them into EXTRA (sc_rel_clean_exprs_cuts). */
-static void clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, GPtrArray *out,
-                        GPtrArray *extra) {
+ * forms past them into EXTRA (sc_rel_clean_exprs_cuts).  Returns whether
+ * max_terms families were kept (only then can EXTRA change anything: the
+ * cut forms are picked past them, and their leaves narrow the aliases). */
+static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf,
+                            GPtrArray *out, GPtrArray *extra) {
   sc_egraph *eg = sc_lang_egraph(c->lang);
   weight_ctx wc = {c->lang, allowed_leaf};
   /* four times as many terms as are kept: the small variants of one
@@ -316,7 +327,8 @@ static void clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
                   extra ? g_ptr_array_new() : NULL};
   for (guint i = 0; i < terms->len && (p.kept < p.max_kept || p.extra < p.max_extra); i++)
     pick_term(c, &p, g_ptr_array_index(terms, i), out, extra);
-  gboolean cut = terms->len >= 4 * c->opts->max_terms || p.kept >= p.max_kept;
+  gboolean full = p.kept >= p.max_kept;
+  gboolean cut = terms->len >= 4 * c->opts->max_terms || full;
   if (p.kept >= p.max_kept && p.extra < p.max_extra)
     fresh_exprs(c, cls, NULL, &p, extra);
   /* the enumeration was cut short (or the families were): impl tensors
@@ -329,6 +341,7 @@ static void clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
   if (p.kept_terms)
     g_ptr_array_unref(p.kept_terms);
   g_ptr_array_unref(terms);
+  return full;
 }
 
 /* Cut forms.  Past max_terms families, at most max_terms / 2 more terms,
@@ -340,7 +353,27 @@ static void clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
  * the runner's node limit); a consumer that does not map with the relation
  * adds them before it widens (sc_rel_add_cut_forms, cut-forms.c). */
 void sc_rel_clean_exprs_cuts(sc_rel_ctx *c, sc_id cls, GPtrArray *out, GPtrArray *extra) {
-  clean_exprs(c, cls, NULL, out, extra);
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  cls = sc_egraph_find(eg, cls);
+  if (!sc_egraph_is_clean(eg)) {
+    clean_exprs(c, cls, NULL, out, extra);
+    return;
+  }
+  /* Fewer than max_terms families: no cut form is picked and the aliases
+   * see the same kept leaves, so this call's terms are those of
+   * sc_rel_clean_exprs (and the memo serves both). */
+  exprs_entry *e = exprs_memo_find(c, eg, cls, NULL);
+  if (e != NULL && !e->full) {
+    c->exprs_memo->hits++;
+    for (guint i = 0; i < e->exprs->len; i++)
+      g_ptr_array_add(out, g_ptr_array_index(e->exprs, i));
+    return;
+  }
+  c->exprs_memo->misses++;
+  guint first = out->len;
+  gboolean full = clean_exprs(c, cls, NULL, out, extra);
+  if (e == NULL && !full)
+    exprs_memo_add(c, cls, NULL, out, first, full);
 }
 
 /* Aliases (called by sc_rel_clean_exprs when its enumeration was cut short).
