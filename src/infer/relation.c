@@ -33,26 +33,35 @@ static void alias_exprs(sc_rel_ctx *c, const sc_term *first, const gboolean *all
 
 /* The layout of a term: its operators and attributes with every impl
  * tensor written T (cat(T, T, dim=0), sum(T, T), T), node by node (linear
- * in the term's nodes).  A tensor replicated
+ * in the term's nodes), as bytes: a tensor node is one word T_WORD, any
+ * other node its op, attr, number of children and children (op is never
+ * T_WORD: the operator table is far smaller), so two keys are equal exactly
+ * when the layouts are.  A tensor replicated
  * on 8 ranks has 8 one-tensor terms per name (the all_reduce result, its
  * expand, its view...), enough to fill the max_terms families with the
  * layout T alone and drop the cut form (cat of each rank's piece) that the
  * next contraction needs; sc_rel_clean_exprs keeps, past max_terms, one
  * term per layout not yet kept. */
-static char *layout_key(const sc_term *t) {
-  GString *s = g_string_new(NULL);
+#define T_WORD UINT32_MAX
+static GBytes *layout_key(const sc_term *t) {
+  GArray *w = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   for (uint32_t q = 0; q < sc_term_n_nodes(t); q++) {
     const sc_term_node *tn = sc_term_node_at(t, q);
+    uint32_t head[3] = {T_WORD, tn->attr, tn->n_children};
     if (tn->op == SC_LANG_OP_TENSOR) {
-      g_string_append(s, "T;");
+      g_array_append_val(w, head[0]);
       continue;
     }
-    g_string_append_printf(s, "%u:%u(", tn->op, tn->attr);
-    for (uint32_t k = 0; k < tn->n_children; k++)
-      g_string_append_printf(s, "%u,", sc_term_child(t, q, k));
-    g_string_append(s, ");");
+    g_assert(tn->op != T_WORD);
+    head[0] = tn->op;
+    g_array_append_vals(w, head, 3);
+    for (uint32_t k = 0; k < tn->n_children; k++) {
+      uint32_t kid = sc_term_child(t, q, k);
+      g_array_append_val(w, kid);
+    }
   }
-  return g_string_free(s, FALSE);
+  gsize size = w->len * sizeof(uint32_t);
+  return g_bytes_new_take(g_array_free(w, FALSE), size);
 }
 
 /* Does T name a tensor by its pieces (a cat, a slice or a sum in it)? */
@@ -75,7 +84,7 @@ static gboolean is_cut_form(const sc_term *t) {
  * first max_terms families, then (extra) one per layout not yet kept. */
 typedef struct {
   GHashTable *families;  /* leaf-set key (GBytes: sorted distinct leaf ids) */
-  GHashTable *layouts;   /* layout_key */
+  GHashTable *layouts;   /* layout_key (GBytes) */
   GHashTable *covered;   /* tensor id + 1 read by a kept term */
   guint kept, extra, max_kept, max_extra;
   const sc_term *first;
@@ -89,7 +98,7 @@ static gboolean reads_uncovered(const sc_term *t, GHashTable *covered);
  * reads; TRUE when kept. */
 static gboolean pick_term(sc_rel_ctx *c, pick_state *p, const sc_term *term, GPtrArray *out,
                           GPtrArray *extra) {
-  char *layout = NULL;
+  GBytes *layout = NULL;
   if (p->kept >= p->max_kept) {
     if (!is_cut_form(term))
       return FALSE;
@@ -99,7 +108,7 @@ static gboolean pick_term(sc_rel_ctx *c, pick_state *p, const sc_term *term, GPt
     g_clear_pointer(&p->kept_terms, g_ptr_array_unref);
     layout = layout_key(term);
     if (g_hash_table_contains(p->layouts, layout)) {
-      g_free(layout);
+      g_bytes_unref(layout);
       return FALSE;
     }
   }
@@ -118,7 +127,8 @@ static gboolean pick_term(sc_rel_ctx *c, pick_state *p, const sc_term *term, GPt
   gsize key_size = n_distinct * sizeof(uint32_t);
   GBytes *key = g_bytes_new_take(g_array_free(leaves, FALSE), key_size);
   if (!g_hash_table_add(p->families, key)) {
-    g_free(layout);
+    if (layout)
+      g_bytes_unref(layout);
     return FALSE;
   }
   sc_expr *e = sc_lang_term_to_expr(c->lang, term);
@@ -127,7 +137,8 @@ static gboolean pick_term(sc_rel_ctx *c, pick_state *p, const sc_term *term, GPt
   sc_texpr *t = e ? sc_texpr_bind(e, c->impl, TRUE, NULL) : NULL;
   sc_expr_free(e);
   if (!t) {
-    g_free(layout);
+    if (layout)
+      g_bytes_unref(layout);
     return FALSE;
   }
   g_ptr_array_add(c->owned, t);
@@ -321,7 +332,8 @@ static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_le
    * max_terms families are kept. */
   pick_state p = {g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
                                         (GDestroyNotify)g_bytes_unref, NULL),
-                  g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+                  g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
+                                        (GDestroyNotify)g_bytes_unref, NULL),
                   g_hash_table_new(g_direct_hash, g_direct_equal), 0, 0,
                   c->opts->max_terms, extra ? MAX(c->opts->max_terms / 2, 1) : 0, NULL,
                   extra ? g_ptr_array_new() : NULL};
