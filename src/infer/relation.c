@@ -211,12 +211,39 @@ static void fresh_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
  * the expressions of the first call (owned by c->owned, like every
  * relation): a hit appends the same pointers.  The memo lives for one
  * visit (sc_rel_exprs_memo_reset at its end). */
+/* Where a call that kept max_terms families stopped: the cut forms' call
+ * of the same class in the same state (sc_rel_clean_exprs_cuts) goes on
+ * from here instead of enumerating and binding the same terms again.  The
+ * picks up to max_terms families do not depend on the cut forms (pick_term
+ * considers a cut form only past them), so they are the same in both
+ * calls, in the same order, with the same expressions. */
+typedef struct {
+  GPtrArray *terms;      /* sc_term*: the enumeration (owned) */
+  guint next;            /* the first term not considered */
+  GHashTable *families;  /* as pick_state's, after the kept families */
+  GHashTable *covered;
+  GPtrArray *kept_terms; /* const sc_term* of TERMS, the kept ones in order */
+  const sc_term *first;
+  guint n_kept;          /* the entry's first n_kept expressions are theirs */
+} exprs_resume;
+
+static void exprs_resume_free(exprs_resume *r) {
+  if (r == NULL)
+    return;
+  g_ptr_array_unref(r->kept_terms);
+  g_hash_table_unref(r->families);
+  g_hash_table_unref(r->covered);
+  g_ptr_array_unref(r->terms);
+  g_free(r);
+}
+
 typedef struct {
   sc_id cls; /* canonical */
   const gboolean *allowed_leaf;
   GPtrArray *exprs; /* sc_texpr*, borrowed from c->owned */
   gboolean full;    /* max_terms families were kept: the cut forms' call
                      * (which may keep more) differs from this one */
+  exprs_resume *resume; /* full, and no allowed leaves: where it stopped (or NULL) */
 } exprs_entry;
 
 struct sc_rel_exprs_memo {
@@ -228,8 +255,10 @@ struct sc_rel_exprs_memo {
 };
 
 static void exprs_memo_clear(sc_rel_exprs_memo *m) {
-  for (guint i = 0; i < m->entries->len; i++)
+  for (guint i = 0; i < m->entries->len; i++) {
     g_ptr_array_unref(g_array_index(m->entries, exprs_entry, i).exprs);
+    exprs_resume_free(g_array_index(m->entries, exprs_entry, i).resume);
+  }
   g_array_set_size(m->entries, 0);
 }
 
@@ -276,13 +305,15 @@ static exprs_entry *exprs_memo_find(sc_rel_ctx *c, const sc_egraph *eg, sc_id cl
 }
 
 static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf,
-                            GPtrArray *out, GPtrArray *extra);
+                            GPtrArray *out, GPtrArray *extra, exprs_resume *from,
+                            exprs_resume **save);
 
 /* A new entry of the memo: the expressions OUT[FIRST..] for (CLS,
- * ALLOWED_LEAF) in the memo's current state. */
+ * ALLOWED_LEAF) in the memo's current state (RESUME: owned by it). */
 static void exprs_memo_add(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf,
-                           const GPtrArray *out, guint first, gboolean full) {
-  exprs_entry ne = {cls, allowed_leaf, g_ptr_array_sized_new(out->len - first), full};
+                           const GPtrArray *out, guint first, gboolean full,
+                           exprs_resume *resume) {
+  exprs_entry ne = {cls, allowed_leaf, g_ptr_array_sized_new(out->len - first), full, resume};
   for (guint i = first; i < out->len; i++)
     g_ptr_array_add(ne.exprs, g_ptr_array_index(out, i));
   g_array_append_val(c->exprs_memo->entries, ne);
@@ -294,7 +325,7 @@ void sc_rel_clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
   sc_egraph *eg = sc_lang_egraph(c->lang);
   cls = sc_egraph_find(eg, cls);
   if (!sc_egraph_is_clean(eg)) { /* (enumeration refuses it) */
-    clean_exprs(c, cls, allowed_leaf, out, NULL);
+    clean_exprs(c, cls, allowed_leaf, out, NULL, NULL, NULL);
     return;
   }
   exprs_entry *e = exprs_memo_find(c, eg, cls, allowed_leaf);
@@ -306,8 +337,40 @@ void sc_rel_clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
   }
   c->exprs_memo->misses++;
   guint first = out->len;
-  gboolean full = clean_exprs(c, cls, allowed_leaf, out, NULL);
-  exprs_memo_add(c, cls, allowed_leaf, out, first, full);
+  exprs_resume *resume = NULL;
+  gboolean full = clean_exprs(c, cls, allowed_leaf, out, NULL, NULL,
+                              allowed_leaf == NULL ? &resume : NULL);
+  if (resume)
+    resume->n_kept -= first;
+  exprs_memo_add(c, cls, allowed_leaf, out, first, full, resume);
+}
+
+/* The cut forms' call from where a call without them stopped (FROM,
+ * consumed; its families' expressions already appended to OUT): the
+ * picks past max_terms families, the forms over fresh leaves, then the
+ * aliases, as clean_exprs does them.  Returns TRUE (max_terms families). */
+static gboolean clean_exprs_resumed(sc_rel_ctx *c, sc_id cls, GPtrArray *out, GPtrArray *extra,
+                                    exprs_resume *from) {
+  pick_state p = {from->families,
+                  g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
+                                        (GDestroyNotify)g_bytes_unref, NULL),
+                  from->covered, c->opts->max_terms, 0, c->opts->max_terms,
+                  MAX(c->opts->max_terms / 2, 1), from->first, from->kept_terms};
+  GPtrArray *terms = from->terms;
+  for (guint i = from->next; i < terms->len && p.extra < p.max_extra; i++)
+    pick_term(c, &p, g_ptr_array_index(terms, i), out, extra);
+  if (p.extra < p.max_extra)
+    fresh_exprs(c, cls, NULL, &p, extra);
+  if (p.first)
+    alias_exprs(c, p.first, NULL, p.covered, out);
+  g_hash_table_unref(p.covered);
+  g_hash_table_unref(p.families);
+  g_hash_table_unref(p.layouts);
+  if (p.kept_terms)
+    g_ptr_array_unref(p.kept_terms);
+  g_ptr_array_unref(terms);
+  g_free(from);
+  return TRUE;
 }
 
 /* Clean terms of CLS as bound expressions (appended to OUT, owned by
@@ -316,7 +379,10 @@ void sc_rel_clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
  * max_terms families were kept (only then can EXTRA change anything: the
  * cut forms are picked past them, and their leaves narrow the aliases). */
 static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf,
-                            GPtrArray *out, GPtrArray *extra) {
+                            GPtrArray *out, GPtrArray *extra, exprs_resume *from,
+                            exprs_resume **save) {
+  if (from != NULL)
+    return clean_exprs_resumed(c, cls, out, extra, from);
   sc_egraph *eg = sc_lang_egraph(c->lang);
   weight_ctx wc = {c->lang, allowed_leaf};
   /* four times as many terms as are kept: the small variants of one
@@ -336,11 +402,29 @@ static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_le
                                         (GDestroyNotify)g_bytes_unref, NULL),
                   g_hash_table_new(g_direct_hash, g_direct_equal), 0, 0,
                   c->opts->max_terms, extra ? MAX(c->opts->max_terms / 2, 1) : 0, NULL,
-                  extra ? g_ptr_array_new() : NULL};
-  for (guint i = 0; i < terms->len && (p.kept < p.max_kept || p.extra < p.max_extra); i++)
+                  extra || save ? g_ptr_array_new() : NULL};
+  guint i;
+  for (i = 0; i < terms->len && (p.kept < p.max_kept || p.extra < p.max_extra); i++)
     pick_term(c, &p, g_ptr_array_index(terms, i), out, extra);
   gboolean full = p.kept >= p.max_kept;
   gboolean cut = terms->len >= 4 * c->opts->max_terms || full;
+  if (save && full && extra == NULL) {
+    /* stopped at the last kept family (max_extra is 0): what the cut
+     * forms' call would have at this point */
+    exprs_resume *r = *save = g_new0(exprs_resume, 1);
+    r->terms = g_ptr_array_ref(terms);
+    r->next = i;
+    r->families = g_hash_table_ref(p.families);
+    r->covered = g_hash_table_new(g_direct_hash, g_direct_equal);
+    GHashTableIter it;
+    gpointer key;
+    g_hash_table_iter_init(&it, p.covered);
+    while (g_hash_table_iter_next(&it, &key, NULL))
+      g_hash_table_add(r->covered, key);
+    r->kept_terms = g_ptr_array_ref(p.kept_terms);
+    r->first = p.first;
+    r->n_kept = out->len;
+  }
   if (p.kept >= p.max_kept && p.extra < p.max_extra)
     fresh_exprs(c, cls, NULL, &p, extra);
   /* the enumeration was cut short (or the families were): impl tensors
@@ -368,7 +452,7 @@ void sc_rel_clean_exprs_cuts(sc_rel_ctx *c, sc_id cls, GPtrArray *out, GPtrArray
   sc_egraph *eg = sc_lang_egraph(c->lang);
   cls = sc_egraph_find(eg, cls);
   if (!sc_egraph_is_clean(eg)) {
-    clean_exprs(c, cls, NULL, out, extra);
+    clean_exprs(c, cls, NULL, out, extra, NULL, NULL);
     return;
   }
   /* Fewer than max_terms families: no cut form is picked and the aliases
@@ -381,11 +465,19 @@ void sc_rel_clean_exprs_cuts(sc_rel_ctx *c, sc_id cls, GPtrArray *out, GPtrArray
       g_ptr_array_add(out, g_ptr_array_index(e->exprs, i));
     return;
   }
+  exprs_resume *from = NULL;
+  if (e != NULL && e->resume != NULL) {
+    /* go on from where that call stopped (the resume is used once) */
+    from = e->resume;
+    e->resume = NULL;
+    for (guint i = 0; i < from->n_kept; i++)
+      g_ptr_array_add(out, g_ptr_array_index(e->exprs, i));
+  }
   c->exprs_memo->misses++;
   guint first = out->len;
-  gboolean full = clean_exprs(c, cls, NULL, out, extra);
+  gboolean full = clean_exprs(c, cls, NULL, out, extra, from, NULL);
   if (e == NULL && !full)
-    exprs_memo_add(c, cls, NULL, out, first, full);
+    exprs_memo_add(c, cls, NULL, out, first, full, NULL);
 }
 
 /* Aliases (called by sc_rel_clean_exprs when its enumeration was cut short).
