@@ -444,10 +444,12 @@ static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_le
  * each of a layout no kept term has (layout_key), with a cat or a slice
  * (is_cut_form), reading an impl tensor no kept term reads: from the
  * enumeration above, then from one over fresh leaves (fresh_exprs).  They
- * are not part of the relation every consumer starts from (more forms make
- * every consumer's e-graph larger, and an 8-rank contraction then reaches
- * the runner's node limit); a consumer that does not map with the relation
- * adds them before it widens (sc_rel_add_cut_forms, cut-forms.c). */
+ * are appended after the relation's own terms (sc_rel_cut_forms_set); a
+ * consumer that reaches a limit with them is visited again without them
+ * (more forms make every consumer's e-graph larger: cut-forms.c).  The
+ * call shares the memo of sc_rel_clean_exprs (class, any leaves): with
+ * fewer than max_terms families the two answers are the same, and past
+ * them it goes on from where that call stopped (exprs_resume). */
 void sc_rel_clean_exprs_cuts(sc_rel_ctx *c, sc_id cls, GPtrArray *out, GPtrArray *extra) {
   sc_egraph *eg = sc_lang_egraph(c->lang);
   cls = sc_egraph_find(eg, cls);
