@@ -22,7 +22,16 @@
  * The reachable classes and their nodes of non-zero weight are listed once
  * per enumeration (children as local indices, no lookup in the loops), and
  * each node keeps its table of children's split counts, extended as sizes
- * grow and read again when terms are built (enode, extend). */
+ * grow and read again when terms are built (enode, extend).
+ *
+ * Sizes are counted up to max_size only while terms of larger sizes can
+ * exist (size_bound): a class none of whose nodes has all its children
+ * with a term has no term (the productive classes are a least fixpoint);
+ * when the productive nodes reachable from the root form no cycle, the
+ * root has no term larger than the largest sum of weights down that
+ * graph, and every count past it is 0.  A relation's enumeration over
+ * fresh leaves often has no term at all, or a handful: without the bound
+ * it counted all max_size sizes to find that out. */
 #include "shardcheck/extract.h"
 #include "egraph-private.h"
 
@@ -311,6 +320,98 @@ static uint32_t unrank(enumer *e, uint32_t li, uint32_t s, uint64_t j,
   return SC_ID_NONE;
 }
 
+/* The largest size of a term of local class LI (0 for none), or
+ * UINT32_MAX when a cycle of productive nodes is reachable from it (terms
+ * of unbounded size).  STATE: 0 unvisited, 1 on the path, 2 done (its size
+ * in MAXSZ).  Only productive nodes (every child productive) count. */
+static uint32_t max_term_size(const enumer *e, const gboolean *productive, uint8_t *state,
+                              uint32_t *maxsz, uint32_t li) {
+  if (state[li] == 2)
+    return maxsz[li];
+  if (state[li] == 1)
+    return UINT32_MAX;
+  state[li] = 1;
+  uint32_t best = 0;
+  uint32_t a = g_array_index(e->first, uint32_t, li);
+  uint32_t b = g_array_index(e->first, uint32_t, li + 1);
+  for (uint32_t i = a; i < b && best != UINT32_MAX; i++) {
+    const enode *x = &g_array_index(e->enodes, enode, i);
+    const uint32_t *kids = &g_array_index(e->lkids, uint32_t, x->kid_off);
+    gboolean ok = TRUE;
+    for (uint32_t j = 0; j < x->arity && ok; j++)
+      ok = productive[kids[j]];
+    if (!ok)
+      continue;
+    uint64_t sz = x->w;
+    for (uint32_t j = 0; j < x->arity && sz < UINT32_MAX; j++) {
+      uint32_t m = max_term_size(e, productive, state, maxsz, kids[j]);
+      sz = m == UINT32_MAX ? UINT32_MAX : sz + m;
+    }
+    best = (uint32_t)MIN(MAX(best, sz), (uint64_t)UINT32_MAX);
+  }
+  state[li] = 2;
+  maxsz[li] = best;
+  return best;
+}
+
+/* The largest size at which the root (local class 0) may have a term:
+ * 0 when it has none, MAX_SIZE when a productive cycle makes sizes
+ * unbounded; exact otherwise (see the header). */
+static uint32_t size_bound(const enumer *e, uint32_t max_size) {
+  guint nc = e->classes->len, nn = e->enodes->len;
+  gboolean *productive = g_new0(gboolean, nc);
+  uint32_t *pending = g_new(uint32_t, nn ? nn : 1);  /* children not yet productive */
+  uint32_t *owner = g_new(uint32_t, nn ? nn : 1);    /* local class of each enode */
+  uint32_t *occ_first = g_new0(uint32_t, nc + 1);    /* enodes by child class (CSR) */
+  uint32_t *occ = g_new(uint32_t, e->lkids->len ? e->lkids->len : 1);
+  GArray *queue = g_array_new(FALSE, FALSE, sizeof(uint32_t)); /* productive classes */
+  for (guint li = 0; li < nc; li++)
+    for (uint32_t i = g_array_index(e->first, uint32_t, li);
+         i < g_array_index(e->first, uint32_t, li + 1); i++)
+      owner[i] = li;
+  for (guint q = 0; q < e->lkids->len; q++)
+    occ_first[g_array_index(e->lkids, uint32_t, q) + 1]++;
+  for (guint li = 0; li < nc; li++)
+    occ_first[li + 1] += occ_first[li];
+  uint32_t *fill = g_memdup2(occ_first, (nc + 1) * sizeof(uint32_t));
+  for (guint i = 0; i < nn; i++) {
+    const enode *x = &g_array_index(e->enodes, enode, i);
+    pending[i] = x->arity;
+    for (uint32_t j = 0; j < x->arity; j++)
+      occ[fill[g_array_index(e->lkids, uint32_t, x->kid_off + j)]++] = i;
+    if (x->arity == 0 && !productive[owner[i]]) {
+      productive[owner[i]] = TRUE;
+      g_array_append_val(queue, owner[i]);
+    }
+  }
+  for (guint q = 0; q < queue->len; q++) {
+    uint32_t li = g_array_index(queue, uint32_t, q);
+    for (uint32_t o = occ_first[li]; o < occ_first[li + 1]; o++) {
+      uint32_t i = occ[o];
+      if (--pending[i] == 0 && !productive[owner[i]]) {
+        productive[owner[i]] = TRUE;
+        g_array_append_val(queue, owner[i]);
+      }
+    }
+  }
+  uint32_t bound = 0;
+  if (nc > 0 && productive[0]) {
+    uint8_t *state = g_new0(uint8_t, nc);
+    uint32_t *maxsz = g_new0(uint32_t, nc);
+    bound = MIN(max_term_size(e, productive, state, maxsz, 0), max_size);
+    g_free(state);
+    g_free(maxsz);
+  }
+  g_array_unref(queue);
+  g_free(fill);
+  g_free(occ);
+  g_free(occ_first);
+  g_free(owner);
+  g_free(pending);
+  g_free(productive);
+  return bound;
+}
+
 GPtrArray *sc_egraph_enumerate(const sc_egraph *eg, sc_id cls, uint32_t k,
                                uint32_t max_size, sc_weight_fn weight,
                                void *user, GArray *sizes) {
@@ -364,6 +465,7 @@ GPtrArray *sc_egraph_enumerate(const sc_egraph *eg, sc_id cls, uint32_t k,
   g_ptr_array_add(e.rows, NULL); /* size 0 */
   uint64_t total = 0;
   uint32_t last = 0;
+  max_size = size_bound(&e, max_size);
   for (uint32_t s = 1; s <= max_size && total < k; s++) {
     uint64_t *row = g_new0(uint64_t, e.classes->len);
     count_size(&e, s, row);

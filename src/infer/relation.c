@@ -33,26 +33,35 @@ static void alias_exprs(sc_rel_ctx *c, const sc_term *first, const gboolean *all
 
 /* The layout of a term: its operators and attributes with every impl
  * tensor written T (cat(T, T, dim=0), sum(T, T), T), node by node (linear
- * in the term's nodes).  A tensor replicated
+ * in the term's nodes), as bytes: a tensor node is one word T_WORD, any
+ * other node its op, attr, number of children and children (op is never
+ * T_WORD: the operator table is far smaller), so two keys are equal exactly
+ * when the layouts are.  A tensor replicated
  * on 8 ranks has 8 one-tensor terms per name (the all_reduce result, its
  * expand, its view...), enough to fill the max_terms families with the
  * layout T alone and drop the cut form (cat of each rank's piece) that the
  * next contraction needs; sc_rel_clean_exprs keeps, past max_terms, one
  * term per layout not yet kept. */
-static char *layout_key(const sc_term *t) {
-  GString *s = g_string_new(NULL);
+#define T_WORD UINT32_MAX
+static GBytes *layout_key(const sc_term *t) {
+  GArray *w = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   for (uint32_t q = 0; q < sc_term_n_nodes(t); q++) {
     const sc_term_node *tn = sc_term_node_at(t, q);
+    uint32_t head[3] = {T_WORD, tn->attr, tn->n_children};
     if (tn->op == SC_LANG_OP_TENSOR) {
-      g_string_append(s, "T;");
+      g_array_append_val(w, head[0]);
       continue;
     }
-    g_string_append_printf(s, "%u:%u(", tn->op, tn->attr);
-    for (uint32_t k = 0; k < tn->n_children; k++)
-      g_string_append_printf(s, "%u,", sc_term_child(t, q, k));
-    g_string_append(s, ");");
+    g_assert(tn->op != T_WORD);
+    head[0] = tn->op;
+    g_array_append_vals(w, head, 3);
+    for (uint32_t k = 0; k < tn->n_children; k++) {
+      uint32_t kid = sc_term_child(t, q, k);
+      g_array_append_val(w, kid);
+    }
   }
-  return g_string_free(s, FALSE);
+  gsize size = w->len * sizeof(uint32_t);
+  return g_bytes_new_take(g_array_free(w, FALSE), size);
 }
 
 /* Does T name a tensor by its pieces (a cat, a slice or a sum in it)? */
@@ -75,7 +84,7 @@ static gboolean is_cut_form(const sc_term *t) {
  * first max_terms families, then (extra) one per layout not yet kept. */
 typedef struct {
   GHashTable *families;  /* leaf-set key (GBytes: sorted distinct leaf ids) */
-  GHashTable *layouts;   /* layout_key */
+  GHashTable *layouts;   /* layout_key (GBytes) */
   GHashTable *covered;   /* tensor id + 1 read by a kept term */
   guint kept, extra, max_kept, max_extra;
   const sc_term *first;
@@ -89,7 +98,7 @@ static gboolean reads_uncovered(const sc_term *t, GHashTable *covered);
  * reads; TRUE when kept. */
 static gboolean pick_term(sc_rel_ctx *c, pick_state *p, const sc_term *term, GPtrArray *out,
                           GPtrArray *extra) {
-  char *layout = NULL;
+  GBytes *layout = NULL;
   if (p->kept >= p->max_kept) {
     if (!is_cut_form(term))
       return FALSE;
@@ -99,7 +108,7 @@ static gboolean pick_term(sc_rel_ctx *c, pick_state *p, const sc_term *term, GPt
     g_clear_pointer(&p->kept_terms, g_ptr_array_unref);
     layout = layout_key(term);
     if (g_hash_table_contains(p->layouts, layout)) {
-      g_free(layout);
+      g_bytes_unref(layout);
       return FALSE;
     }
   }
@@ -118,7 +127,8 @@ static gboolean pick_term(sc_rel_ctx *c, pick_state *p, const sc_term *term, GPt
   gsize key_size = n_distinct * sizeof(uint32_t);
   GBytes *key = g_bytes_new_take(g_array_free(leaves, FALSE), key_size);
   if (!g_hash_table_add(p->families, key)) {
-    g_free(layout);
+    if (layout)
+      g_bytes_unref(layout);
     return FALSE;
   }
   sc_expr *e = sc_lang_term_to_expr(c->lang, term);
@@ -127,7 +137,8 @@ static gboolean pick_term(sc_rel_ctx *c, pick_state *p, const sc_term *term, GPt
   sc_texpr *t = e ? sc_texpr_bind(e, c->impl, TRUE, NULL) : NULL;
   sc_expr_free(e);
   if (!t) {
-    g_free(layout);
+    if (layout)
+      g_bytes_unref(layout);
     return FALSE;
   }
   g_ptr_array_add(c->owned, t);
@@ -200,10 +211,39 @@ static void fresh_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
  * the expressions of the first call (owned by c->owned, like every
  * relation): a hit appends the same pointers.  The memo lives for one
  * visit (sc_rel_exprs_memo_reset at its end). */
+/* Where a call that kept max_terms families stopped: the cut forms' call
+ * of the same class in the same state (sc_rel_clean_exprs_cuts) goes on
+ * from here instead of enumerating and binding the same terms again.  The
+ * picks up to max_terms families do not depend on the cut forms (pick_term
+ * considers a cut form only past them), so they are the same in both
+ * calls, in the same order, with the same expressions. */
+typedef struct {
+  GPtrArray *terms;      /* sc_term*: the enumeration (owned) */
+  guint next;            /* the first term not considered */
+  GHashTable *families;  /* as pick_state's, after the kept families */
+  GHashTable *covered;
+  GPtrArray *kept_terms; /* const sc_term* of TERMS, the kept ones in order */
+  const sc_term *first;
+  guint n_kept;          /* the entry's first n_kept expressions are theirs */
+} exprs_resume;
+
+static void exprs_resume_free(exprs_resume *r) {
+  if (r == NULL)
+    return;
+  g_ptr_array_unref(r->kept_terms);
+  g_hash_table_unref(r->families);
+  g_hash_table_unref(r->covered);
+  g_ptr_array_unref(r->terms);
+  g_free(r);
+}
+
 typedef struct {
   sc_id cls; /* canonical */
   const gboolean *allowed_leaf;
   GPtrArray *exprs; /* sc_texpr*, borrowed from c->owned */
+  gboolean full;    /* max_terms families were kept: the cut forms' call
+                     * (which may keep more) differs from this one */
+  exprs_resume *resume; /* full, and no allowed leaves: where it stopped (or NULL) */
 } exprs_entry;
 
 struct sc_rel_exprs_memo {
@@ -215,8 +255,10 @@ struct sc_rel_exprs_memo {
 };
 
 static void exprs_memo_clear(sc_rel_exprs_memo *m) {
-  for (guint i = 0; i < m->entries->len; i++)
+  for (guint i = 0; i < m->entries->len; i++) {
     g_ptr_array_unref(g_array_index(m->entries, exprs_entry, i).exprs);
+    exprs_resume_free(g_array_index(m->entries, exprs_entry, i).resume);
+  }
   g_array_set_size(m->entries, 0);
 }
 
@@ -262,8 +304,20 @@ static exprs_entry *exprs_memo_find(sc_rel_ctx *c, const sc_egraph *eg, sc_id cl
   return NULL;
 }
 
-static void clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, GPtrArray *out,
-                        GPtrArray *extra);
+static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf,
+                            GPtrArray *out, GPtrArray *extra, exprs_resume *from,
+                            exprs_resume **save);
+
+/* A new entry of the memo: the expressions OUT[FIRST..] for (CLS,
+ * ALLOWED_LEAF) in the memo's current state (RESUME: owned by it). */
+static void exprs_memo_add(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf,
+                           const GPtrArray *out, guint first, gboolean full,
+                           exprs_resume *resume) {
+  exprs_entry ne = {cls, allowed_leaf, g_ptr_array_sized_new(out->len - first), full, resume};
+  for (guint i = first; i < out->len; i++)
+    g_ptr_array_add(ne.exprs, g_ptr_array_index(out, i));
+  g_array_append_val(c->exprs_memo->entries, ne);
+}
 
 /* Clean terms of CLS as bound expressions (appended to OUT, owned by
  * ctx->owned), at most max_terms; memoized (above). */
@@ -271,7 +325,7 @@ void sc_rel_clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
   sc_egraph *eg = sc_lang_egraph(c->lang);
   cls = sc_egraph_find(eg, cls);
   if (!sc_egraph_is_clean(eg)) { /* (enumeration refuses it) */
-    clean_exprs(c, cls, allowed_leaf, out, NULL);
+    clean_exprs(c, cls, allowed_leaf, out, NULL, NULL, NULL);
     return;
   }
   exprs_entry *e = exprs_memo_find(c, eg, cls, allowed_leaf);
@@ -283,18 +337,52 @@ void sc_rel_clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
   }
   c->exprs_memo->misses++;
   guint first = out->len;
-  clean_exprs(c, cls, allowed_leaf, out, NULL);
-  exprs_entry ne = {cls, allowed_leaf, g_ptr_array_sized_new(out->len - first)};
-  for (guint i = first; i < out->len; i++)
-    g_ptr_array_add(ne.exprs, g_ptr_array_index(out, i));
-  g_array_append_val(c->exprs_memo->entries, ne);
+  exprs_resume *resume = NULL;
+  gboolean full = clean_exprs(c, cls, allowed_leaf, out, NULL, NULL,
+                              allowed_leaf == NULL ? &resume : NULL);
+  if (resume)
+    resume->n_kept -= first;
+  exprs_memo_add(c, cls, allowed_leaf, out, first, full, resume);
+}
+
+/* The cut forms' call from where a call without them stopped (FROM,
+ * consumed; its families' expressions already appended to OUT): the
+ * picks past max_terms families, the forms over fresh leaves, then the
+ * aliases, as clean_exprs does them.  Returns TRUE (max_terms families). */
+static gboolean clean_exprs_resumed(sc_rel_ctx *c, sc_id cls, GPtrArray *out, GPtrArray *extra,
+                                    exprs_resume *from) {
+  pick_state p = {from->families,
+                  g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
+                                        (GDestroyNotify)g_bytes_unref, NULL),
+                  from->covered, c->opts->max_terms, 0, c->opts->max_terms,
+                  MAX(c->opts->max_terms / 2, 1), from->first, from->kept_terms};
+  GPtrArray *terms = from->terms;
+  for (guint i = from->next; i < terms->len && p.extra < p.max_extra; i++)
+    pick_term(c, &p, g_ptr_array_index(terms, i), out, extra);
+  if (p.extra < p.max_extra)
+    fresh_exprs(c, cls, NULL, &p, extra);
+  if (p.first)
+    alias_exprs(c, p.first, NULL, p.covered, out);
+  g_hash_table_unref(p.covered);
+  g_hash_table_unref(p.families);
+  g_hash_table_unref(p.layouts);
+  if (p.kept_terms)
+    g_ptr_array_unref(p.kept_terms);
+  g_ptr_array_unref(terms);
+  g_free(from);
+  return TRUE;
 }
 
 /* Clean terms of CLS as bound expressions (appended to OUT, owned by
  * ctx->owned): max_terms families, then aliases; with EXTRA, the cut
- * forms past them into EXTRA (sc_rel_clean_exprs_cuts). */
-static void clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, GPtrArray *out,
-                        GPtrArray *extra) {
+ * forms past them into EXTRA (sc_rel_clean_exprs_cuts).  Returns whether
+ * max_terms families were kept (only then can EXTRA change anything: the
+ * cut forms are picked past them, and their leaves narrow the aliases). */
+static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf,
+                            GPtrArray *out, GPtrArray *extra, exprs_resume *from,
+                            exprs_resume **save) {
+  if (from != NULL)
+    return clean_exprs_resumed(c, cls, out, extra, from);
   sc_egraph *eg = sc_lang_egraph(c->lang);
   weight_ctx wc = {c->lang, allowed_leaf};
   /* four times as many terms as are kept: the small variants of one
@@ -310,13 +398,33 @@ static void clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
    * max_terms families are kept. */
   pick_state p = {g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
                                         (GDestroyNotify)g_bytes_unref, NULL),
-                  g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+                  g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
+                                        (GDestroyNotify)g_bytes_unref, NULL),
                   g_hash_table_new(g_direct_hash, g_direct_equal), 0, 0,
                   c->opts->max_terms, extra ? MAX(c->opts->max_terms / 2, 1) : 0, NULL,
-                  extra ? g_ptr_array_new() : NULL};
-  for (guint i = 0; i < terms->len && (p.kept < p.max_kept || p.extra < p.max_extra); i++)
+                  extra || save ? g_ptr_array_new() : NULL};
+  guint i;
+  for (i = 0; i < terms->len && (p.kept < p.max_kept || p.extra < p.max_extra); i++)
     pick_term(c, &p, g_ptr_array_index(terms, i), out, extra);
-  gboolean cut = terms->len >= 4 * c->opts->max_terms || p.kept >= p.max_kept;
+  gboolean full = p.kept >= p.max_kept;
+  gboolean cut = terms->len >= 4 * c->opts->max_terms || full;
+  if (save && full && extra == NULL) {
+    /* stopped at the last kept family (max_extra is 0): what the cut
+     * forms' call would have at this point */
+    exprs_resume *r = *save = g_new0(exprs_resume, 1);
+    r->terms = g_ptr_array_ref(terms);
+    r->next = i;
+    r->families = g_hash_table_ref(p.families);
+    r->covered = g_hash_table_new(g_direct_hash, g_direct_equal);
+    GHashTableIter it;
+    gpointer key;
+    g_hash_table_iter_init(&it, p.covered);
+    while (g_hash_table_iter_next(&it, &key, NULL))
+      g_hash_table_add(r->covered, key);
+    r->kept_terms = g_ptr_array_ref(p.kept_terms);
+    r->first = p.first;
+    r->n_kept = out->len;
+  }
   if (p.kept >= p.max_kept && p.extra < p.max_extra)
     fresh_exprs(c, cls, NULL, &p, extra);
   /* the enumeration was cut short (or the families were): impl tensors
@@ -329,18 +437,49 @@ static void clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
   if (p.kept_terms)
     g_ptr_array_unref(p.kept_terms);
   g_ptr_array_unref(terms);
+  return full;
 }
 
 /* Cut forms.  Past max_terms families, at most max_terms / 2 more terms,
  * each of a layout no kept term has (layout_key), with a cat or a slice
  * (is_cut_form), reading an impl tensor no kept term reads: from the
  * enumeration above, then from one over fresh leaves (fresh_exprs).  They
- * are not part of the relation every consumer starts from (more forms make
- * every consumer's e-graph larger, and an 8-rank contraction then reaches
- * the runner's node limit); a consumer that does not map with the relation
- * adds them before it widens (sc_rel_add_cut_forms, cut-forms.c). */
+ * are appended after the relation's own terms (sc_rel_cut_forms_set); a
+ * consumer that reaches a limit with them is visited again without them
+ * (more forms make every consumer's e-graph larger: cut-forms.c).  The
+ * call shares the memo of sc_rel_clean_exprs (class, any leaves): with
+ * fewer than max_terms families the two answers are the same, and past
+ * them it goes on from where that call stopped (exprs_resume). */
 void sc_rel_clean_exprs_cuts(sc_rel_ctx *c, sc_id cls, GPtrArray *out, GPtrArray *extra) {
-  clean_exprs(c, cls, NULL, out, extra);
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  cls = sc_egraph_find(eg, cls);
+  if (!sc_egraph_is_clean(eg)) {
+    clean_exprs(c, cls, NULL, out, extra, NULL, NULL);
+    return;
+  }
+  /* Fewer than max_terms families: no cut form is picked and the aliases
+   * see the same kept leaves, so this call's terms are those of
+   * sc_rel_clean_exprs (and the memo serves both). */
+  exprs_entry *e = exprs_memo_find(c, eg, cls, NULL);
+  if (e != NULL && !e->full) {
+    c->exprs_memo->hits++;
+    for (guint i = 0; i < e->exprs->len; i++)
+      g_ptr_array_add(out, g_ptr_array_index(e->exprs, i));
+    return;
+  }
+  exprs_resume *from = NULL;
+  if (e != NULL && e->resume != NULL) {
+    /* go on from where that call stopped (the resume is used once) */
+    from = e->resume;
+    e->resume = NULL;
+    for (guint i = 0; i < from->n_kept; i++)
+      g_ptr_array_add(out, g_ptr_array_index(e->exprs, i));
+  }
+  c->exprs_memo->misses++;
+  guint first = out->len;
+  gboolean full = clean_exprs(c, cls, NULL, out, extra, from, NULL);
+  if (e == NULL && !full)
+    exprs_memo_add(c, cls, NULL, out, first, full, NULL);
 }
 
 /* Aliases (called by sc_rel_clean_exprs when its enumeration was cut short).

@@ -1,8 +1,9 @@
 /* test-extract.c — terms, extraction and enumeration: cheapest term under
  * AST size and under a cost function with infinities (clean-only), classes
  * with no finite term, the k smallest distinct terms of a class in exact
- * order (also through a cycle, with weights), clean-only enumeration with weights, and
- * a term round trip through the e-graph. */
+ * order (also through a cycle, with weights), clean-only enumeration with weights,
+ * the size bound (no term, a finite set of terms beside a cycle with no
+ * term, a productive cycle), and a term round trip through the e-graph. */
 #include "shardcheck/extract.h"
 
 #include <math.h>
@@ -190,6 +191,44 @@ static void test_enumerate_weighted_cycle(void) {
   g_assert_cmpstr(s6, ==, s);
 }
 
+/* extract.c counts sizes only while a larger term may exist: the answers
+ * with max_size 4096 (the cap) are those of a max_size just large enough. */
+static void test_enumerate_size_bound(void) {
+  g_autoptr(sc_egraph) eg = sc_egraph_new(NULL, NULL);
+  sc_id x = leaf(eg, OP_X), y = leaf(eg, OP_Y);
+  /* C = { dirty, f(C) }: a cycle with no clean term */
+  sc_id d = leaf(eg, OP_DIRTY);
+  sc_id fd = un(eg, OP_F, d);
+  sc_egraph_union(eg, d, fd, SC_JUST_ASSERTED);
+  /* R = { add(x, y), add(C, x) }: one term, beside the cycle */
+  sc_id r = bin(eg, OP_ADD, x, y);
+  sc_id rc = bin(eg, OP_ADD, d, x);
+  sc_egraph_union(eg, r, rc, SC_JUST_ASSERTED);
+  /* E = { add(C, y) }: no term at all */
+  sc_id e = bin(eg, OP_ADD, d, y);
+  /* L = { z, f(L) }: a productive cycle, terms of every size 1 + 3i */
+  sc_id z = leaf(eg, OP_Z);
+  sc_id fz = un(eg, OP_F, z);
+  sc_egraph_union(eg, z, fz, SC_JUST_ASSERTED);
+  /* S = { add(R, L) } */
+  sc_id top = bin(eg, OP_ADD, r, z);
+  sc_egraph_rebuild(eg);
+  g_autofree char *sr = enum_str(eg, r, 10, 4096, clean_weight, NULL);
+  g_assert_cmpstr(sr, ==, "(add x y)");
+  g_autofree char *sr3 = enum_str(eg, r, 10, 3, clean_weight, NULL);
+  g_assert_cmpstr(sr3, ==, sr);
+  g_autofree char *se = enum_str(eg, e, 10, 4096, clean_weight, NULL);
+  g_assert_cmpstr(se, ==, "");
+  g_autofree char *sc = enum_str(eg, d, 10, 4096, clean_weight, NULL);
+  g_assert_cmpstr(sc, ==, "");
+  g_autoptr(GArray) sizes = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  g_autofree char *st = enum_str(eg, top, 3, 4096, clean_weight, sizes);
+  g_assert_cmpstr(st, ==, "(add (add x y) z) | (add (add x y) (f z)) | (add (add x y) (f (f z)))");
+  g_assert_cmpuint(g_array_index(sizes, uint32_t, 2), ==, 11);
+  g_autofree char *st2 = enum_str(eg, top, 3, 8, clean_weight, NULL);
+  g_assert_cmpstr(st2, ==, "(add (add x y) z) | (add (add x y) (f z))");
+}
+
 static void test_enumerate_distinct_many(void) {
   /* x = x + x: the terms of x of size s are the full binary trees, counted
    * by Catalan numbers: sizes 1, 3, 5, 7 hold 1, 1, 2, 5 terms */
@@ -256,6 +295,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/extract/enumerate/clean-only", test_enumerate_clean);
   g_test_add_func("/extract/enumerate/distinct", test_enumerate_distinct_many);
   g_test_add_func("/extract/enumerate/weighted-cycle", test_enumerate_weighted_cycle);
+  g_test_add_func("/extract/enumerate/size-bound", test_enumerate_size_bound);
   g_test_add_func("/extract/term/roundtrip", test_term_roundtrip);
   return g_test_run();
 }

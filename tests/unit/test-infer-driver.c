@@ -4,7 +4,8 @@
  *    own, and its expectation is proved there (a swapped one is not);
  *  - cut-forms.c / relation.c: past max_terms families of single names, the
  *    cut form (a cat of every rank's piece) is kept aside by
- *    sc_rel_clean_exprs_cuts and not by sc_rel_clean_exprs;
+ *    sc_rel_clean_exprs_cuts and not by sc_rel_clean_exprs, with the same
+ *    answer whether it goes on from sc_rel_clean_exprs's call or not;
  *  - localize.c: a limit at a node that reads a deferred relation, while
  *    the first deferred node's failure is pending, gives way to that failure;
  *    anywhere else it does not;
@@ -178,6 +179,28 @@ static void test_cut_forms(void) {
   GPtrArray *ctexts = sc_rel_texts_of(cuts);
   g_assert_cmpuint(ctexts->len, ==, 1);
   g_assert_true(has_text(ctexts, "cat(p0, p1, p2, p3, p4, p5, p6, p7, dim=0)"));
+  /* that call went on from where sc_rel_clean_exprs stopped (relation.c's
+   * resume); the same call again (the resume is used once) and one on an
+   * empty memo give the same relation and cut forms */
+  GPtrArray *otexts = sc_rel_texts_of(out);
+  for (int round = 0; round < 2; round++) {
+    if (round == 1)
+      sc_rel_exprs_memo_reset(&f.c);
+    GPtrArray *out2 = g_ptr_array_new(), *cuts2 = g_ptr_array_new();
+    sc_rel_clean_exprs_cuts(&f.c, cls, out2, cuts2);
+    GPtrArray *o2 = sc_rel_texts_of(out2), *c2 = sc_rel_texts_of(cuts2);
+    g_assert_cmpuint(o2->len, ==, otexts->len);
+    for (guint i = 0; i < o2->len; i++)
+      g_assert_cmpstr(g_ptr_array_index(o2, i), ==, g_ptr_array_index(otexts, i));
+    g_assert_cmpuint(c2->len, ==, ctexts->len);
+    for (guint i = 0; i < c2->len; i++)
+      g_assert_cmpstr(g_ptr_array_index(c2, i), ==, g_ptr_array_index(ctexts, i));
+    g_ptr_array_unref(o2);
+    g_ptr_array_unref(c2);
+    g_ptr_array_unref(out2);
+    g_ptr_array_unref(cuts2);
+  }
+  g_ptr_array_unref(otexts);
   g_ptr_array_unref(ptexts);
   g_ptr_array_unref(ctexts);
   g_ptr_array_unref(plain);
