@@ -342,19 +342,20 @@ static GArray *sc_rel_overloads_of(const sc_op *op) {
   return ids;
 }
 
+static sc_id sc_rel_constant_producer(const sc_rel_ctx *c, sc_id t);
+
 /* Could node N's read inputs be made of constants (sc_rel_add_sourceless_inputs):
- * does it read a result of a creation node without inputs, or, a
- * collective, an impl input?  A property of the graph, decided once. */
-static gboolean sc_rel_may_read_constant(const sc_graph *impl, const sc_node *n) {
+ * does it read a constant (sc_rel_constant_producer: a creation node's
+ * result, perhaps behind identities), or, a collective, an impl input?
+ * A property of the graph, decided once. */
+static gboolean sc_rel_may_read_constant(const sc_rel_ctx *c, const sc_node *n) {
   for (uint32_t i = 0; i < n->n_inputs; i++) {
     sc_id t = n->inputs[i];
     if (!sc_rel_reads_input(n, t))
       continue;
-    sc_id p = sc_graph_tensor(impl, t)->producer;
-    const sc_node *pn = p == SC_ID_NONE ? NULL : sc_graph_node(impl, p);
-    if (pn != NULL && pn->n_inputs == 0 && (pn->op->flags & SC_OP_CREATION))
+    if (sc_rel_constant_producer(c, t) != SC_ID_NONE)
       return TRUE;
-    if (pn == NULL && (n->op->flags & SC_OP_COLLECTIVE))
+    if (sc_graph_tensor(c->impl, t)->producer == SC_ID_NONE && (n->op->flags & SC_OP_COLLECTIVE))
       return TRUE;
   }
   return FALSE;
@@ -383,7 +384,7 @@ void sc_rel_trel_init(sc_rel_ctx *c) {
                        ? 1 : 0;
     if (n->op->flags & SC_OP_DATA_DEPENDENT)
       g_array_append_val(c->dd_nodes, w);
-    if (sc_rel_may_read_constant(c->impl, n))
+    if (sc_rel_may_read_constant(c, n))
       g_array_append_val(c->const_readers, w);
   }
 }
