@@ -5,7 +5,12 @@
  * hook list).  No bundle, no walk: each test builds the small e-graph the
  * pass changes and asserts what it produces.
  *
- * Ownership: ifx_init makes everything; ifx_clear frees it. */
+ * Ownership: ifx_init makes everything; ifx_clear frees it.
+ *
+ * The tests that run the whole driver on a bundle share ifx_run and
+ * ifx_run_json (the repository's lemma library, loaded once per test
+ * program by ifx_library and freed by ifx_library_free) and
+ * ifx_assert_same_texts. */
 #ifndef SC_TEST_INFER_FIXTURE_H
 #define SC_TEST_INFER_FIXTURE_H
 
@@ -79,6 +84,67 @@ static inline sc_id ifx_add(ifx *f, const char *text) {
 static inline gboolean ifx_same(ifx *f, sc_id a, sc_id b) {
   sc_egraph_rebuild(ifx_eg(f));
   return sc_egraph_find(ifx_eg(f), a) == sc_egraph_find(ifx_eg(f), b);
+}
+
+/* The slot of the lemma library loaded by ifx_library. */
+static inline sc_lemma_set **ifx_library_slot(void) {
+  static sc_lemma_set *library;
+  return &library;
+}
+
+/* The repository's lemmas/ directory, loaded at the first call; owned by
+ * the fixture until ifx_library_free. */
+static inline sc_lemma_set *ifx_library(void) {
+  sc_lemma_set **slot = ifx_library_slot();
+  if (*slot == NULL) {
+    GError *err = NULL;
+    g_autofree char *lemmas = g_build_filename(SC_TEST_SRCDIR, "lemmas", NULL);
+    *slot = sc_lemma_set_new();
+    g_assert_true(sc_lemma_set_load_dir(*slot, lemmas, &err));
+    g_assert_no_error(err);
+  }
+  return *slot;
+}
+
+static inline void ifx_library_free(void) {
+  sc_lemma_set **slot = ifx_library_slot();
+  if (*slot != NULL)
+    sc_lemma_set_free(*slot);
+  *slot = NULL;
+}
+
+/* The driver run on bundle B with OPTS (NULL: the defaults) and the
+ * library; the result borrows B (free it after the result). */
+static inline sc_infer_result *ifx_run(const sc_bundle *b, const sc_infer_options *opts) {
+  sc_infer_options o;
+  if (opts != NULL)
+    o = *opts;
+  else
+    sc_infer_options_init(&o);
+  o.lemmas = ifx_library();
+  GError *err = NULL;
+  sc_infer_result *r = sc_infer_run(b, &o, &err);
+  g_assert_no_error(err);
+  g_assert_nonnull(r);
+  return r;
+}
+
+/* ifx_run on the bundle JSON (named NAME in errors); *BP gets the bundle,
+ * which the caller frees after the result. */
+static inline sc_infer_result *ifx_run_json(const char *json, const char *name,
+                                            const sc_infer_options *opts, sc_bundle **bp) {
+  GError *err = NULL;
+  sc_bundle *b = sc_bundle_load_string(json, name, &err);
+  g_assert_no_error(err);
+  *bp = b;
+  return ifx_run(b, opts);
+}
+
+/* Two lists of relation texts (either may be NULL: none) are equal. */
+static inline void ifx_assert_same_texts(const GPtrArray *a, const GPtrArray *b) {
+  g_assert_cmpuint(a ? a->len : 0, ==, b ? b->len : 0);
+  for (guint i = 0; a != NULL && i < a->len; i++)
+    g_assert_cmpstr(g_ptr_array_index(a, i), ==, g_ptr_array_index(b, i));
 }
 
 #endif

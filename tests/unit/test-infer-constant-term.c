@@ -9,26 +9,8 @@
  * (e's relation is its constant term neg(ones(...))), not at e. */
 #include "infer-fixture.h"
 
-static sc_lemma_set *library;
-
 static sc_infer_result *run(const char *json, sc_bundle **bp) {
-  GError *err = NULL;
-  if (library == NULL) {
-    g_autofree char *lemmas = g_build_filename(SC_TEST_SRCDIR, "lemmas", NULL);
-    library = sc_lemma_set_new();
-    g_assert_true(sc_lemma_set_load_dir(library, lemmas, &err));
-    g_assert_no_error(err);
-  }
-  sc_bundle *b = sc_bundle_load_string(json, "constant", &err);
-  g_assert_no_error(err);
-  sc_infer_options opts;
-  sc_infer_options_init(&opts);
-  opts.lemmas = library;
-  sc_infer_result *r = sc_infer_run(b, &opts, &err);
-  g_assert_no_error(err);
-  g_assert_nonnull(r);
-  *bp = b; /* the result borrows the bundle: freed after it */
-  return r;
+  return ifx_run_json(json, "constant", NULL, bp);
 }
 
 #define T(name, shape, extra) "{\"name\": \"" name "\", \"shape\": " shape ", \"dtype\": \"f32\"" extra "}"
@@ -98,7 +80,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/infer/constant-term/correct", test_correct);
   g_test_add_func("/infer/constant-term/bug-at-reader", test_bug_at_reader);
   int rc = g_test_run();
-  if (library)
-    sc_lemma_set_free(library);
+  ifx_library_free();
   return rc;
 }

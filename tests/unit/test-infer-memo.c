@@ -6,34 +6,16 @@
  * carried texts are rendered when first read, and kept.  (Every
  * model of models/ is compared the same way by tests/models/memo-same.py,
  * through the JSON report.) */
+#include "infer-fixture.h"
 #include "shardcheck/infer.h"
 
 #include <string.h>
 
-static sc_lemma_set *library;
-
 static sc_infer_result *run(const sc_bundle *b, gboolean no_memo) {
-  GError *err = NULL;
-  if (library == NULL) {
-    g_autofree char *lemmas = g_build_filename(SC_TEST_SRCDIR, "lemmas", NULL);
-    library = sc_lemma_set_new();
-    g_assert_true(sc_lemma_set_load_dir(library, lemmas, &err));
-    g_assert_no_error(err);
-  }
   sc_infer_options opts;
   sc_infer_options_init(&opts);
-  opts.lemmas = library;
   opts.no_memo = no_memo;
-  sc_infer_result *r = sc_infer_run(b, &opts, &err);
-  g_assert_no_error(err);
-  g_assert_nonnull(r);
-  return r;
-}
-
-static void assert_same_texts(const GPtrArray *a, const GPtrArray *b) {
-  g_assert_cmpuint(a ? a->len : 0, ==, b ? b->len : 0);
-  for (guint i = 0; a != NULL && i < a->len; i++)
-    g_assert_cmpstr(g_ptr_array_index(a, i), ==, g_ptr_array_index(b, i));
+  return ifx_run(b, &opts);
 }
 
 /* Both runs of model REL agree; returns the nodes carried. */
@@ -52,8 +34,8 @@ static uint32_t check_same(const char *rel) {
      * (carried-texts.c), then kept */
     const GPtrArray *first = sc_infer_tensor_exprs(m, t);
     g_assert_true(sc_infer_tensor_exprs(m, t) == first);
-    assert_same_texts(first, sc_infer_tensor_exprs(p, t));
-    assert_same_texts(sc_infer_output_exprs(m, t), sc_infer_output_exprs(p, t));
+    ifx_assert_same_texts(first, sc_infer_tensor_exprs(p, t));
+    ifx_assert_same_texts(sc_infer_output_exprs(m, t), sc_infer_output_exprs(p, t));
   }
   for (uint32_t i = 0; i < sc_infer_n_expectations(m); i++)
     g_assert_cmpint(sc_infer_expectation_at(m, i)->found, ==,
@@ -101,6 +83,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/infer/memo/layers-same-as-proved", test_layers);
   g_test_add_func("/infer/memo/bugs-same-as-proved", test_bugs);
   int rc = g_test_run();
-  sc_lemma_set_free(library);
+  ifx_library_free();
   return rc;
 }

@@ -8,6 +8,7 @@
  * same way through the JSON report by tests/models/jobs-same.py.) */
 #include "infer/schedule.h"
 #include "shardcheck/bundle.h"
+#include "infer-fixture.h"
 #include "shardcheck/infer.h"
 #include "shardcheck/ops.h"
 
@@ -100,30 +101,11 @@ static void test_plan(void) {
   sc_rel_plan_clear(&p);
 }
 
-static sc_lemma_set *library;
-
 static sc_infer_result *run(const sc_bundle *b, uint32_t jobs) {
-  GError *err = NULL;
-  if (library == NULL) {
-    g_autofree char *lemmas = g_build_filename(SC_TEST_SRCDIR, "lemmas", NULL);
-    library = sc_lemma_set_new();
-    g_assert_true(sc_lemma_set_load_dir(library, lemmas, &err));
-    g_assert_no_error(err);
-  }
   sc_infer_options opts;
   sc_infer_options_init(&opts);
-  opts.lemmas = library;
   opts.jobs = jobs;
-  sc_infer_result *r = sc_infer_run(b, &opts, &err);
-  g_assert_no_error(err);
-  g_assert_nonnull(r);
-  return r;
-}
-
-static void assert_same_texts(const GPtrArray *a, const GPtrArray *b) {
-  g_assert_cmpuint(a ? a->len : 0, ==, b ? b->len : 0);
-  for (guint i = 0; a != NULL && i < a->len; i++)
-    g_assert_cmpstr(g_ptr_array_index(a, i), ==, g_ptr_array_index(b, i));
+  return ifx_run(b, &opts);
 }
 
 /* --jobs 1 and --jobs 2 agree on model REL; returns the nodes carried. */
@@ -138,8 +120,8 @@ static uint32_t check_same(const char *rel) {
   g_assert_cmpuint(sc_infer_failure_node(one), ==, sc_infer_failure_node(two));
   const sc_graph *spec = sc_bundle_spec(b);
   for (sc_id t = 0; t < sc_graph_n_tensors(spec); t++) {
-    assert_same_texts(sc_infer_tensor_exprs(one, t), sc_infer_tensor_exprs(two, t));
-    assert_same_texts(sc_infer_output_exprs(one, t), sc_infer_output_exprs(two, t));
+    ifx_assert_same_texts(sc_infer_tensor_exprs(one, t), sc_infer_tensor_exprs(two, t));
+    ifx_assert_same_texts(sc_infer_output_exprs(one, t), sc_infer_output_exprs(two, t));
   }
   for (sc_id v = 0; v < sc_graph_n_nodes(spec); v++)
     g_assert_cmpuint(sc_infer_carried_from(one, v), ==, sc_infer_carried_from(two, v));
@@ -172,6 +154,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/infer/schedule/layers-jobs-1-2", test_layers);
   g_test_add_func("/infer/schedule/bugs-jobs-1-2", test_bugs);
   int rc = g_test_run();
-  sc_lemma_set_free(library);
+  ifx_library_free();
   return rc;
 }
