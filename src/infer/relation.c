@@ -93,6 +93,15 @@ typedef struct {
 
 static gboolean reads_uncovered(const sc_term *t, GHashTable *covered);
 
+/* Drops P's references to its tables and kept terms (the state ends). */
+static void pick_state_clear(pick_state *p) {
+  g_hash_table_unref(p->covered);
+  g_hash_table_unref(p->families);
+  g_hash_table_unref(p->layouts);
+  if (p->kept_terms)
+    g_ptr_array_unref(p->kept_terms);
+}
+
 /* Keeps TERM (bound, into OUT and c->owned) when it is of a new family
  * and, past max_kept, of a new layout reading an impl tensor no kept term
  * reads; TRUE when kept. */
@@ -363,11 +372,7 @@ static gboolean clean_exprs_resumed(sc_rel_ctx *c, sc_id cls, GPtrArray *out, GP
     fresh_exprs(c, cls, NULL, &p, extra);
   if (p.first)
     alias_exprs(c, p.first, NULL, p.covered, out);
-  g_hash_table_unref(p.covered);
-  g_hash_table_unref(p.families);
-  g_hash_table_unref(p.layouts);
-  if (p.kept_terms)
-    g_ptr_array_unref(p.kept_terms);
+  pick_state_clear(&p);
   g_ptr_array_unref(terms);
   g_free(from);
   return TRUE;
@@ -431,11 +436,7 @@ static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_le
    * that no kept term reads may still equal one of its parts */
   if (p.first && cut)
     alias_exprs(c, p.first, allowed_leaf, p.covered, out);
-  g_hash_table_unref(p.covered);
-  g_hash_table_unref(p.families);
-  g_hash_table_unref(p.layouts);
-  if (p.kept_terms)
-    g_ptr_array_unref(p.kept_terms);
+  pick_state_clear(&p);
   g_ptr_array_unref(terms);
   return full;
 }
