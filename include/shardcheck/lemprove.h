@@ -9,7 +9,13 @@
  * argument named like dim: every value in [-R, R), and lists of them of
  * length 0..R), each bool, ScalarType and loss `reduction` attribute
  * (every value), the length (0..R) of each size list, and one dtype shared
- * by every tensor variable.  Everything else is a fresh symbol: each size
+ * by every tensor variable; a Scalar attribute takes each of 8
+ * representatives (-1, 0, 1, 2, 0.5, -0.5, True, False: the shape rules read
+ * a Scalar's kind and an int's sign, never its magnitude, except arange's,
+ * full's and linspace's bounds, whose lemmas are not provable here), a float
+ * attribute passed as a probability p (dropout) each of 0, 0.5, 1, -0.5, 2
+ * (the rules read whether it lies in [0, 1]), any other float 0.5 (not read
+ * by any rule), a string its default.  Everything else is a fresh symbol: each size
  * of each tensor variable in [1, 2^31], each other integer attribute
  * (start, end, length, step, view and expand sizes...) in [-2^40, 2^40].
  * Both sides' shape rules run on these symbolic types (sym.h).  Every size
@@ -51,9 +57,11 @@
 G_BEGIN_DECLS
 
 typedef struct {
-  uint32_t rank_bound;   /* R (3) */
-  uint32_t max_configs;  /* configurations per lemma (20000) */
-  uint32_t max_paths;    /* paths per lemma, over all configurations (200000; at
+  uint32_t rank_bound;   /* R (2) */
+  uint32_t max_configs;  /* configurations per lemma (200000); at most 1500
+                            calls of the oracle per lemma */
+  uint32_t max_paths;    /* runs per lemma (a path, a split or an infeasible case
+                            each), over all configurations (60000; at
                             most 4000 in one configuration) */
   const char *only;      /* prove only lemmas whose name starts with this (NULL: all) */
 } sc_lemprove_options;

@@ -143,13 +143,13 @@ static int lemmas_prove(int argc, char **argv) {
   g_autofree char *format = NULL, *only = NULL;
   g_auto(GStrv) dirs = NULL;
   g_auto(GStrv) rest = NULL;
-  gint rank_bound = 3;
+  gint rank_bound = 2;
   gint64 max_input = (gint64)SC_INPUT_DEFAULT_MAX_BYTES;
   GOptionEntry entries[] = {
       {"lemmas", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &dirs,
        "Also prove the lemma files (*.lemma) of DIR (repeatable)", "DIR"},
       {"rank-bound", 0, 0, G_OPTION_ARG_INT, &rank_bound,
-       "Prove for every rank up to R (3; at most 6)", "R"},
+       "Prove for every rank up to R (2; at most 6)", "R"},
       {"only", 0, 0, G_OPTION_ARG_STRING, &only,
        "Prove only the lemmas whose name starts with PREFIX", "PREFIX"},
       {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format", "text|json"},

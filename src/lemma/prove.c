@@ -25,6 +25,7 @@ const ld_checked *sc_lemma_set_checked(const sc_lemma_set *set, uint32_t i);
 #define MAX_DEPTH 48
 #define N_WITNESS 3000
 #define MAX_CONFIG_PATHS 4000
+#define MAX_SOLVER_CALLS 1500
 
 /* ------------------------------------------------------------------------ */
 /* How each variable of a lemma is instantiated                             */
@@ -39,6 +40,8 @@ typedef enum {
   VK_BOOL,     /* digit: FALSE, TRUE */
   VK_DTYPE,    /* digit: every dtype */
   VK_FIXED,    /* a fixed value (a float, or a string's default) */
+  VK_SCALAR,   /* digit: a representative Scalar (representative()) */
+  VK_PROB,     /* digit: a representative float p (representative()) */
 } vkind;
 
 typedef struct {
@@ -82,6 +85,61 @@ static gboolean computes_var(const pnode *p, const char *name) {
   return FALSE;
 }
 
+/* Does P pass VAR to an argument of an operator whose name starts with
+ * OP_PREFIX (NULL: any) named ARG_NAME (NULL: any)? */
+static gboolean var_used_in(const pnode *p, uint32_t var, const char *op_prefix,
+                            const char *arg_name) {
+  if (p == NULL || p->is_var)
+    return FALSE;
+  for (uint32_t a = 0; a < p->op->n_args; a++)
+    if (p->args[a].kind == PA_VAR && p->args[a].var == var &&
+        (op_prefix == NULL || g_str_has_prefix(p->op->name, op_prefix)) &&
+        (arg_name == NULL || strcmp(p->op->args[a].name, arg_name) == 0))
+      return TRUE;
+  for (uint32_t i = 0; i < p->n_kids; i++)
+    if (var_used_in(p->kids[i], var, op_prefix, arg_name))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean lemma_uses(const ld_checked *k, uint32_t var, const char *op_prefix,
+                           const char *arg_name) {
+  if (var_used_in(k->lhs, var, op_prefix, arg_name) ||
+      var_used_in(k->rhs, var, op_prefix, arg_name))
+    return TRUE;
+  for (guint i = 0; i < k->requires->len; i++)
+    if (var_used_in(g_ptr_array_index(k->requires, i), var, op_prefix, arg_name))
+      return TRUE;
+  return FALSE;
+}
+
+/* Representatives of a Scalar attribute: the shape rules read a Scalar's
+ * kind (int, float, bool: alpha, value) and an int's sign (pow's
+ * exponent), never its magnitude (arange's and full's bounds excepted:
+ * those lemmas are out).  Of a float attribute named p or dropout_p: the
+ * rules read whether it lies in [0, 1]; other floats are not read. */
+static const sc_value *representative(vkind kind, uint32_t i) {
+  static sc_value scalars[8], probs[5];
+  static gsize once = 0;
+  if (g_once_init_enter(&once)) {
+    scalars[0] = sc_value_int(-1);
+    scalars[1] = sc_value_int(0);
+    scalars[2] = sc_value_int(1);
+    scalars[3] = sc_value_int(2);
+    scalars[4] = sc_value_float(0.5);
+    scalars[5] = sc_value_float(-0.5);
+    scalars[6] = sc_value_bool(TRUE);
+    scalars[7] = sc_value_bool(FALSE);
+    probs[0] = sc_value_float(0.0);
+    probs[1] = sc_value_float(0.5);
+    probs[2] = sc_value_float(1.0);
+    probs[3] = sc_value_float(-0.5);
+    probs[4] = sc_value_float(2.0);
+    g_once_init_leave(&once, 1);
+  }
+  return kind == VK_SCALAR ? &scalars[i] : &probs[i];
+}
+
 /* Plan the variables of lemma I; NULL with *why when the method does not
  * apply. */
 static vplan *plan_vars(const sc_lemma_set *set, uint32_t li, const ld_checked *k, uint32_t R,
@@ -113,8 +171,6 @@ static vplan *plan_vars(const sc_lemma_set *set, uint32_t li, const ld_checked *
       }
       break;
     case SC_ARG_SCALAR:
-      /* an int or a float: only sizes built from it are proved over the
-       * integers, so a condition or computed value reading it is out */
       if (mentions_var(k->where, name) || computes_var(k->rhs, name)) {
         *why = g_strdup_printf("the condition or a computed argument reads the Scalar "
                                "attribute ?%s (an int or a float)",
@@ -122,7 +178,16 @@ static vplan *plan_vars(const sc_lemma_set *set, uint32_t li, const ld_checked *
         g_free(p);
         return NULL;
       }
-      p[v].kind = VK_SYMINT;
+      if (lemma_uses(k, v, "arange", NULL) || lemma_uses(k, v, "full", NULL) ||
+          lemma_uses(k, v, "linspace", NULL)) {
+        *why = g_strdup_printf("the Scalar attribute ?%s is a bound of arange/full/linspace "
+                               "(its magnitude makes sizes)",
+                               name);
+        g_free(p);
+        return NULL;
+      }
+      p[v].kind = VK_SCALAR;
+      p[v].n = 8;
       break;
     case SC_ARG_INT_LIST:
       if (dim_named(an)) {
@@ -157,6 +222,10 @@ static vplan *plan_vars(const sc_lemma_set *set, uint32_t li, const ld_checked *
         return NULL;
       }
       p[v].kind = VK_FIXED;
+      if (t == SC_ARG_FLOAT && (lemma_uses(k, v, NULL, "p") || lemma_uses(k, v, NULL, "dropout_p"))) {
+        p[v].kind = VK_PROB;
+        p[v].n = 5;
+      }
       break;
     default:
       *why = g_strdup_printf("attribute ?%s has a type the prover does not enumerate", name);
@@ -190,6 +259,8 @@ typedef struct {
   GHashTable *answers;       /* query key -> 1 + sc_truth: the inner oracle's
                                 answers, kept across the lemma's runs (a key
                                 is the whole question, context included) */
+  uint32_t solver_calls;     /* the lemma's calls of the inner oracle */
+  uint32_t runs;             /* the lemma's runs (paths, splits, infeasible) */
 } prun;
 
 static void append_poly(GString *s, const sc_sym_query *q, const sc_sym_qpoly *p,
@@ -269,7 +340,12 @@ static sc_truth wrap_decide(void *user, const sc_sym_query *q) {
   gpointer hit = q->key ? g_hash_table_lookup(P->answers, q->key) : NULL;
   if (hit != NULL) {
     t = (sc_truth)(GPOINTER_TO_INT(hit) - 1);
+  } else if (P->inner && P->solver_calls >= MAX_SOLVER_CALLS) {
+    if (P->stuck == NULL)
+      P->stuck = g_strdup_printf("more than %u solver calls (budget)", MAX_SOLVER_CALLS);
+    return SC_UNKNOWN;
   } else if (P->inner) {
+    P->solver_calls++;
     t = P->inner->decide(P->inner_user, q);
     if (q->key)
       g_hash_table_insert(P->answers, g_strdup(q->key), GINT_TO_POINTER((int)t + 1));
@@ -387,6 +463,10 @@ static uint32_t build_instance(prun *P, gboolean declare) {
     case VK_DTYPE:
       x->kind = SC_VAL_DTYPE;
       x->u.dtype = (sc_dtype)d;
+      break;
+    case VK_SCALAR:
+    case VK_PROB:
+      sc_value_copy(x, representative(pl->kind, d));
       break;
     case VK_FIXED:
       if (pl->arg && pl->arg->type == SC_ARG_STR)
@@ -606,6 +686,20 @@ static char *type_text(const sc_ttype *t) {
   return g_strdup_printf("%s%s", sc_dtype_name(t->dtype), s);
 }
 
+/* Is the condition NO under the run, with its negation YES? */
+static gboolean where_excludes(prun *P) {
+  ev_env env = {P->st, run_lookup, P};
+  if (ev_condition(&env, P->k->where) != SC_NO || P->branch || P->stuck)
+    return FALSE;
+  lx notn;
+  memset(&notn, 0, sizeof notn);
+  lx *kid = P->k->where;
+  notn.kind = LX_NOT;
+  notn.n = 1;
+  notn.kids = &kid;
+  return ev_condition(&env, &notn) == SC_YES;
+}
+
 /* The obligation on the current run (symtab, types, values made). */
 static pres obligation(prun *P, char **why) {
   const ld_checked *k = P->k;
@@ -613,6 +707,14 @@ static pres obligation(prun *P, char **why) {
   sc_ttype lt, rt;
   int lcode = 0, rcode = 0;
   g_autofree char *lmsg = NULL, *rmsg = NULL;
+  /* The condition first, as a filter only: a path where it is NO (and its
+   * negation YES, so that NO is not an evaluation failure) is excluded
+   * before the sides split it further; any other answer goes on, and the
+   * condition is asked again once the sides are typed. */
+  if (k->where && where_excludes(P))
+    return PR_VACUOUS;
+  if (P->branch || P->stuck)
+    return stuck_or_branch(P, 0, "");
   gboolean lok = infer(P, k->lhs, &lt, &lcode, &lmsg);
   if (P->branch || P->stuck)
     return stuck_or_branch(P, lcode, lmsg ? lmsg : "");
@@ -840,6 +942,13 @@ static gboolean prove_config(prun *P, const sc_lemprove_options *o, sc_lemprove_
     P->path = path;
     g_array_set_size(P->sym_is_size, 0);
     g_autofree char *why = NULL;
+    if (++P->runs > o->max_paths) {
+      r->status = SC_LEMPROVE_NOT_PROVABLE;
+      r->why = g_strdup_printf("more than %u runs (budget)", o->max_paths);
+      g_ptr_array_unref(path);
+      go_on = FALSE;
+      break;
+    }
     pres res = run_path(P, &why);
     switch (res) {
     case PR_BRANCH:
@@ -883,13 +992,11 @@ static gboolean prove_config(prun *P, const sc_lemprove_options *o, sc_lemprove_
                                    *assumed ? assumed : "true", c, why, N_WITNESS);
         }
         go_on = FALSE;
-      } else if (r->paths > o->max_paths || here > MAX_CONFIG_PATHS) {
+      } else if (here > MAX_CONFIG_PATHS) {
         g_autofree char *c = config_text(P);
         r->status = SC_LEMPROVE_NOT_PROVABLE;
-        r->why = here > MAX_CONFIG_PATHS
-                     ? g_strdup_printf("more than %u paths in one configuration (%s; budget)",
-                                       MAX_CONFIG_PATHS, c)
-                     : g_strdup_printf("more than %u paths (budget)", o->max_paths);
+        r->why = g_strdup_printf("more than %u paths in one configuration (%s; budget)",
+                                 MAX_CONFIG_PATHS, c);
         go_on = FALSE;
       }
       break;
@@ -967,9 +1074,9 @@ struct sc_lemprove_report {
 };
 
 void sc_lemprove_options_init(sc_lemprove_options *opts) {
-  opts->rank_bound = 3;
-  opts->max_configs = 20000;
-  opts->max_paths = 200000;
+  opts->rank_bound = 2;
+  opts->max_configs = 200000;
+  opts->max_paths = 60000;
   opts->only = NULL;
 }
 
