@@ -232,6 +232,11 @@ def render(lemma_dir, proofs_path=None):
         "reported only with a concrete instance that breaks the lemma under the",
         "concrete shape rules.  Not covered: mixed dtypes among tensor variables,",
         "sizes 0, ranks above R, float and Scalar attributes in conditions.",
+        "Budgets per lemma: 200,000 configurations, 15,000 runs (a run is a",
+        "path, a split or an infeasible case), 4,000 paths in one configuration,",
+        "600 calls of cvc5; a lemma over a budget is not provable here.",
+        "`shardcheck lemmas prove --rank-bound 3` proves more of the lemmas that",
+        "need rank 3 (at a cost: a few seconds per lemma with several tensors).",
         "",
     ]
     if proofs:

@@ -58,12 +58,14 @@ G_BEGIN_DECLS
 
 typedef struct {
   uint32_t rank_bound;   /* R (2) */
-  uint32_t max_configs;  /* configurations per lemma (200000); at most 1500
+  uint32_t max_configs;  /* configurations per lemma (200000); at most 600
                             calls of the oracle per lemma */
   uint32_t max_paths;    /* runs per lemma (a path, a split or an infeasible case
-                            each), over all configurations (60000; at
+                            each), over all configurations (15000; at
                             most 4000 in one configuration) */
   const char *only;      /* prove only lemmas whose name starts with this (NULL: all) */
+  uint32_t part, parts;  /* prove only the lemmas whose index in the set is
+                            PART modulo PARTS (0 of 1: all) */
 } sc_lemprove_options;
 
 void sc_lemprove_options_init(sc_lemprove_options *opts);

@@ -116,7 +116,7 @@ static int lemmas_check(int argc, char **argv) {
 }
 
 static const char prove_usage[] =
-    "Usage: shardcheck lemmas prove [--lemmas DIR] [--rank-bound R] [--only PREFIX] "
+    "Usage: shardcheck lemmas prove [--lemmas DIR] [--rank-bound R] [--only PREFIX] [--part I/N] "
     "[--format text|json]\n";
 
 static json_t *prove_json(const sc_lemprove_report *rep) {
@@ -140,7 +140,7 @@ static json_t *prove_json(const sc_lemprove_report *rep) {
  * (lemprove.h).  Exit 0 when no lemma is refuted, 1 when one is, 2 on a
  * usage or load error. */
 static int lemmas_prove(int argc, char **argv) {
-  g_autofree char *format = NULL, *only = NULL;
+  g_autofree char *format = NULL, *only = NULL, *part = NULL;
   g_auto(GStrv) dirs = NULL;
   g_auto(GStrv) rest = NULL;
   gint rank_bound = 2;
@@ -152,6 +152,8 @@ static int lemmas_prove(int argc, char **argv) {
        "Prove for every rank up to R (2; at most 6)", "R"},
       {"only", 0, 0, G_OPTION_ARG_STRING, &only,
        "Prove only the lemmas whose name starts with PREFIX", "PREFIX"},
+      {"part", 0, 0, G_OPTION_ARG_STRING, &part,
+       "Prove only part I of N (the lemmas whose index is I modulo N; 0 <= I < N)", "I/N"},
       {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format", "text|json"},
       {"max-input-bytes", 0, 0, G_OPTION_ARG_INT64, &max_input,
        "Largest lemma file read (default 268435456, 256 MiB)", "N"},
@@ -199,6 +201,16 @@ static int lemmas_prove(int argc, char **argv) {
   sc_lemprove_options_init(&opts);
   opts.rank_bound = (uint32_t)rank_bound;
   opts.only = only;
+  if (part != NULL) {
+    unsigned pi = 0, pn = 0;
+    char extra;
+    if (sscanf(part, "%u/%u%c", &pi, &pn, &extra) != 2 || pn == 0 || pi >= pn) {
+      fprintf(stderr, "shardcheck: --part takes I/N with 0 <= I < N, found '%s'\n", part);
+      return SC_EXIT_INPUT_ERROR;
+    }
+    opts.part = pi;
+    opts.parts = pn;
+  }
   sc_smt *smt = sc_smt_new();
   g_autoptr(sc_lemprove_report) rep = sc_lemprove_run(set, &opts, sc_smt_oracle(), smt);
   if (g_getenv("SC_LEMPROVE_TRACE") != NULL) {

@@ -25,7 +25,7 @@ const ld_checked *sc_lemma_set_checked(const sc_lemma_set *set, uint32_t i);
 #define MAX_DEPTH 48
 #define N_WITNESS 3000
 #define MAX_CONFIG_PATHS 4000
-#define MAX_SOLVER_CALLS 1500
+#define MAX_SOLVER_CALLS 600
 
 /* ------------------------------------------------------------------------ */
 /* How each variable of a lemma is instantiated                             */
@@ -524,11 +524,14 @@ static void canon(prun *P, sc_dim *d, int64_t c) {
 static void canonicalize(prun *P, const sc_op *op, GArray *tys, sc_value *args) {
   if (P->concrete)
     return;
-  gboolean list = FALSE;
-  for (uint32_t a = 0; a < op->n_args; a++)
-    if (op->args[a].type == SC_ARG_TENSOR_LIST || op->args[a].type == SC_ARG_TENSOR_OPT_LIST)
-      list = TRUE;
-  if (tys->len >= 2 && !list) {
+  /* cats and stacks compare sizes without broadcasting: not split */
+  static const char *const joins[] = {"cat", "_cat", "cat_copy", "concat", "concatenate",
+                                      "stack", "hstack", "vstack", "dstack"};
+  gboolean join = FALSE;
+  for (guint j = 0; j < G_N_ELEMENTS(joins); j++)
+    if (strcmp(op->name, joins[j]) == 0)
+      join = TRUE;
+  if (tys->len >= 2 && !join) {
     uint32_t maxr = 0;
     for (guint j = 0; j < tys->len; j++)
       maxr = MAX(maxr, g_array_index(tys, sc_ttype, j).shape.rank);
@@ -553,7 +556,9 @@ static void canonicalize(prun *P, const sc_op *op, GArray *tys, sc_value *args) 
           canon(P, &s->dims[s->rank - 1 - i], 1);
       }
     }
-  } else if (tys->len == 1 && g_str_has_prefix(op->name, "expand")) {
+  } else if (tys->len == 1 &&
+             (g_str_has_prefix(op->name, "expand") || g_str_has_prefix(op->name, "broadcast_to") ||
+              g_str_has_prefix(op->name, "sum_to_size"))) {
     sc_shape *s = &g_array_index(tys, sc_ttype, 0).shape;
     for (uint32_t i = 0; i < s->rank; i++)
       canon(P, &s->dims[i], 1);
@@ -1076,8 +1081,10 @@ struct sc_lemprove_report {
 void sc_lemprove_options_init(sc_lemprove_options *opts) {
   opts->rank_bound = 2;
   opts->max_configs = 200000;
-  opts->max_paths = 60000;
+  opts->max_paths = 15000;
   opts->only = NULL;
+  opts->part = 0;
+  opts->parts = 1;
 }
 
 const char *sc_lemprove_status_name(sc_lemprove_status s) {
@@ -1101,6 +1108,8 @@ sc_lemprove_report *sc_lemprove_run(const sc_lemma_set *set, const sc_lemprove_o
   for (uint32_t i = 0; i < sc_lemma_set_n_lemmas(set); i++) {
     const sc_lemma_info *info = sc_lemma_set_lemma(set, i);
     if (opts->only && !g_str_has_prefix(info->name, opts->only))
+      continue;
+    if (opts->parts > 1 && i % opts->parts != opts->part)
       continue;
     sc_lemprove_result r = {0};
     r.lemma = i;

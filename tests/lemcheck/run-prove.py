@@ -24,6 +24,9 @@ import sys
 def prove(exe, args):
     r = subprocess.run([exe, "lemmas", "prove", "--format", "json"] + args,
                        capture_output=True, text=True)
+    if "Sanitizer" in r.stderr or "runtime error" in r.stderr:
+        print(r.stderr[-3000:])
+        return 99, None
     if r.returncode not in (0, 1):
         print(r.stdout[-3000:], r.stderr[-3000:])
         return r.returncode, None
