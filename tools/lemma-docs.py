@@ -123,7 +123,7 @@ def status_cell(name, proofs, rank_bound):
     """What the prover says of statement NAME (its instances for a class lemma)."""
     mine = [v for k, v in proofs.items() if k == name or k.startswith(name + "[")]
     if not mine:
-        return "not run"
+        return "fuzzed only: not run by the prover"
     proved = sum(1 for st, _ in mine if st == "proved")
     refuted = sum(1 for st, _ in mine if st == "refuted")
     reasons = sorted({category(w, rank_bound) for st, w in mine if st == "not_provable"})
