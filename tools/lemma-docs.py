@@ -10,8 +10,13 @@ lemmas/ next to this tool) gets one line: its name and the comment that
 states its identity.  The comment of a statement is the block of `#` lines
 directly above it; statements under one comment (a family written
 together) share it.  A file's first comment block (its header) introduces
-the file's section.  Standard library only.
+the file's section.  Each lemma's line also says what `shardcheck lemmas
+prove` proved of its typing for all sizes (read from --proofs, default
+docs/lemma-proofs.json: the JSON of `shardcheck lemmas prove --format
+json`, which the test `lemmas-prove-library` compares with the prover's
+answers).  Standard library only.
 """
+import json
 import argparse
 import glob
 import os
@@ -81,7 +86,64 @@ def parse(path):
     return header, entries
 
 
-def render(lemma_dir):
+def category(why, rank_bound):
+    """A short reason for a lemma the prover does not prove."""
+    w = why or ""
+    table = [
+        ("budget", "over the prover's budget"),
+        ("floor division, modulo", "an opaque floor division or modulo"),
+        ("concrete integer", "a shape rule needs a concrete integer"),
+        ("condition is undecided", "a condition on values"),
+        ("cannot be evaluated on symbolic", "a condition not over integers"),
+        ("Scalar attribute", "a Scalar attribute in the condition"),
+        ("float attribute", "a float attribute in the condition"),
+        ("string attribute", "a string attribute"),
+        ("well-typed in no configuration", f"no well-typed instance at rank <= {rank_bound}"),
+        ("no concrete", "refuted on a path, no concrete witness"),
+        ("neither provably equal", "sizes neither equal nor different"),
+        ("cannot assume", "a case split sym cannot assume"),
+        ("undecided", "a comparison the solver leaves undecided"),
+    ]
+    for key, text in table:
+        if key in w:
+            return text
+    return "other: " + w[:60]
+
+
+def load_proofs(path):
+    """(rank bound, {lemma name: (status, why)}) or (None, {}) without FILE."""
+    if not path or not os.path.exists(path):
+        return None, {}
+    with open(path, encoding="utf-8") as f:
+        rep = json.load(f)
+    return rep["rank_bound"], {l["name"]: (l["status"], l.get("why")) for l in rep["lemmas"]}
+
+
+def status_cell(name, proofs, rank_bound):
+    """What the prover says of statement NAME (its instances for a class lemma)."""
+    mine = [v for k, v in proofs.items() if k == name or k.startswith(name + "[")]
+    if not mine:
+        return "fuzzed only: not run by the prover"
+    proved = sum(1 for st, _ in mine if st == "proved")
+    refuted = sum(1 for st, _ in mine if st == "refuted")
+    reasons = sorted({category(w, rank_bound) for st, w in mine if st == "not_provable"})
+    if len(mine) == 1:
+        st, w = mine[0]
+        if st == "proved":
+            return f"proved (rank <= {rank_bound})"
+        if st == "refuted":
+            return "**refuted**"
+        return "fuzzed only: " + category(w, rank_bound)
+    text = f"proved {proved}/{len(mine)} instances"
+    if refuted:
+        text += f", **{refuted} refuted**"
+    if reasons:
+        text += "; fuzzed only: " + "; ".join(reasons)
+    return text
+
+
+def render(lemma_dir, proofs_path=None):
+    rank_bound, proofs = load_proofs(proofs_path)
     files = sorted(glob.glob(os.path.join(lemma_dir, "*.lemma")))
     parsed = [(os.path.basename(p), *parse(p)) for p in files]
     n_lemmas = sum(1 for _, _, es in parsed for k, _, _, _ in es if k == "lemma")
@@ -145,14 +207,59 @@ def render(lemma_dir):
         "interpreter on random instances (ranks 1-4, random sizes, dims, keepdim,",
         "split points, dtypes, and for class lemmas every operator of the class), and",
         "the load-time instance test checks that both sides have one type on 600",
-        "instances.  This refutes; it does not prove.  No lemma's side conditions",
-        "are yet proved for all sizes with cvc5 (src/smt is used by the checker",
-        "for symbolic sizes of bundles, not for lemma conditions): all lemmas are",
-        "fuzzed only.  The class lemmas' conditions are linear integer arithmetic",
-        "over ranks, dims and sizes (`reduced`, `reduced_before` are finite case",
-        "splits at a bounded rank), the form TensorRight (POPL 2025) proves with a",
-        "rank bound; that is the next step.",
+        "instances.  This refutes; it does not prove.  **Values are fuzzed only**:",
+        "no lemma's value equality is proved for all sizes.",
         "",
+        "What is proved for all sizes is **typing**, by `shardcheck lemmas prove`",
+        "(include/shardcheck/lemprove.h, src/lemma/prove.c), after TensorRight",
+        "(POPL 2025): wherever the left side is well-typed and the where condition",
+        "holds, the right side is well-typed with the same shape and dtype (for a",
+        "`<=>` lemma, the converse too), for every size, at every rank up to a",
+        "bound R.  Ranks, dim arguments (every value in [-R, R), and dim lists of",
+        "length <= R), bools, dtypes (one dtype shared by the tensor variables,",
+        "each of the 9) and loss reductions are enumerated, a Scalar attribute takes",
+        "8 representatives (-1, 0, 1, 2, 0.5, -0.5, True, False: the shape rules read",
+        "a Scalar's kind and sign, not its magnitude; a Scalar bound of arange, full",
+        "or linspace is not provable), a float probability p (dropout) 0, 0.5, 1,",
+        "-0.5 and 2, any other float 0.5 (no shape rule reads it); every size (in [1,",
+        "2^31]) and every other integer (starts, ends, lengths, view and expand",
+        "sizes: in [-2^40, 2^40]) is a symbol.  The operators' own shape rules run",
+        "on the symbolic types; a size comparison that neither the normal form nor",
+        "cvc5 decides splits the run into the case where it holds and the case",
+        "where it does not (each path a conjunction of integer facts, replayed),",
+        "and the sizes that rules special-case without asking (a broadcast size",
+        "1, a size -1 in a size list) are split the same way.  A refutation is",
+        "reported only with a concrete instance that breaks the lemma under the",
+        "concrete shape rules.  Not covered: mixed dtypes among tensor variables,",
+        "sizes 0, ranks above R, float and Scalar attributes in conditions.",
+        "Budgets per lemma: 200,000 configurations, 15,000 runs (a run is a",
+        "path, a split or an infeasible case), 4,000 paths in one configuration,",
+        "600 calls of cvc5; a lemma over a budget is not provable here.",
+        "`shardcheck lemmas prove --rank-bound 3` proves more of the lemmas that",
+        "need rank 3 (at a cost: a few seconds per lemma with several tensors).",
+        "",
+    ]
+    if proofs:
+        counts = {"proved": 0, "refuted": 0, "not_provable": 0}
+        reasons = {}
+        for st, w in proofs.values():
+            counts[st] += 1
+            if st == "not_provable":
+                c = category(w, rank_bound)
+                reasons[c] = reasons.get(c, 0) + 1
+        out += [
+            f"On the library (docs/lemma-proofs.json, rank bound R = {rank_bound}), of",
+            f"{len(proofs)} lemmas and class-lemma instances: **{counts['proved']} typing proved",
+            f"for all sizes at rank <= {rank_bound}**, {counts['refuted']} refuted, "
+            f"{counts['not_provable']} fuzzed only",
+            "(not provable by this method), by reason:",
+            "",
+            "| reason | lemmas |",
+            "|---|---:|",
+        ]
+        out += [f"| {c} | {n} |" for c, n in sorted(reasons.items(), key=lambda x: -x[1])]
+        out += ["", "Each lemma's line below says which (column \"typing for all sizes\").", ""]
+    out += [
         "A few lemmas get few random instances (a random target shape rarely fits",
         "a view): `view_view_cat_aligned` and `view_cat_regroup_aligned`",
         "(layout-batched.lemma) get 0 to 4 a run.  Both are identities wherever",
@@ -167,11 +274,16 @@ def render(lemma_dir):
         ops = [(n, c) for k, n, c, _ in entries if k == "op"]
         lemmas = [(n + (f"` (class `{cl}`)" if cl else "`"), c) for k, n, c, cl in entries
                   if k == "lemma"]
+        bare = [n for k, n, c, cl in entries if k == "lemma"]
         if ops:
             out += ["| operator | what it computes |", "|---|---|"]
             out += [f"| `{n}` | {sentence(c)} |" for n, c in ops]
             out.append("")
-        if lemmas:
+        if lemmas and proofs:
+            out += ["| lemma | identity | typing for all sizes |", "|---|---|---|"]
+            out += [f"| `{n} | {sentence(c)} | {status_cell(b, proofs, rank_bound)} |"
+                    for (n, c), b in zip(lemmas, bare)]
+        elif lemmas:
             out += ["| lemma | identity |", "|---|---|"]
             out += [f"| `{n} | {sentence(c)} |" for n, c in lemmas]
     return "\n".join(out) + "\n"
@@ -183,8 +295,10 @@ def main():
     ap.add_argument("--lemmas", default=os.path.join(here, "..", "lemmas"))
     ap.add_argument("-o", "--output", default="-")
     ap.add_argument("--check", metavar="FILE")
+    ap.add_argument("--proofs", default=os.path.join(here, "..", "docs", "lemma-proofs.json"),
+                    help="the JSON of `shardcheck lemmas prove --format json`")
     a = ap.parse_args()
-    text = render(a.lemmas)
+    text = render(a.lemmas, a.proofs)
     if a.check:
         with open(a.check, encoding="utf-8") as f:
             have = f.read()

@@ -7,6 +7,8 @@
 #include "cli/cli.h"
 #include "shardcheck/input.h"
 #include "shardcheck/lemcheck.h"
+#include "shardcheck/lemprove.h"
+#include "smt/smt.h"
 #include "shardcheck/usercheck.h"
 
 #include <jansson.h>
@@ -113,15 +115,138 @@ static int lemmas_check(int argc, char **argv) {
   return f > 0 ? SC_EXIT_FAILS : SC_EXIT_REFINES;
 }
 
+static const char prove_usage[] =
+    "Usage: shardcheck lemmas prove [--lemmas DIR] [--rank-bound R] [--only PREFIX] [--part I/N] "
+    "[--format text|json]\n";
+
+static json_t *prove_json(const sc_lemprove_report *rep) {
+  json_t *arr = json_array();
+  for (uint32_t i = 0; i < sc_lemprove_report_n(rep); i++) {
+    const sc_lemprove_result *r = sc_lemprove_report_get(rep, i);
+    json_t *o = json_pack("{s:s, s:s, s:i, s:i, s:i}", "name", r->name, "status",
+                          sc_lemprove_status_name(r->status), "configs", (json_int_t)r->configs,
+                          "paths", (json_int_t)r->paths, "typed", (json_int_t)r->typed);
+    json_object_set_new(o, "why", r->why ? json_string(r->why) : json_null());
+    json_array_append_new(arr, o);
+  }
+  uint32_t p, f, u;
+  sc_lemprove_report_counts(rep, &p, &f, &u);
+  return json_pack("{s:i, s:o, s:i, s:i, s:i}", "rank_bound",
+                   (json_int_t)sc_lemprove_report_rank_bound(rep), "lemmas", arr, "proved",
+                   (json_int_t)p, "refuted", (json_int_t)f, "not_provable", (json_int_t)u);
+}
+
+/* `lemmas prove`: the typing of every lemma for all sizes at rank <= R
+ * (lemprove.h).  Exit 0 when no lemma is refuted, 1 when one is, 2 on a
+ * usage or load error. */
+static int lemmas_prove(int argc, char **argv) {
+  g_autofree char *format = NULL, *only = NULL, *part = NULL;
+  g_auto(GStrv) dirs = NULL;
+  g_auto(GStrv) rest = NULL;
+  gint rank_bound = 2;
+  gint64 max_input = (gint64)SC_INPUT_DEFAULT_MAX_BYTES;
+  GOptionEntry entries[] = {
+      {"lemmas", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &dirs,
+       "Also prove the lemma files (*.lemma) of DIR (repeatable)", "DIR"},
+      {"rank-bound", 0, 0, G_OPTION_ARG_INT, &rank_bound,
+       "Prove for every rank up to R (2; at most 6)", "R"},
+      {"only", 0, 0, G_OPTION_ARG_STRING, &only,
+       "Prove only the lemmas whose name starts with PREFIX", "PREFIX"},
+      {"part", 0, 0, G_OPTION_ARG_STRING, &part,
+       "Prove only part I of N (the lemmas whose index is I modulo N; 0 <= I < N)", "I/N"},
+      {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format", "text|json"},
+      {"max-input-bytes", 0, 0, G_OPTION_ARG_INT64, &max_input,
+       "Largest lemma file read (default 268435456, 256 MiB)", "N"},
+      {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &rest, NULL, NULL},
+      {NULL, 0, 0, 0, NULL, NULL, NULL},
+  };
+  g_set_prgname("shardcheck lemmas prove");
+  g_autoptr(GOptionContext) ctx = g_option_context_new(
+      "- prove that every lemma's right side is well-typed, with the shape and dtype of its "
+      "left side, for all sizes at rank <= R");
+  g_option_context_set_summary(
+      ctx, "Examples:\n  shardcheck lemmas prove\n  shardcheck lemmas prove --rank-bound 4 "
+           "--only cat_\n"
+           "\nExit codes: 0 no lemma refuted, 1 a lemma refuted, 2 usage or load error.");
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  GError *err = NULL;
+  gboolean json = FALSE;
+  if (!g_option_context_parse(ctx, &argc, &argv, &err) ||
+      !sc_cli_parse_format(format, &json, &err)) {
+    fprintf(stderr, "shardcheck: %s\n", err->message);
+    g_error_free(err);
+    return SC_EXIT_INPUT_ERROR;
+  }
+  if (max_input <= 0) {
+    fprintf(stderr, "shardcheck: --max-input-bytes takes a number > 0\n");
+    return SC_EXIT_INPUT_ERROR;
+  }
+  sc_input_set_max_bytes((uint64_t)max_input);
+  if (rest != NULL && rest[0] != NULL) {
+    fprintf(stderr, "shardcheck: lemmas prove takes no argument ('%s')\n%s", rest[0],
+            prove_usage);
+    return SC_EXIT_INPUT_ERROR;
+  }
+  if (rank_bound < 0 || rank_bound > 6) {
+    fprintf(stderr, "shardcheck: --rank-bound must be in [0, 6]\n");
+    return SC_EXIT_INPUT_ERROR;
+  }
+  g_autoptr(sc_lemma_set) set = sc_cli_load_lemmas(TRUE, dirs, NULL, &err);
+  if (set == NULL) {
+    fprintf(stderr, "shardcheck: %s\n", err->message);
+    g_error_free(err);
+    return SC_EXIT_INPUT_ERROR;
+  }
+  sc_lemprove_options opts;
+  sc_lemprove_options_init(&opts);
+  opts.rank_bound = (uint32_t)rank_bound;
+  opts.only = only;
+  if (part != NULL) {
+    unsigned pi = 0, pn = 0;
+    char extra;
+    if (sscanf(part, "%u/%u%c", &pi, &pn, &extra) != 2 || pn == 0 || pi >= pn) {
+      fprintf(stderr, "shardcheck: --part takes I/N with 0 <= I < N, found '%s'\n", part);
+      return SC_EXIT_INPUT_ERROR;
+    }
+    opts.part = pi;
+    opts.parts = pn;
+  }
+  sc_smt *smt = sc_smt_new();
+  g_autoptr(sc_lemprove_report) rep = sc_lemprove_run(set, &opts, sc_smt_oracle(), smt);
+  if (g_getenv("SC_LEMPROVE_TRACE") != NULL) {
+    sc_smt_stats ss;
+    sc_smt_get_stats(smt, &ss);
+    g_autofree char *t = sc_smt_stats_to_string(&ss);
+    fprintf(stderr, "lemmas prove: %s\n", t);
+  }
+  sc_smt_free(smt);
+  if (json) {
+    json_t *root = prove_json(rep);
+    char *out = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    printf("%s\n", out);
+    free(out);
+    json_decref(root);
+  } else {
+    sc_lemprove_report_text(stdout, rep);
+  }
+  uint32_t p, f, u;
+  sc_lemprove_report_counts(rep, &p, &f, &u);
+  return f > 0 ? SC_EXIT_FAILS : SC_EXIT_REFINES;
+}
+
 int sc_cli_lemmas(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
     FILE *out = argc < 2 ? stderr : stdout;
-    fprintf(out, "%s  check   evaluate both sides of every lemma on random instances\n",
-            lemmas_usage);
+    fprintf(out,
+            "%s%s  check   evaluate both sides of every lemma on random instances\n"
+            "  prove   prove every lemma's typing for all sizes at rank <= R\n",
+            lemmas_usage, prove_usage);
     return argc < 2 ? SC_EXIT_INPUT_ERROR : SC_EXIT_REFINES;
   }
   if (strcmp(argv[1], "check") == 0)
     return lemmas_check(argc - 1, argv + 1);
+  if (strcmp(argv[1], "prove") == 0)
+    return lemmas_prove(argc - 1, argv + 1);
   fprintf(stderr, "shardcheck: unknown lemmas command '%s'\n%s", argv[1], lemmas_usage);
   return SC_EXIT_INPUT_ERROR;
 }

@@ -1,0 +1,118 @@
+/* lemprove.h — the shape prover behind `shardcheck lemmas prove`: for every
+ * lemma of a set, that wherever its left side is well-typed and its where
+ * condition holds, its right side is well-typed with the same shape and
+ * dtype (and for <=> the converse), for every size, at every rank up to a
+ * bound R (TensorRight's finite rank bound).
+ *
+ * The method.  A configuration fixes what the shape rules index with:
+ * each tensor variable's rank (0..R), each dim-valued attribute (an `int`
+ * argument named like dim: every value in [-R, R), and lists of them of
+ * length 0..R), each bool, ScalarType and loss `reduction` attribute
+ * (every value), the length (0..R) of each size list, and one dtype shared
+ * by every tensor variable; a Scalar attribute takes each of 8
+ * representatives (-1, 0, 1, 2, 0.5, -0.5, True, False: the shape rules read
+ * a Scalar's kind and an int's sign, never its magnitude, except arange's,
+ * full's and linspace's bounds, whose lemmas are not provable here), a float
+ * attribute passed as a probability p (dropout) each of 0, 0.5, 1, -0.5, 2
+ * (the rules read whether it lies in [0, 1]), any other float 0.5 (not read
+ * by any rule), a string its default.  Everything else is a fresh symbol: each size
+ * of each tensor variable in [1, 2^31], each other integer attribute
+ * (start, end, length, step, view and expand sizes...) in [-2^40, 2^40].
+ * Both sides' shape rules run on these symbolic types (sym.h).  Every size
+ * comparison that the normal form leaves undecided goes to the oracle
+ * (cvc5, src/smt); one that the oracle cannot decide either splits the
+ * path: the run is replayed twice, once with the comparison assumed and
+ * once with its negation (sc_symtab_assume), so that each path is a
+ * conjunction of linear or polynomial facts under which every comparison
+ * is decided.  The sizes that shape rules treat specially without asking
+ * (a broadcast size of 1, an expanded size -1) are split the same way
+ * before each rule runs: a size that the path makes equal to 1 (or -1)
+ * becomes the constant.  A lemma is
+ *   - PROVED when on every path of every configuration where the left side
+ *     is well-typed and the condition is YES, the right side is well-typed
+ *     with equal dtype and rank and every size provably equal;
+ *   - REFUTED when a path breaks that and a concrete instance of the same
+ *     configuration (sizes and integers searched) breaks it under the
+ *     concrete shape rules: the instance is reported;
+ *   - NOT_PROVABLE when the method cannot conclude: a comparison neither
+ *     the solver nor a linear split decides (a floor division or modulo
+ *     left opaque), a shape rule that needs a concrete integer, a
+ *     condition on a float or string attribute or on values (vmin/vmax),
+ *     a budget of configurations or paths exceeded, a symbolic refutation
+ *     without a concrete witness, or a left side well-typed in no
+ *     configuration at rank <= R.
+ * What is proved is typing, not values: the numerical checker (lemcheck.h)
+ * still only fuzzes values.  Not covered: mixed dtypes among tensor
+ * variables, sizes 0, integers beyond 2^40, ranks above R.
+ *
+ * Ownership: the report borrows the set's lemma names; its strings are its
+ * own.  The oracle is borrowed for the call. */
+#ifndef SHARDCHECK_LEMPROVE_H
+#define SHARDCHECK_LEMPROVE_H
+
+#include "shardcheck/lemma.h"
+
+#include <stdio.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  uint32_t rank_bound;   /* R (2) */
+  uint32_t max_configs;  /* configurations per lemma (200000); at most 600
+                            calls of the oracle per lemma */
+  uint32_t max_paths;    /* runs per lemma (a path, a split or an infeasible case
+                            each), over all configurations (15000; at
+                            most 4000 in one configuration) */
+  const char *only;      /* prove only lemmas whose name starts with this (NULL: all) */
+  uint32_t part, parts;  /* prove only the lemmas whose index in the set is
+                            PART modulo PARTS (0 of 1: all) */
+} sc_lemprove_options;
+
+void sc_lemprove_options_init(sc_lemprove_options *opts);
+
+#define SC_LEMPROVE_STATUSES(X)                 \
+  X(SC_LEMPROVE_PROVED, "proved")               \
+  X(SC_LEMPROVE_REFUTED, "refuted")             \
+  X(SC_LEMPROVE_NOT_PROVABLE, "not_provable")
+typedef enum {
+#define SC_X_LP(sym, word) sym,
+  SC_LEMPROVE_STATUSES(SC_X_LP)
+#undef SC_X_LP
+} sc_lemprove_status;
+const char *sc_lemprove_status_name(sc_lemprove_status s);
+
+typedef struct {
+  uint32_t lemma;           /* index in the set */
+  const char *name;         /* borrowed from the set */
+  sc_lemprove_status status;
+  char *why;                /* REFUTED: the instance and what breaks;
+                               NOT_PROVABLE: the reason; PROVED: NULL */
+  uint32_t configs;         /* configurations run */
+  uint32_t paths;           /* complete paths run */
+  uint32_t typed;           /* of those, paths where the left side is
+                               well-typed and the condition YES */
+} sc_lemprove_result;
+
+typedef struct sc_lemprove_report sc_lemprove_report;
+
+/* Prove every lemma of SET (or those OPTS->only selects).  ORACLE (may be
+ * NULL: the normal form alone) is plugged into every symtab made.
+ * (transfer full) */
+sc_lemprove_report *sc_lemprove_run(const sc_lemma_set *set, const sc_lemprove_options *opts,
+                                    const sc_sym_oracle *oracle, void *oracle_user);
+void sc_lemprove_report_free(sc_lemprove_report *rep);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(sc_lemprove_report, sc_lemprove_report_free)
+
+uint32_t sc_lemprove_report_n(const sc_lemprove_report *rep);
+const sc_lemprove_result *sc_lemprove_report_get(const sc_lemprove_report *rep, uint32_t i);
+/* Counts by status. */
+void sc_lemprove_report_counts(const sc_lemprove_report *rep, uint32_t *proved,
+                               uint32_t *refuted, uint32_t *not_provable);
+/* One line per lemma ("proved  NAME  (rank <= 3: 12 configurations, 14
+ * paths)"), then the totals. */
+void sc_lemprove_report_text(FILE *out, const sc_lemprove_report *rep);
+uint32_t sc_lemprove_report_rank_bound(const sc_lemprove_report *rep);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""run-prove.py -- the tests of `shardcheck lemmas prove` (suite lemcheck).
+
+    run-prove.py SHARDCHECK PLANTED_DIR planted
+        The planted lemmas of PLANTED_DIR: lemprove_true_transpose proved,
+        lemprove_planted_slice refuted with a concrete instance that really
+        breaks it (?e >= 9 and dim 0 of ?x larger than ?e), and
+        lemprove_outside_scalar not provable (a Scalar in the condition).
+    run-prove.py SHARDCHECK STATUS_JSON library [PREFIX...]
+        The library's lemmas whose names start with a PREFIX (all when none
+        is given) proved again: no lemma refuted, and each status equal to
+        the one recorded in STATUS_JSON (docs/lemma-proofs.json, from which
+        docs/lemmas.md is generated), so the page cannot claim a proof that
+        the prover no longer gives.
+
+Prints "N passed, M failed" and exits 1 on a failure.  Standard library only.
+"""
+import json
+import re
+import subprocess
+import sys
+
+
+def prove(exe, args):
+    r = subprocess.run([exe, "lemmas", "prove", "--format", "json"] + args,
+                       capture_output=True, text=True)
+    if "Sanitizer" in r.stderr or "runtime error" in r.stderr:
+        print(r.stderr[-3000:])
+        return 99, None
+    if r.returncode not in (0, 1):
+        print(r.stdout[-3000:], r.stderr[-3000:])
+        return r.returncode, None
+    return r.returncode, json.loads(r.stdout)
+
+
+def planted(exe, planted_dir):
+    rc, rep = prove(exe, ["--lemmas", planted_dir, "--only", "lemprove_"])
+    failures = []
+    if rep is None:
+        return ["lemmas prove failed to run"]
+    by = {l["name"]: l for l in rep["lemmas"]}
+    if rc != 1:
+        failures.append(f"exit {rc}, expected 1 (a refuted lemma)")
+    t = by.get("lemprove_true_transpose", {})
+    if t.get("status") != "proved" or t.get("typed", 0) == 0:
+        failures.append(f"lemprove_true_transpose: {t}")
+    s = by.get("lemprove_planted_slice", {})
+    why = s.get("why") or ""
+    m = re.search(r"\?x: \w+\[(\d+)[^\]]*\], \?e = (-?\d+)", why)
+    if s.get("status") != "refuted" or not m:
+        failures.append(f"lemprove_planted_slice not refuted with an instance: {s}")
+    else:
+        size, e = int(m.group(1)), int(m.group(2))
+        # the instance must satisfy the condition and break the rewrite
+        if not (e >= 9 and size > e):
+            failures.append(f"lemprove_planted_slice: the instance does not break it: {why}")
+    o = by.get("lemprove_outside_scalar", {})
+    if o.get("status") != "not_provable" or "Scalar" not in (o.get("why") or ""):
+        failures.append(f"lemprove_outside_scalar: {o}")
+    for name in sorted(by):
+        print(f"{by[name]['status']:13} {name}: {by[name].get('why') or ''}")
+    return failures
+
+
+def library(exe, status_json, prefixes):
+    with open(status_json, encoding="utf-8") as f:
+        recorded = {l["name"]: l["status"] for l in json.load(f)["lemmas"]}
+    failures = []
+    runs = prefixes or [None]
+    for p in runs:
+        rc, rep = prove(exe, ["--only", p] if p else [])
+        if rep is None:
+            failures.append(f"lemmas prove --only {p} failed to run")
+            continue
+        for l in rep["lemmas"]:
+            if l["status"] == "refuted":
+                failures.append(f"{l['name']} refuted: {l['why']}")
+            elif recorded.get(l["name"]) != l["status"]:
+                failures.append(f"{l['name']}: {l['status']} now, {recorded.get(l['name'])} in "
+                                f"{status_json} (regenerate it and docs/lemmas.md)")
+        print(f"--only {p}: {rep['proved']} proved, {rep['refuted']} refuted, "
+              f"{rep['not_provable']} not provable")
+    return failures
+
+
+def main():
+    exe, path, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+    failures = planted(exe, path) if mode == "planted" else library(exe, path, sys.argv[4:])
+    for f in failures:
+        print("FAIL", f)
+    print(f"{0 if failures else 1} passed, {1 if failures else 0} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
