@@ -75,17 +75,72 @@ FX2BUNDLE = os.path.join(ROOT, "tools", "fx2bundle.py")
 HLO2BUNDLE = os.path.join(ROOT, "tools", "hlo2bundle")
 SCALE_CAPTURE = os.path.join(ROOT, "tools", "bench", "scale-capture.py")
 
-# GraphGuard's published end-to-end times (issue 9, from the paper's
-# Figures 4 and 5; 16-core AMD EPYC 7302P at 3 GHz), forward pass, the
-# same degree for TP, SP and VP: (family, degree, layers) -> seconds.
+# GraphGuard's published end-to-end times (16-core AMD EPYC 7302P at 3 GHz,
+# forward pass, the same degree for TP, SP and VP), as far as they can be
+# read: (family, degree, layers) -> seconds.  The five values were read off
+# the paper's Figures 4 and 5 in issue 9 (the precision of that reading was
+# not recorded; our copy of the paper, shared/papers/graphguard-*.md, has
+# the figures' captions but not their pictures, so they cannot be read
+# again here).
 PUBLISHED = {
-    ("gpt", 2, 1): 13.6,
-    ("qwen2", 2, 1): 6.8,
-    ("llama", 2, 1): 10.0,  # transformers-neuronx on AWS Neuron, XLA HLO
-    ("gpt", 8, 1): 52.8,
-    ("gpt", 8, 8): 174.0,
+    ("gpt", 2, 1): 13.6,    # Figure 4 (Megatron-LM GPT) = Figure 5's first point
+    ("qwen2", 2, 1): 6.8,   # Figure 4 (vLLM Qwen2)
+    ("llama", 2, 1): 10.0,  # Figure 4: transformers-neuronx on AWS Neuron, XLA HLO
+    ("gpt", 8, 1): 52.8,    # Figure 5
+    ("gpt", 8, 8): 174.0,   # Figure 5 (above the text's 167 s bound: see GG_MAX_S)
 }
+# Every configuration GraphGuard published a time for.  Figure 4: one layer
+# at degree 2 of GPT, Qwen2, Llama-3 (HLO) and the two graphs of ByteDance's
+# proprietary model (not public: cannot be checked anywhere else); the
+# Hugging Face regression model "took less than a second" (section 6.3, no
+# figure).  Figure 5: GPT at TP = SP = VP = 2, 4, 6, 8 with 1, 2, 4, 8
+# layers, Llama-3 (HLO) at TP 2, 4, 8 ("no data for parallelism size as 6")
+# with the same depths.
+PUBLISHED_GRID = {"gpt": ([2, 4, 6, 8], [1, 2, 4, 8]), "llama": ([2, 4, 8], [1, 2, 4, 8]),
+                  "qwen2": ([2], [1])}
+PUBLISHED_UNCHECKABLE = [
+    "ByteDance model Fwd and Bwd, degree 2, one layer (Figure 4): proprietary graphs, not public",
+    "Hugging Face regression model with gradient accumulation (section 6.3): \"less than a "
+    "second\", no figure value (our bug_grad_accumulation case; no lower bound to compare with)",
+]
+# Section 1: "It takes GRAPHGUARD between 6-167 seconds ... to check these
+# models": no published time exceeds 167 s, so a value read above it (GPT
+# 8 x 8 at 174 s) is compared as 167 s, and 167 s bounds every time not
+# readable from our copy.
+GG_MAX_S = 167.0
 TARGET_SPEEDUP = 100.0
+
+
+def published_of(cfg):
+    """GraphGuard's time for a configuration: {"value", "lo", "hi"} (value:
+    the figure's reading or None; lo/hi: the interval it lies in, lo None
+    if unknown), or None if GraphGuard published nothing for it.  Bounds of
+    an unread point: the paper's times grow with the degree and the depth
+    (sections 6.3 and 6.4), so a read point at a degree and depth no larger
+    bounds it from below, one no smaller from above, and GG_MAX_S caps all."""
+    if cfg is None:
+        return None
+    fam, d, layers = cfg
+    degs, depths = PUBLISHED_GRID.get(fam, ([], []))
+    if (d not in degs or layers not in depths) and cfg not in PUBLISHED:
+        return None
+    known = {k: min(v, GG_MAX_S) for k, v in PUBLISHED.items() if k[0] == fam}
+    if cfg in known:
+        return {"value": PUBLISHED[cfg], "lo": known[cfg], "hi": known[cfg]}
+    below = [v for (_, d2, l2), v in known.items() if d2 <= d and l2 <= layers]
+    above = [v for (_, d2, l2), v in known.items() if d2 >= d and l2 >= layers]
+    return {"value": None, "lo": max(below) if below else None,
+            "hi": min(above + [GG_MAX_S])}
+
+
+def target_verdict(pub, cpu):
+    """met / MISSED / open for a CPU time against a published time."""
+    need = TARGET_SPEEDUP * cpu
+    if pub["lo"] is not None and pub["lo"] >= need:
+        return "met" if pub["value"] is not None else "met by the lower bound"
+    if pub["hi"] < need:
+        return "MISSED"
+    return f"open: 100x iff GraphGuard took >= {need:.1f} s"
 
 
 class Usage(Exception):
@@ -201,10 +256,22 @@ def collect_cases(a):
             raise Usage(f"--scale: {SCALE_CAPTURE} not found")
         cases.append({"name": f"gpt-tp{tp}-l{layers}", "scale": (tp, layers), "root": None,
                       "sheet_path": None, "origin": "dumps"})
-    seen = set()
     for c in cases:
         if c["sheet_path"]:  # --scale: read once generated
             c["sheet"] = load_sheet(c["sheet_path"])
+    if a.published:
+        if not have_rg:
+            raise Usage(f"--published: no real graphs at {rg} to generate from")
+        covered = {config_of(c["name"], c["sheet"]) for c in cases if c.get("sheet")}
+        covered |= {("gpt", tp, layers) for tp, layers in a.scale or []}
+        degs, depths = PUBLISHED_GRID["gpt"]
+        for tp in degs:
+            for layers in depths:
+                if ("gpt", tp, layers) not in covered:
+                    cases.append({"name": f"gpt-tp{tp}-l{layers}", "scale": (tp, layers),
+                                  "root": None, "sheet_path": None, "origin": "dumps"})
+    seen = set()
+    for c in cases:
         base, k = c["name"], 2
         while c["name"] in seen:  # two extras of the same stem
             c["name"] = f"{base}#{k}"
@@ -346,11 +413,15 @@ def bench_case(a, case, tmp):
     bundle = os.path.join(tmp, re.sub(r"[^A-Za-z0-9_.-]", "_", case["name"]) + ".bundle.json")
     want = expected_of(sheet)
     cfg = config_of(case["name"], sheet)
-    published = PUBLISHED.get(cfg) if cfg else None
+    if sheet.get("heads") not in (None, 24):
+        cfg = None  # a widened capture (scale-capture.py --heads): not GraphGuard's model
+    pub = published_of(cfg)
+    published = pub["value"] if pub else None
     row = {"case": case["name"], "origin": case["origin"], "sheet": case["sheet_path"],
            "root": case["root"], "synthetic": is_synthetic(case["origin"], sheet),
            "config": list(cfg) if cfg else None, "expected_verdict": want[0],
-           "expected_kind": want[1], "expected_node": want[2], "graphguard_s": published}
+           "expected_kind": want[1], "expected_node": want[2], "graphguard_s": published,
+           "graphguard_bounds": [pub["lo"], pub["hi"]] if pub else None}
     ok, assumed, msg, conv = convert(case, bundle, a.runs, a.timeout)
     row["assumed_intermediates"] = assumed
     row["convert"] = conv
@@ -382,6 +453,12 @@ def bench_case(a, case, tmp):
         row["speedup"] = published / row["wall"]
         row["speedup_with_convert"] = published / (row["wall"] + conv["wall"])
         row["speedup_cpu"] = published / row["cpu"] if row["cpu"] > 0 else None
+    if pub and row["match"] and row["cpu"] > 0:
+        # against the interval the published time lies in (GG_MAX_S caps a
+        # reading above it): the target's verdict, by CPU time
+        row["speedup_cpu_bounds"] = [pub["lo"] / row["cpu"] if pub["lo"] else None,
+                                     pub["hi"] / row["cpu"]]
+        row["target"] = target_verdict(pub, row["cpu"])
     return row
 
 
@@ -390,8 +467,21 @@ def fmt(v, spec):
 
 
 def print_row(r):
-    gg = "n/a" if r["graphguard_s"] is None else f"{r['graphguard_s']:g}" + ("*" if r["synthetic"] else "")
-    sp = (f"{r['speedup']:.0f}x / {r['speedup_cpu']:.0f}x" if r.get("speedup") else "n/a")
+    b = r.get("graphguard_bounds")
+    star = "*" if r["synthetic"] else ""
+    if r["graphguard_s"] is not None:
+        gg = f"{r['graphguard_s']:g}{star}"
+    elif b:
+        gg = f"[{fmt(b[0], 'g')}, {b[1]:g}]{star}"
+    else:
+        gg = "n/a"
+    if r.get("speedup"):
+        sp = f"{r['speedup']:.0f}x / {r['speedup_cpu']:.0f}x"
+    elif r.get("speedup_cpu_bounds"):
+        lo, hi = r["speedup_cpu_bounds"]
+        sp = f"- / {fmt(lo, '.0f')}x to {hi:.0f}x"
+    else:
+        sp = "n/a"
     name = r["case"] + (" (assumed intermediates)" if r.get("assumed_intermediates") else "")
     status = "ok" if r["match"] else "**MISMATCH**"
     conv = r.get("convert") or {}
@@ -430,6 +520,10 @@ def parse_args(argv):
     ap.add_argument("--scale", action="append", type=scale_arg, metavar="TPxL",
                     help="a synthetic GPT capture of TP ranks and L layers, generated by "
                     "tools/bench/scale-capture.py into the temporary directory; repeatable")
+    ap.add_argument("--published", action="store_true",
+                    help="also every GPT configuration GraphGuard published a time for "
+                    "(Figure 5: TP 2, 4, 6, 8 x 1, 2, 4, 8 layers) that no real case covers, "
+                    "as a synthetic capture (as --scale)")
     ap.add_argument("--timeout", type=float, default=900.0,
                     help="seconds per conversion or check run before it is killed (default 900)")
     ap.add_argument("--json", metavar="FILE", help="also write the raw figures as JSON")
@@ -480,23 +574,42 @@ def main(argv=None):
     if any(r["synthetic"] and r["graphguard_s"] for r in rows):
         print("*: GraphGuard's time on its real capture of the same configuration; ours on a "
               "synthetic capture")
+    if any(r.get("graphguard_bounds") and r["graphguard_s"] is None for r in rows):
+        print("[lo, hi]: GraphGuard's time not readable from our copy of the paper; it lies in "
+              "this interval (its times grow with degree and depth, and none exceeds "
+              f"{GG_MAX_S:g} s); speed-up: CPU, from lo to hi")
     print(f"\nAgainst GraphGuard's published times (16-core EPYC; target: {TARGET_SPEEDUP:.0f}x "
-          f"faster on {os.cpu_count()} cores):")
-    if not any(r["graphguard_s"] for r in rows):
+          f"faster on {os.cpu_count()} cores, by CPU time):")
+    if not any(r.get("graphguard_bounds") for r in rows):
         print("- none of these cases has a published time")
     for r in rows:
-        if r["graphguard_s"] and not r.get("speedup"):
-            print(f"- {r['case']}: {r['graphguard_s']:g} s published; no comparison: the "
-                  f"verdict differs from the sheet's")
+        if r.get("graphguard_bounds") and not r.get("target"):
+            print(f"- {r['case']}: published; no comparison: the verdict differs from the sheet's")
     for r in rows:
+        if not r.get("target"):
+            continue
         if r.get("speedup"):
-            verdict = "met" if r["speedup"] >= TARGET_SPEEDUP else "MISSED"
-            cpu_verdict = ("met" if (r.get("speedup_cpu") or 0) >= TARGET_SPEEDUP
-                           else "MISSED")
-            print(f"- {r['case']}: {r['graphguard_s']:g} s published, {r['wall']:.3f} s wall "
-                  f"here: {r['speedup']:.0f}x ({r['speedup_with_convert']:.0f}x with the "
-                  f"conversion): {verdict}; {r['cpu']:.3f} s CPU: "
-                  f"{r['speedup_cpu'] or 0:.0f}x: {cpu_verdict}")
+            eff = min(r["graphguard_s"], GG_MAX_S)
+            capped = f" (compared as {GG_MAX_S:g} s)" if eff < r["graphguard_s"] else ""
+            print(f"- {r['case']}: {r['graphguard_s']:g} s published{capped}, {r['cpu']:.3f} s "
+                  f"CPU here: {eff / r['cpu']:.0f}x: {r['target']}; {r['wall']:.3f} s wall: "
+                  f"{r['speedup']:.0f}x ({r['speedup_with_convert']:.0f}x with the conversion)")
+        else:
+            lo, hi = r["graphguard_bounds"]
+            print(f"- {r['case']}: published time not readable here, in [{fmt(lo, 'g')}, {hi:g}] s; "
+                  f"{r['cpu']:.3f} s CPU here: {r['target']}")
+    if a.published:
+        done = {tuple(r["config"]) for r in rows if r.get("config") and r.get("target")}
+        print("\nPublished configurations not checked by this run:")
+        for fam, (degs, depths) in PUBLISHED_GRID.items():
+            left = [f"{d}x{layers}" for d in degs for layers in depths
+                    if (fam, d, layers) not in done]
+            if left:
+                why = (" (no capture: the real graphs hold only the TP 2 one-layer module and "
+                       "scale-capture.py makes GPT only)" if fam == "llama" else "")
+                print(f"- {fam} TP x layers {', '.join(left)}{why}")
+        for u in PUBLISHED_UNCHECKABLE:
+            print(f"- {u}")
     bad = [r for r in rows if not r["match"]]
     for r in bad:
         why = str(r.get("error") or ("the runs disagree" if not r.get("stable", True) else ""))
@@ -513,7 +626,7 @@ def main(argv=None):
                            "runs": a.runs, "cores": os.cpu_count(), "load_start": list(load0),
                            "load_end": list(load1), "published": [
                                {"family": k[0], "degree": k[1], "layers": k[2], "seconds": v}
-                               for k, v in PUBLISHED.items()],
+                               for k, v in PUBLISHED.items()], "graphguard_max_s": GG_MAX_S,
                            "rows": rows}, f, indent=1)
         except OSError as e:
             print(f"real.py: cannot write {a.json}: {e}", file=sys.stderr)
