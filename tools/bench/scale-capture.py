@@ -2,7 +2,8 @@
 """scale-capture.py -- SYNTHETIC Megatron GPT captures at any tensor-parallel
 degree and depth, generated from the two real one-layer GPT dumps.
 
-    python3 tools/bench/scale-capture.py --real-graphs DIR --tp N --layers L -o OUTDIR
+    python3 tools/bench/scale-capture.py --real-graphs DIR --tp N --layers L
+        [--heads H] -o OUTDIR
 
 writes OUTDIR/spec.py (TP=1, L layers), OUTDIR/r0.py ... OUTDIR/r{N-1}.py
 (TP=N, L layers) in exactly the printed-GraphModule format of the real dumps
@@ -68,6 +69,20 @@ What is learnt, and how:
     layer that the forward returns (saved for backward) are returned for
     every layer, in layer order.  The new parameters get input-relation
     entries of the same form as layer 0's.
+
+  * Width (--heads H, default 24: the dumps' own).  The dumps' GPT has 24
+    attention heads of 32 channels: hidden 768, fused QKV 2304 (24 x 96),
+    MLP 3072.  Megatron splits the heads, so the degree must divide 24 (TP
+    16 and 32 are refused).  --heads H keeps the head size and widens every
+    atom of those sizes (hidden 32 H, QKV 96 H, MLP 128 H, heads H: the
+    same model at a larger width, as Megatron would build it with
+    num_attention_heads = H and hidden_size = 32 H); every size printed
+    (annotations, view and empty sizes, layer norm's normalized_shape, a
+    whole-dimension slice's end) comes from the widened atoms, and the
+    spec, printed verbatim otherwise, is then printed through its own walk.
+    The generated graphs are walked again as above, so a size left at the
+    old width is refused.  The sheet's case gets `-headsH` and `"heads": H`.
+    The vocabulary (98304) and sequence (1536) are kept: both divide by 32.
 
 Errors in the input never raise a traceback: they print `scale-capture:
 what` on stderr and exit 2.  Python 3 standard library only.
