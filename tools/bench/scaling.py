@@ -182,8 +182,8 @@ def plot(rows, path):
     lim = (min(r["layers"] for r in ok), max(r["layers"] for r in ok))
     if lim[0] == lim[1]:
         lim = (lim[0], lim[0] * 2)
-    cpu.draw(xticks=layer_ticks, xlim=lim)
-    mem.draw(xticks=layer_ticks, xlim=lim)
+    cpu.draw(xticks=layer_ticks, xlim=lim, legend="lower right")
+    mem.draw(xticks=layer_ticks, xlim=lim, legend="lower right")
     fig.save(path)
 
 
