@@ -2,7 +2,7 @@
 """run-scale.py: check one SYNTHETIC GPT capture of tools/bench/scale-capture.py
 end to end, or the generator's fidelity to the real dumps.
 
-    run-scale.py SHARDCHECK SOURCE_ROOT check TP LAYERS
+    run-scale.py SHARDCHECK SOURCE_ROOT check TP LAYERS [HEADS]
     run-scale.py SHARDCHECK SOURCE_ROOT reproduce
     run-scale.py SHARDCHECK SOURCE_ROOT refuse TP
     run-scale.py SHARDCHECK SOURCE_ROOT plant-layer TP LAYERS K NODE
@@ -14,6 +14,8 @@ check:     generate TP ranks and LAYERS layers into a temporary directory,
            pass iff exit 0, verdict "refines", every expectation found, and
            the output relation of each expect_output_relation tensor holds
            exactly the sheet's expressions (one per rank: r0 .. r{TP-1}).
+           HEADS: the capture widened to HEADS attention heads
+           (scale-capture.py --heads; e.g. TP 16 needs a multiple of 16).
 reproduce: at TP=2 and 1 layer the generator must give back the real dumps
            (spec, r0, r1) byte for byte, and the sheet's relations must be
            the real sheet's.
@@ -55,10 +57,11 @@ def real_graphs(root):
     return d if all(os.path.isfile(os.path.join(d, x)) for x in need) else None
 
 
-def generate(root, rg, tp, layers, out):
+def generate(root, rg, tp, layers, out, heads=None):
     return subprocess.run([sys.executable, os.path.join(root, "tools", "bench", "scale-capture.py"),
                            "--real-graphs", rg, "--tp", str(tp), "--layers", str(layers),
-                           "-o", out], capture_output=True, text=True, timeout=300)
+                           "-o", out] + (["--heads", str(heads)] if heads else []),
+                          capture_output=True, text=True, timeout=300)
 
 
 SP_SLICE = re.compile(r"aten\.slice\.Tensor\((\w+), 0, (\d+), (\d+)\)")
@@ -99,10 +102,10 @@ def plant_layer_bug(gen, k):
     return True
 
 
-def check(exe, root, rg, tp, layers, planted=None, layer_bug=None, extra=()):
+def check(exe, root, rg, tp, layers, planted=None, layer_bug=None, extra=(), heads=None):
     with tempfile.TemporaryDirectory(prefix="sc-scale-") as tmp:
         gen = os.path.join(tmp, "gen")
-        g = generate(root, rg, tp, layers, gen)
+        g = generate(root, rg, tp, layers, gen, heads)
         if g.returncode != 0:
             print(f"FAIL: scale-capture exited {g.returncode}: {g.stderr.strip()}")
             return 1
@@ -230,8 +233,9 @@ def main(argv):
         print("SKIP: real graphs (GPT paral1/paral2 dumps) not found (set SC_REAL_GRAPHS)")
         return 77
     try:
-        if mode == "check" and len(argv) == 6:
-            return check(exe, root, rg, int(argv[4]), int(argv[5]))
+        if mode == "check" and len(argv) in (6, 7):
+            return check(exe, root, rg, int(argv[4]), int(argv[5]),
+                         heads=int(argv[6]) if len(argv) == 7 else None)
         if mode == "plant" and len(argv) == 7:
             return check(exe, root, rg, int(argv[4]), int(argv[5]), planted=argv[6])
         if mode == "plant-layer" and len(argv) == 8:

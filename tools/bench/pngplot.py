@@ -161,10 +161,12 @@ class Axes:
             return (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
         return (v - lo) / (hi - lo)
 
-    def draw(self, xticks=None, yticks=None, xlim=None):
+    def draw(self, xticks=None, yticks=None, xlim=None, legend="upper left"):
         """Draw the axes and lines; XLIM (lo, hi) fixes the x range (else
         the data's, widened to powers of ten on a log scale); ticks outside
-        the range are left out."""
+        the range are left out.  LEGEND: "upper left" or "lower right"."""
+        if legend not in ("upper left", "lower right"):
+            raise ValueError(f"legend {legend!r}: upper left or lower right")
         f = self.fig
         xs = [p[0] for l in self.lines for p in l[0]]
         ys = [p[1] for l in self.lines for p in l[0]]
@@ -199,7 +201,11 @@ class Axes:
         f.text(self.x - 48, self.y + self.h // 2, self.ylabel, anchor="centre", vertical=True)
         if self.title:
             f.text(self.x + self.w // 2, self.y - 14, self.title, anchor="centre")
-        ly = self.y + 8
+        labels = [l for l in self.lines if l[3]]
+        lx, ly = self.x + 8, self.y + 8
+        if legend == "lower right":
+            width = max(len(l[3]) for l in labels) * 6 + 32 if labels else 0
+            lx, ly = self.x + self.w - 8 - width, self.y + self.h - 8 - 12 * len(labels)
         for pts, colour, dashed, label, marks in self.lines:
             for (a, b), (c, d) in zip(pts, pts[1:]):
                 f.seg(px(a), py(b), px(c), py(d), colour, width=2, dashed=dashed)
@@ -209,8 +215,8 @@ class Axes:
                         for oy in range(-2, 3):
                             f.set(int(round(px(a))) + ox, int(round(py(b))) + oy, colour)
             if label:
-                f.seg(self.x + 8, ly + 3, self.x + 26, ly + 3, colour, width=2, dashed=dashed)
-                f.text(self.x + 32, ly, label)
+                f.seg(lx, ly + 3, lx + 18, ly + 3, colour, width=2, dashed=dashed)
+                f.text(lx + 24, ly, label)
                 ly += 12
 
     @staticmethod

@@ -2,7 +2,8 @@
 """scale-capture.py -- SYNTHETIC Megatron GPT captures at any tensor-parallel
 degree and depth, generated from the two real one-layer GPT dumps.
 
-    python3 tools/bench/scale-capture.py --real-graphs DIR --tp N --layers L -o OUTDIR
+    python3 tools/bench/scale-capture.py --real-graphs DIR --tp N --layers L
+        [--heads H] -o OUTDIR
 
 writes OUTDIR/spec.py (TP=1, L layers), OUTDIR/r0.py ... OUTDIR/r{N-1}.py
 (TP=N, L layers) in exactly the printed-GraphModule format of the real dumps
@@ -69,6 +70,20 @@ What is learnt, and how:
     every layer, in layer order.  The new parameters get input-relation
     entries of the same form as layer 0's.
 
+  * Width (--heads H, default 24: the dumps' own).  The dumps' GPT has 24
+    attention heads of 32 channels: hidden 768, fused QKV 2304 (24 x 96),
+    MLP 3072.  Megatron splits the heads, so the degree must divide 24 (TP
+    16 and 32 are refused).  --heads H keeps the head size and widens every
+    atom of those sizes (hidden 32 H, QKV 96 H, MLP 128 H, heads H: the
+    same model at a larger width, as Megatron would build it with
+    num_attention_heads = H and hidden_size = 32 H); every size printed
+    (annotations, view and empty sizes, layer norm's normalized_shape, a
+    whole-dimension slice's end) comes from the widened atoms, and the
+    spec, printed verbatim otherwise, is then printed through its own walk.
+    The generated graphs are walked again as above, so a size left at the
+    old width is refused.  The sheet's case gets `-headsH` and `"heads": H`.
+    The vocabulary (98304) and sequence (1536) are kept: both divide by 32.
+
 Errors in the input never raise a traceback: they print `scale-capture:
 what` on stderr and exit 2.  Python 3 standard library only.
 """
@@ -86,6 +101,32 @@ RANK_DUMPS = ["entangle-data/gpt/paral2_layer1/fw.g0.r0.py",
               "entangle-data/gpt/paral2_layer1/fw.g0.r1.py"]
 SHEET = "relations/gpt-paral2_layer1.json"
 TEMPLATE_TP = 2          # the degree of the real rank dumps
+# The real dumps' width: 24 attention heads of 32 channels, hidden 768,
+# fused QKV 3 x 768, MLP 4 x 768.  --heads H keeps the head size and scales
+# every size that is a multiple of the head count: full size -> size at H.
+TEMPLATE_HEADS = 24
+
+
+def width_map(heads):
+    """Full sizes of the template's width atoms -> their sizes at `heads`
+    heads (head size 32 kept), or None for the template's own width."""
+    if heads == TEMPLATE_HEADS:
+        return None
+    return {24: heads, 768: 32 * heads, 2304: 96 * heads, 3072: 128 * heads}
+
+
+def check_width_atoms(walker, where):
+    """The atoms --heads widens must all be in the walk (else the dumps are
+    not the ones the width map was read off)."""
+    seen = set()
+    for v in walker.env.values():
+        for s in (v if isinstance(v, tuple) else (v,)):
+            if isinstance(s, Shape) and s.dims:
+                seen |= {full for d in s.dims for full, _ in d}
+    missing = sorted(set(width_map(TEMPLATE_HEADS + 1)) - seen)
+    if missing:
+        fail(f"{where}: --heads: the template has no dimension of size {missing}: "
+             "its width is not 24 heads x 32, hidden 768, MLP 3072")
 INT64_MAX = 9223372036854775807
 
 
@@ -315,13 +356,17 @@ class Shape:
     def __init__(self, dims):
         self.dims = dims
 
-    def local(self, n):
-        return [dim_local(d, n) for d in self.dims]
+    def local(self, n, width=None):
+        return [dim_local(d, n, width) for d in self.dims]
 
 
-def dim_local(dim, n):
+def dim_local(dim, n, width=None):
+    """The local size of one dimension at degree n; width (--heads): full
+    size -> widened full size of the atoms that grow with the head count."""
     v = 1
     for full, split in dim:
+        if width:
+            full = width.get(full, full)
         if split:
             if full % n:
                 raise InputError(f"size {full} is not divisible by the degree {n}")
@@ -948,7 +993,9 @@ def group_name(g_spec, g_rank, n):
     return str(a + slope * (n - 1))
 
 
-def render_rank(dump, walker, diffs, T, n, k, gname_map):
+def render_rank(dump, walker, diffs, T, n, k, gname_map, width=None):
+    """Rank k of n of the template dump (degree T) walked by walker: shapes
+    and size arguments at degree n, widened by width (--heads) if given."""
     out = []
     for li, l in enumerate(dump.body):
         if l.kind != "node":
@@ -963,12 +1010,12 @@ def render_rank(dump, walker, diffs, T, n, k, gname_map):
             if l.ann is not None:
                 if pa is None:
                     fail(f"line {l.lineno}: unsupported annotation {l.ann}")
-                c.ann = f"{pa[0]}[{', '.join(str(x) for x in v.local(n))}]"
+                c.ann = f"{pa[0]}[{', '.join(str(x) for x in v.local(n, width))}]"
         handled = set()
         if op == "aten.view.default" or op == "aten.empty.memory_format":
             a = 1 if op == "aten.view.default" else 0
             els = call.list_elems(a)
-            loc = v.local(n)
+            loc = v.local(n, width)
             if len(els) != len(loc):
                 fail(f"line {l.lineno}: {l.name}: size list and shape disagree")
             for i, ti in enumerate(els):
@@ -978,7 +1025,7 @@ def render_rank(dump, walker, diffs, T, n, k, gname_map):
         elif op == "aten.arange.start":
             ti = call.scalar(1)
             s = int(call.toks[call.scalar(0)])
-            call.toks[ti] = str(s + v.local(n)[0])
+            call.toks[ti] = str(s + v.local(n, width)[0])
             handled.add(ti)
         elif op == "_c10d_functional.all_gather_into_tensor.default":
             ti = call.scalar(1)
@@ -989,7 +1036,23 @@ def render_rank(dump, walker, diffs, T, n, k, gname_map):
             call.toks[ti] = str(n)
             handled.add(ti)
         elif op == "apex.fused_layer_norm_affine_fwd.default":
-            pass  # normalized_shape: never split (checked by the walk)
+            # normalized_shape: the input's trailing sizes (never split:
+            # checked by the walk); they change only when widened
+            inp = walker.env[walker.tensor_args(l)[0][0]]
+            els = call.list_elems(3)
+            loc = inp.local(n, width)[len(inp.dims) - len(els):]
+            for i, ti in enumerate(els):
+                call.toks[ti] = str(loc[i])
+                handled.add(ti)
+        elif op == "aten.slice.Tensor" and width and li not in diffs:
+            # a whole-dimension slice written with the size itself: widened
+            inp = walker.env[walker.tensor_args(l)[0][0]]
+            d = int(call.toks[call.scalar(1)]) % len(inp.dims)
+            ts, te = call.scalar(2), call.scalar(3)
+            if int(call.toks[ts]) == 0 and \
+                    int(call.toks[te]) == dim_local(inp.dims[d], T):
+                call.toks[te] = str(dim_local(inp.dims[d], n, width))
+                handled.add(te)
         if op.startswith("_c10d_functional.") and op != "_c10d_functional.wait_tensor.default":
             gi = [i for i, t in enumerate(call.toks) if t.startswith("'") and t != "'sum'" and
                   t != "'max'" and t != "'min'" and t != "'avg'"]
@@ -1018,7 +1081,7 @@ def render_rank(dump, walker, diffs, T, n, k, gname_map):
     ps = []
     for name, ann in dump.params:
         pa = parse_ann(ann)
-        ps.append((name, f"{pa[0]}[{', '.join(str(x) for x in walker.env[name].local(n))}]"))
+        ps.append((name, f"{pa[0]}[{', '.join(str(x) for x in walker.env[name].local(n, width))}]"))
     nd.params = ps
     return nd
 
@@ -1142,8 +1205,8 @@ def build_sheet(sheet, T, n, L, spec_d, rank_ds, smaps, soutside, rmaps, routsid
 
 # ---------------------------------------------------------------- main
 
-def divisors_ok(walker, n):
-    """Every split size divisible by n?"""
+def divisors_ok(walker, n, width=None):
+    """Every split size (widened by width) divisible by n?"""
     bad = set()
     for v in walker.env.values():
         shapes = v if isinstance(v, tuple) else (v,)
@@ -1151,12 +1214,13 @@ def divisors_ok(walker, n):
             if isinstance(s, Shape) and s.dims:
                 for d in s.dims:
                     for full, split in d:
+                        full = width.get(full, full) if width else full
                         if split and full % n:
                             bad.add(full)
     return sorted(bad)
 
 
-def generate(rg, n, L, outdir):
+def generate(rg, n, L, outdir, heads=TEMPLATE_HEADS):
     sheet_path = os.path.join(rg, SHEET)
     try:
         with open(sheet_path) as f:
@@ -1203,11 +1267,19 @@ def generate(rg, n, L, outdir):
                 split[pplan_r[2][i][k]] = d
     w = Walker(r0_L, T, split, diffs, "r0")
     w.run(r0_L)
-    bad = divisors_ok(w, n)
+    width = width_map(heads)
+    if width:
+        check_width_atoms(w, "r0")
+    bad = divisors_ok(w, n, width)
     if bad:
         fail(f"TP={n} does not divide the split sizes {bad} of the model "
-             f"(TP must divide each of them)")
-    ranks = [render_rank(r0_L, w, diffs, T, n, k, {g_rank: g_new}) for k in range(n)]
+             f"(TP must divide each of them)" +
+             ("" if width else f"; --heads H with H divisible by {n} widens the model"))
+    ranks = [render_rank(r0_L, w, diffs, T, n, k, {g_rank: g_new}, width) for k in range(n)]
+    if width:  # the spec's sizes widened too: walked and printed like a rank
+        ws = Walker(spec_L, 1, {}, {}, "spec")
+        ws.run(spec_L)
+        spec_L = render_rank(spec_L, ws, {}, 1, 1, 0, {g_spec: g_spec}, width)
     # every generated graph must be consistent again: the spec walked with
     # nothing split, rank 0 walked as a template of degree n
     Walker(spec_L, 1, {}, {}, "spec.py").run(spec_L)
@@ -1216,8 +1288,16 @@ def generate(rg, n, L, outdir):
 
     notes_extra = (f"The TP process group's name '{g_new}' is fitted linearly to the two "
                    f"dumps ('{g_spec}' at TP=1, '{g_rank}' at TP=2) and is a guess for TP>2.")
+    if width:
+        notes_extra += (f" WIDENED: {heads} attention heads of 32 (the dumps: 24), hidden "
+                        f"{32 * heads}, fused QKV {96 * heads}, MLP {128 * heads} "
+                        "(scale-capture.py --heads).")
     sh = build_sheet(sheet, T, n, L, spec_L, ranks, smaps, sout, rmaps, rout,
                      {g_new: list(range(n))}, layer_params, notes_extra)
+    if width:
+        sh["case"] += f"-heads{heads}"
+        sh["model"] += f", widened to {heads} heads (hidden {32 * heads})"
+        sh["heads"] = heads
     try:
         os.makedirs(outdir, exist_ok=True)
         with open(os.path.join(outdir, "spec.py"), "w") as f:
@@ -1237,6 +1317,9 @@ def main(argv):
     ap.add_argument("--real-graphs", required=True, help="the real-graphs folder")
     ap.add_argument("--tp", type=int, required=True, help="tensor-parallel degree N (>= 2)")
     ap.add_argument("--layers", type=int, required=True, help="transformer layers L (>= 1)")
+    ap.add_argument("--heads", type=int, default=TEMPLATE_HEADS,
+                    help="attention heads (default 24, the dumps'); head size 32 kept, so "
+                    "hidden = 32 H, QKV = 96 H, MLP = 128 H; TP must divide H")
     ap.add_argument("-o", "--output", required=True, help="output folder")
     a = ap.parse_args(argv)
     try:
@@ -1244,7 +1327,9 @@ def main(argv):
             fail(f"--tp {a.tp}: the degree must be at least 2 (TP=1 is the spec itself)")
         if a.layers < 1 or a.layers > 1024:
             fail(f"--layers {a.layers}: must be between 1 and 1024")
-        generate(a.real_graphs, a.tp, a.layers, a.output)
+        if a.heads < 1 or a.heads > 4096:
+            fail(f"--heads {a.heads}: must be between 1 and 4096")
+        generate(a.real_graphs, a.tp, a.layers, a.output, a.heads)
     except InputError as e:
         print(f"scale-capture: {e}", file=sys.stderr)
         return EXIT_INPUT

@@ -4,11 +4,14 @@ the synthetic GPT captures of tools/bench/scale-capture.py: a table and a
 PNG plot (issue 18).
 
     /usr/bin/python3 tools/bench/scaling.py [--shardcheck EXE] [--real-graphs DIR]
-        [--tp 2,4,8] [--layers 1,2,4,8,16,32,64,126] [--skip TPxL]...
+        [--tp 2,4,8,16] [--heads 48] [--layers 1,2,4,8,16,32,64,126] [--skip TPxL]...
         [--runs N] [--jobs N] [--timeout S] [--json FILE] [--png FILE]
         [--from-json FILE]...
 
-For each TP degree and depth: the capture is generated (scale-capture.py)
+For each TP degree and depth: the capture is generated (scale-capture.py,
+--heads H: the model widened to H attention heads of 32, default 48 so that
+every degree up to 16 divides the heads; 24 is the real dumps' width, which
+refuses TP 16)
 and converted (tools/fx2bundle.py --sheet-only, as tools/bench/real.py
 converts it) into a temporary directory; one untimed check warms the
 lemma cache; then N runs of `shardcheck show BUNDLE` (the load: reading,
@@ -92,7 +95,7 @@ def measure_point(a, tp, layers, tmp):
     cap = os.path.join(tmp, f"gpt-tp{tp}-l{layers}")
     bundle = cap + ".bundle.json"
     run_py([SCALE_CAPTURE, "--real-graphs", a.real_graphs, "--tp", str(tp), "--layers",
-            str(layers), "-o", cap], a.timeout)
+            str(layers), "--heads", str(a.heads), "-o", cap], a.timeout)
     run_py([FX2BUNDLE, "--sheet-only", os.path.join(cap, "sheet.json"), "--root", cap,
             "-o", bundle], a.timeout)
     extra = ["--jobs", str(a.jobs)] if a.jobs is not None else []
@@ -106,7 +109,8 @@ def measure_point(a, tp, layers, tmp):
         loads.append((cpu, rss))
         checks.append(measure.run_check(a.shardcheck, bundle, extra=extra, timeout=a.timeout))
     st = checks[-1]["obj"].get("stats", {}) or {}
-    row = {"tp": tp, "layers": layers, "verdict": checks[-1]["obj"].get("verdict"),
+    row = {"tp": tp, "layers": layers, "heads": a.heads,
+           "verdict": checks[-1]["obj"].get("verdict"),
            "exit": checks[-1]["exit"], "warm_exit": warm["exit"],
            "spec_nodes": st.get("spec_nodes"), "impl_nodes": st.get("impl_nodes"),
            "carried": st.get("carried"), "commit": a.commit, "jobs": a.jobs,
@@ -162,8 +166,9 @@ def plot(rows, path):
     if not ok:
         return
     fig = pngplot.Figure(1000, 440)
+    heads = "/".join(str(h) for h in sorted({r.get("heads", 24) for r in ok}))
     cpu = fig.axes(80, 40, 380, 330, "layers", "CPU s", logx=True, logy=True,
-                   title="CPU time (solid: check, dashed: load)")
+                   title=f"CPU time, GPT {heads} heads (solid: check, dashed: load)")
     mem = fig.axes(590, 40, 380, 330, "layers", "peak RSS MiB", logx=True, logy=True,
                    title="peak memory (solid: check, dashed: load)")
     for tp in sorted({r["tp"] for r in ok}):
@@ -177,8 +182,8 @@ def plot(rows, path):
     lim = (min(r["layers"] for r in ok), max(r["layers"] for r in ok))
     if lim[0] == lim[1]:
         lim = (lim[0], lim[0] * 2)
-    cpu.draw(xticks=layer_ticks, xlim=lim)
-    mem.draw(xticks=layer_ticks, xlim=lim)
+    cpu.draw(xticks=layer_ticks, xlim=lim, legend="lower right")
+    mem.draw(xticks=layer_ticks, xlim=lim, legend="lower right")
     fig.save(path)
 
 
@@ -190,8 +195,11 @@ def parse_args(argv):
     ap.add_argument("--real-graphs", default=None,
                     help="the real-graphs folder (default $SC_REAL_GRAPHS, else "
                     "../shared/real-graphs next to the source root)")
-    ap.add_argument("--tp", type=int_list, default=[2, 4, 8],
-                    help="degrees (default 2,4,8; the dumps' 24 heads refuse 16)")
+    ap.add_argument("--tp", type=int_list, default=[2, 4, 8, 16],
+                    help="degrees (default 2,4,8,16; each must divide --heads)")
+    ap.add_argument("--heads", type=int, default=48,
+                    help="attention heads of the synthetic model (scale-capture.py --heads; "
+                    "default 48: the dumps' 24 heads refuse TP 16)")
     ap.add_argument("--layers", type=int_list, default=[1, 2, 4, 8, 16, 32, 64, 126])
     ap.add_argument("--skip", action="append", type=point_arg, default=[], metavar="TPxL")
     ap.add_argument("--runs", type=int, default=3, help="timed runs of each (default 3)")

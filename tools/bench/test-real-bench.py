@@ -5,6 +5,11 @@
 
 Runs the real-capture benchmark with --runs 1 and checks what it says, not
 how fast:
+  0. GraphGuard's published times as real.py compares them (no run): a
+     read value is itself (capped at the text's 167 s), an unread point of
+     Figure 5's grid lies between the read points at no larger and no
+     smaller degree and depth, a configuration GraphGuard did not publish
+     has none; the 100x verdict is met / MISSED / open accordingly;
   1. two real cases (qwen2-paral2_layer1 refines and has a published time;
      bug_grad_accumulation fails, unmapped at sum_1): exit 0, the JSON rows
      carry every field with the right verdicts, the sheet's expectations,
@@ -55,6 +60,29 @@ def run(script, exe, rg, tmpdir, args):
     return p
 
 
+def check_published(script):
+    sys.path.insert(0, os.path.dirname(script))
+    import real as rb  # noqa: E402  (tools/bench/real.py)
+    P, tv = rb.published_of, rb.target_verdict
+    for cfg, want in ((("gpt", 2, 1), {"value": 13.6, "lo": 13.6, "hi": 13.6}),
+                      (("gpt", 8, 8), {"value": 174.0, "lo": 167.0, "hi": 167.0}),
+                      (("gpt", 6, 1), {"value": None, "lo": 13.6, "hi": 52.8}),
+                      (("gpt", 8, 4), {"value": None, "lo": 52.8, "hi": 167.0}),
+                      (("gpt", 4, 8), {"value": None, "lo": 13.6, "hi": 167.0}),
+                      (("llama", 4, 1), {"value": None, "lo": 10.0, "hi": 167.0}),
+                      (("qwen2", 2, 1), {"value": 6.8, "lo": 6.8, "hi": 6.8})):
+        expect(P(cfg) == want, f"published_of{cfg} = {P(cfg)}, not {want}")
+    for cfg in (("gpt", 3, 1), ("gpt", 16, 1), ("gpt", 2, 16), ("qwen2", 4, 1),
+                ("llama", 6, 1), None):
+        expect(P(cfg) is None, f"published_of{cfg} = {P(cfg)}: GraphGuard published none")
+    expect(tv(P(("gpt", 2, 1)), 0.135) == "met" and tv(P(("gpt", 2, 1)), 0.137) == "MISSED",
+           "GPT 2x1 verdicts")
+    expect(tv(P(("gpt", 6, 1)), 0.13) == "met by the lower bound" and
+           tv(P(("gpt", 6, 1)), 0.6) == "MISSED" and
+           tv(P(("gpt", 6, 1)), 0.3) == "open: 100x iff GraphGuard took >= 30.0 s",
+           f"GPT 6x1 verdicts {tv(P(('gpt', 6, 1)), 0.3)!r}")
+
+
 def check_figures(r):
     for k in FIELDS:
         expect(k in r, f"{r.get('case')}: field {k} missing")
@@ -98,6 +126,7 @@ def main(argv):
         bench_tmp = os.path.join(priv, "tmp")
         os.mkdir(bench_tmp)
         try:
+            check_published(script)
             # 1. two real cases
             out = os.path.join(priv, "out.json")
             p = run(script, exe, rg, bench_tmp, ["--runs", "1", "--case", "qwen2-paral2_layer1",
