@@ -34,13 +34,19 @@
  *                    (spec inputs, assumed tensors);
  *   schedule.c       --jobs N: nodes proved ahead on a thread pool, committed
  *                    in visiting order (schedule.h);
- *   carried-texts.c  the texts of a carried relation, rendered when read.
+ *   carried-texts.c  the texts of a carried relation, rendered when read;
+ *   carry-rename.c   --jobs N > 1: carried relations' expressions made and
+ *                    freed on a thread of their own.
  *
  * Invariants:
  *  - rel[t] holds the clean expressions (bound to the impl graph) known for
  *    spec tensor t; it is filled for inputs and assumed tensors before the
  *    walk and for each visited node's results after it.  Expressions come
- *    from the bundle (borrowed) or from extraction (owned by ctx->owned).
+ *    from the bundle (borrowed) or from extraction (owned by ctx->owned);
+ *    a carried relation's (memo.c) are owned by ctx->owned, or with a
+ *    renaming thread (carry-rename.c) by the array itself, whose slots that
+ *    thread fills: only its length may be read before
+ *    sc_rel_renamer_sync.
  *  - Per-node state (T_rel membership, explored impl nodes, input counts)
  *    is stamped with the visit number instead of cleared, so that a visit
  *    costs what its neighbourhood costs, never the size of the impl graph
