@@ -23,9 +23,11 @@
 
 /* --jobs when not given (docs/shardcheck.1): one thread, until a second
  * one pays for itself.  The result is the same for every N
- * (tests/models/jobs-same.py), but on the models measured a second
- * thread saves at most 13% of wall time and costs 8-15% more CPU
- * (docs/performance.md, "--jobs: one thread per core?"). */
+ * (tests/models/jobs-same.py); since the carries' renaming left the main
+ * thread, a second one costs 13% less CPU at 126 layers, but still 6-9%
+ * more on the small real captures and the test corpus (docs/performance.md,
+ * "--jobs: one thread per core?" and "--jobs: the carries off the main
+ * thread"). */
 #define SC_CLI_DEFAULT_JOBS 1
 
 typedef struct {

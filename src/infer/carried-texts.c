@@ -75,22 +75,29 @@ sc_id sc_rel_text_source_leaf(const sc_rel_text_source *s, guint i) {
   return g_array_index(s->leaves, sc_id, i);
 }
 
+typedef struct {
+  const sc_rel_text_source *src;
+  const sc_id *image;
+} image_env;
+
+static sc_id leaf_image(sc_id t, void *user) {
+  const image_env *e = user;
+  const sc_id *at = bsearch(&t, e->src->leaves->data, e->src->leaves->len, sizeof(sc_id), cmp_id);
+  g_assert(at != NULL);
+  return e->image[at - (const sc_id *)(const void *)e->src->leaves->data];
+}
+
+guint sc_rel_text_source_n_exprs(const sc_rel_text_source *s) { return s->exprs->len; }
+
+sc_texpr *sc_rel_text_source_rename(const sc_rel_text_source *s, guint j, const sc_id *image) {
+  image_env env = {s, image};
+  return sc_texpr_rename(g_ptr_array_index(s->exprs, j), leaf_image, &env);
+}
+
 struct sc_rel_carried_text {
   sc_rel_text_source *src;
   sc_id *image; /* per leaf of src, in its order */
 };
-
-typedef struct {
-  const sc_rel_carried_text *ct;
-} rename_env;
-
-static sc_id image_of(sc_id t, void *user) {
-  const sc_rel_carried_text *ct = ((const rename_env *)user)->ct;
-  const sc_id *at = bsearch(&t, ct->src->leaves->data, ct->src->leaves->len, sizeof(sc_id),
-                            cmp_id);
-  g_assert(at != NULL);
-  return ct->image[at - (const sc_id *)(const void *)ct->src->leaves->data];
-}
 
 void sc_rel_set_carried_texts(sc_infer_result *res, sc_id t, sc_rel_text_source *src,
                               sc_id *image) {
@@ -122,10 +129,9 @@ void sc_rel_render_carried_texts(sc_infer_result *res, sc_id t) {
   G_LOCK(render);
   sc_rel_carried_text *ct = res->carried_texts[t];
   if (ct != NULL && res->tensor_texts[t] == NULL) {
-    rename_env env = {ct};
     GPtrArray *renamed = g_ptr_array_new_full(ct->src->exprs->len, (GDestroyNotify)sc_texpr_free);
     for (guint j = 0; j < ct->src->exprs->len; j++)
-      g_ptr_array_add(renamed, sc_texpr_rename(g_ptr_array_index(ct->src->exprs, j), image_of, &env));
+      g_ptr_array_add(renamed, sc_rel_text_source_rename(ct->src, j, ct->image));
     res->tensor_texts[t] = sc_rel_texts_of(renamed);
     g_ptr_array_unref(renamed);
   }

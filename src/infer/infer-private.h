@@ -34,13 +34,19 @@
  *                    (spec inputs, assumed tensors);
  *   schedule.c       --jobs N: nodes proved ahead on a thread pool, committed
  *                    in visiting order (schedule.h);
- *   carried-texts.c  the texts of a carried relation, rendered when read.
+ *   carried-texts.c  the texts of a carried relation, rendered when read;
+ *   carry-rename.c   --jobs N > 1: carried relations' expressions made and
+ *                    freed on a thread of their own.
  *
  * Invariants:
  *  - rel[t] holds the clean expressions (bound to the impl graph) known for
  *    spec tensor t; it is filled for inputs and assumed tensors before the
  *    walk and for each visited node's results after it.  Expressions come
- *    from the bundle (borrowed) or from extraction (owned by ctx->owned).
+ *    from the bundle (borrowed) or from extraction (owned by ctx->owned);
+ *    a carried relation's (memo.c) are owned by ctx->owned, or with a
+ *    renaming thread (carry-rename.c) by the array itself, whose slots that
+ *    thread fills: only its length may be read before
+ *    sc_rel_renamer_sync.
  *  - Per-node state (T_rel membership, explored impl nodes, input counts)
  *    is stamped with the visit number instead of cleared, so that a visit
  *    costs what its neighbourhood costs, never the size of the impl graph
@@ -438,6 +444,10 @@ gboolean sc_rel_memo_may_carry(sc_rel_ctx *c, sc_id v, uint32_t position);
  * deferred or learned). */
 void sc_rel_memo_begin(sc_rel_ctx *c);
 void sc_rel_memo_record(sc_rel_ctx *c, sc_id v);
+/* With --jobs N > 1 (schedule.c): the carries' relations renamed on a
+ * thread of their own (carry-rename.c) from start to stop. */
+void sc_rel_memo_start_renamer(sc_rel_ctx *c);
+void sc_rel_memo_stop_renamer(sc_rel_ctx *c);
 /* After the walk: the carried blocks into the result. */
 void sc_rel_memo_finish(sc_rel_ctx *c);
 
@@ -450,6 +460,27 @@ sc_rel_text_source *sc_rel_text_source_ref(sc_rel_text_source *s);
 void sc_rel_text_source_unref(sc_rel_text_source *s);
 guint sc_rel_text_source_n_leaves(const sc_rel_text_source *s);
 sc_id sc_rel_text_source_leaf(const sc_rel_text_source *s, guint i);
+/* S's expression J (of sc_rel_text_source_n_exprs) with leaf i renamed to
+ * IMAGE[i]: a new expression.  Safe on any thread (S is immutable). */
+guint sc_rel_text_source_n_exprs(const sc_rel_text_source *s);
+sc_texpr *sc_rel_text_source_rename(const sc_rel_text_source *s, guint j, const sc_id *image);
+
+/* --- carried relations renamed on a thread (carry-rename.c) --- */
+
+typedef struct sc_rel_renamer sc_rel_renamer;
+/* A renaming thread, started; freed after its last job. */
+sc_rel_renamer *sc_rel_renamer_new(void);
+void sc_rel_renamer_free(sc_rel_renamer *r);
+/* OUT's slots (OUT->len of them, as SRC has expressions) filled with SRC's
+ * expressions renamed by IMAGE, on the thread (IMAGE borrowed until then). */
+uint64_t sc_rel_renamer_push(sc_rel_renamer *r, GPtrArray *out, sc_rel_text_source *src,
+                             const sc_id *image);
+/* Until every job pushed is done (nothing when R is NULL). */
+void sc_rel_renamer_sync(sc_rel_renamer *r);
+/* The free function of a carried relation's array: on the thread that
+ * started a renamer, EXPR is freed later on the renaming thread; elsewhere
+ * at once. */
+void sc_rel_renamer_dispose(gpointer expr);
 /* Spec tensor T's texts are SRC's renamed, leaf i to IMAGE[i]: rendered
  * when first read.  Takes SRC's reference and IMAGE (g_malloc'ed); drops
  * T's texts so far. */

@@ -47,6 +47,7 @@
  * expressions, which the context owns). */
 #include "infer/infer-private.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define MEMO_MAX_CANDIDATES 8
@@ -67,6 +68,17 @@ typedef struct {
   GPtrArray **src_rel;      /* per result: the relation src was made from (a reference) */
   uint32_t n_results;
 } memo_tmpl;
+
+/* How a carried spec tensor's relation was made: REL (a template
+ * result's relation, referenced) renamed, leaf i of SRC (referenced) to
+ * IMAGE[i] (owned).  ARR is the relation the carry made (compared only:
+ * c->rel[t] is ARR while the carry's relation is the tensor's). */
+typedef struct {
+  GPtrArray *arr;
+  GPtrArray *rel;
+  sc_rel_text_source *src;
+  sc_id *image;
+} memo_via;
 
 struct sc_rel_memo {
   GHashTable *by_key;  /* key -> GPtrArray of memo_tmpl* (borrowed from all) */
@@ -90,6 +102,10 @@ struct sc_rel_memo {
   uint32_t *nimg_st;
   GArray *trail;       /* sc_id: template tensors bound, for undo */
   GArray *ntrail;      /* sc_id: template nodes bound */
+  memo_via *via;       /* per spec tensor: how its carried relation was made */
+  sc_rel_renamer *rn;  /* with --jobs N > 1: the carries' renaming thread */
+  uint64_t n_short, n_long; /* input relations unified by images / expressions */
+  uint64_t n_long_carried;  /* of the latter, carried ones */
 };
 
 typedef struct sc_rel_memo memo;
@@ -140,6 +156,7 @@ void sc_rel_memo_init(sc_rel_ctx *c) {
   m->nimg_st = g_new0(uint32_t, nn ? nn : 1);
   m->trail = g_array_new(FALSE, FALSE, sizeof(sc_id));
   m->ntrail = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  m->via = g_new0(memo_via, sc_graph_n_tensors(c->spec) ? sc_graph_n_tensors(c->spec) : 1);
   c->memo = m;
   c->trel_log = g_array_new(FALSE, FALSE, sizeof(sc_id));
   c->group_log = g_array_new(FALSE, FALSE, sizeof(guint));
@@ -149,6 +166,19 @@ void sc_rel_memo_free(sc_rel_ctx *c) {
   memo *m = c->memo;
   if (m == NULL)
     return;
+  sc_rel_renamer_free(m->rn);
+  if (g_getenv("SC_SCHEDULE_TRACE"))
+    fprintf(stderr, "memo: input relations unified by images %" G_GUINT64_FORMAT
+            ", by expressions %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " carried)\n",
+            m->n_short, m->n_long, m->n_long_carried);
+  for (uint32_t t = 0; t < sc_graph_n_tensors(c->spec); t++) {
+    memo_via *w = &m->via[t];
+    if (w->rel)
+      g_ptr_array_unref(w->rel);
+    sc_rel_text_source_unref(w->src);
+    g_free(w->image);
+  }
+  g_free(m->via);
   g_hash_table_unref(m->by_key);
   g_ptr_array_unref(m->all);
   g_free(m->tmpl);
@@ -186,6 +216,7 @@ static guint texpr_key(const sc_graph *impl, const sc_texpr *t) {
 /* Spec node V's operator and the shape of its inputs' relations: equal
  * for nodes that may be isomorphic (the checks decide). */
 static guint node_key(sc_rel_ctx *c, const sc_node *n) {
+  sc_rel_renamer_sync(c->memo->rn); /* reads carried expressions */
   guint h = n->op->id * 2654435761u + n->n_inputs;
   for (uint32_t i = 0; i < n->n_inputs; i++) {
     GPtrArray *r = c->rel[n->inputs[i]];
@@ -611,6 +642,45 @@ static gboolean results_bound(memo *m, sc_rel_ctx *c, memo_tmpl *t, const sc_nod
   return ok;
 }
 
+/* The record of spec tensor T's carry when A is the relation it made. */
+static const memo_via *via_of(const memo *m, sc_id t, const GPtrArray *a) {
+  const memo_via *w = &m->via[t];
+  return w->arr != NULL && w->arr == a ? w : NULL;
+}
+
+/* B (V's relation of input TV) is A (the template's, of its input TU)
+ * renamed: binds sigma.  When B was carried from A, or A and B were both
+ * carried from one source, through the leaves' images, without reading
+ * B's expressions (which the renaming thread may still be making,
+ * carry-rename.c): both expressions j are source j with leaf l renamed to
+ * its image, so unifying them binds exactly the pairs of images of each
+ * leaf, and no pair fails otherwise (a renaming keeps every operator,
+ * argument and type). */
+static gboolean unify_input(memo *m, sc_rel_ctx *c, sc_id tu, GPtrArray *a, sc_id tv,
+                            GPtrArray *b) {
+  if (a->len != b->len)
+    return FALSE;
+  const memo_via *wb = via_of(m, tv, b), *wa = via_of(m, tu, a);
+  if (wb != NULL && (a == wb->rel || (wa != NULL && wa->src == wb->src))) {
+    m->n_short++;
+    for (guint l = 0; l < sc_rel_text_source_n_leaves(wb->src); l++) {
+      sc_id from = a == wb->rel ? sc_rel_text_source_leaf(wb->src, l) : wa->image[l];
+      if (!bind(m, c->impl, from, wb->image[l]))
+        return FALSE;
+    }
+    return TRUE;
+  }
+  m->n_long++;
+  if (wb != NULL) { /* B's expressions read: made by now */
+    m->n_long_carried++;
+    sc_rel_renamer_sync(m->rn);
+  }
+  for (guint j = 0; j < a->len; j++)
+    if (!unify_texpr(m, c->impl, g_ptr_array_index(a, j), g_ptr_array_index(b, j)))
+      return FALSE;
+  return TRUE;
+}
+
 /* Does template T carry to node V?  Builds sigma. */
 static gboolean try_template(sc_rel_ctx *c, memo_tmpl *t, const sc_node *v) {
   memo *m = c->memo;
@@ -620,19 +690,16 @@ static gboolean try_template(sc_rel_ctx *c, memo_tmpl *t, const sc_node *v) {
   m->stamp++;
   g_array_set_size(m->trail, 0);
   g_array_set_size(m->ntrail, 0);
-  for (uint32_t i = 0; i < v->n_inputs; i++) {
-    GPtrArray *a = t->in_rel[i], *b = c->rel[v->inputs[i]];
-    if (a->len != b->len)
+  for (uint32_t i = 0; i < v->n_inputs; i++)
+    if (!unify_input(m, c, u->inputs[i], t->in_rel[i], v->inputs[i], c->rel[v->inputs[i]]))
       return FALSE;
-    for (guint j = 0; j < a->len; j++)
-      if (!unify_texpr(m, c->impl, g_ptr_array_index(a, j), g_ptr_array_index(b, j)))
-        return FALSE;
-  }
   return map_facts(m, c, t) && closed(m, c, t) && results_bound(m, c, t, u, v);
 }
 
-/* V's relations: U's renamed by sigma; their texts rendered when read
- * (carried-texts.c). */
+/* V's relations: U's renamed by sigma (with --jobs N > 1 on the renaming
+ * thread, carry-rename.c: the array then owns its expressions, and
+ * c->owned gets an empty slot for the release's slice); their texts
+ * rendered when read (carried-texts.c). */
 static void carry(sc_rel_ctx *c, const memo_tmpl *t, const sc_node *v) {
   memo *m = c->memo;
   const sc_node *u = sc_graph_node(c->spec, t->node);
@@ -640,16 +707,6 @@ static void carry(sc_rel_ctx *c, const memo_tmpl *t, const sc_node *v) {
     GPtrArray *r = u->results[k] == SC_ID_NONE ? NULL : c->rel[u->results[k]];
     if (r == NULL || r->len == 0)
       continue;
-    GPtrArray *exprs = g_ptr_array_new();
-    for (guint j = 0; j < r->len; j++) {
-      sc_texpr *e = sc_texpr_rename(g_ptr_array_index(r, j), rename_leaf, m);
-      g_ptr_array_add(c->owned, e);
-      g_ptr_array_add(exprs, e);
-    }
-    sc_id res = v->results[k];
-    if (c->rel[res])
-      g_ptr_array_unref(c->rel[res]);
-    c->rel[res] = exprs;
     if (t->src_rel[k] != r) { /* U's relation is pinned: made once */
       sc_rel_text_source_unref(t->src[k]);
       if (t->src_rel[k])
@@ -661,8 +718,46 @@ static void carry(sc_rel_ctx *c, const memo_tmpl *t, const sc_node *v) {
     sc_id *image = g_new(sc_id, MAX(nl, 1));
     for (guint l = 0; l < nl; l++)
       image[l] = m->tmap[sc_rel_text_source_leaf(t->src[k], l)];
+    sc_id res = v->results[k];
+    GPtrArray *exprs;
+    if (m->rn != NULL) {
+      exprs = g_ptr_array_new_full(r->len, sc_rel_renamer_dispose);
+      g_ptr_array_set_size(exprs, (gint)r->len);
+      g_ptr_array_add(c->owned, NULL);
+    } else {
+      exprs = g_ptr_array_new();
+      for (guint j = 0; j < r->len; j++) {
+        sc_texpr *e = sc_texpr_rename(g_ptr_array_index(r, j), rename_leaf, m);
+        g_ptr_array_add(c->owned, e);
+        g_ptr_array_add(exprs, e);
+      }
+    }
+    if (c->rel[res])
+      g_ptr_array_unref(c->rel[res]);
+    c->rel[res] = exprs;
+    memo_via *w = &m->via[res];
+    if (w->rel)
+      g_ptr_array_unref(w->rel);
+    sc_rel_text_source_unref(w->src);
+    g_free(w->image);
+    w->arr = exprs;
+    w->rel = g_ptr_array_ref(r);
+    w->src = sc_rel_text_source_ref(t->src[k]);
+    w->image = g_memdup2(image, sizeof(sc_id) * MAX(nl, 1));
+    if (m->rn != NULL)
+      sc_rel_renamer_push(m->rn, exprs, w->src, w->image);
     sc_rel_set_carried_texts(c->res, res, sc_rel_text_source_ref(t->src[k]), image);
   }
+}
+
+void sc_rel_memo_start_renamer(sc_rel_ctx *c) {
+  if (c->memo != NULL && c->memo->rn == NULL)
+    c->memo->rn = sc_rel_renamer_new();
+}
+
+void sc_rel_memo_stop_renamer(sc_rel_ctx *c) {
+  if (c->memo != NULL)
+    g_clear_pointer(&c->memo->rn, sc_rel_renamer_free);
 }
 
 /* The template a visited node stands for: its own, or the one it was
@@ -742,6 +837,12 @@ gboolean sc_rel_memo_may_carry(sc_rel_ctx *c, sc_id v, uint32_t position) {
     return TRUE;
   if (m->role_off > 0 && m->role_off <= position) {
     sc_id partner = g_array_index(m->at_pos, sc_id, position - m->role_off);
+    /* its role partner carried too, the same node: taken as carried
+     * without the isomorphism's cost (it is a hint: at 126 layers the
+     * check made every carry twice on the main thread) */
+    if (c->res->carried_from[partner] != SC_ID_NONE &&
+        same_spec_node(c, sc_graph_node(c->spec, partner), n))
+      return TRUE;
     memo_tmpl *t = template_of(c, partner);
     if (t != NULL && try_template(c, t, n))
       return TRUE;
@@ -756,6 +857,8 @@ gboolean sc_rel_memo_may_carry(sc_rel_ctx *c, sc_id v, uint32_t position) {
 void sc_rel_memo_begin(sc_rel_ctx *c) {
   if (c->memo == NULL)
     return;
+  /* a proof reads its inputs' expressions, carried ones too */
+  sc_rel_renamer_sync(c->memo->rn);
   g_array_set_size(c->trel_log, 0);
   g_array_set_size(c->group_log, 0);
   c->widened = FALSE;

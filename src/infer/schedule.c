@@ -279,6 +279,8 @@ sc_rel_sched *sc_rel_sched_new(sc_rel_ctx *c, const sc_id *order, uint32_t n_ord
   pthread_mutex_init(&sc->lock, NULL);
   pthread_cond_init(&sc->cond, NULL);
   sc->pool = g_thread_pool_new(prove_on_thread, sc, (gint)(jobs - 1), FALSE, NULL);
+  /* the carries' relations renamed on a thread of their own (memo.c) */
+  sc_rel_memo_start_renamer(c);
   sc->main_cpu0 = thread_cpu();
   return sc;
 }
@@ -315,6 +317,7 @@ void sc_rel_sched_free(sc_rel_sched *sc) {
   for (uint32_t i = 0; i < sc->n_slots; i++)
     if (sc->slots[i].pos != UINT32_MAX)
       slot_drop(sc, &sc->slots[i]);
+  sc_rel_memo_stop_renamer(sc->c); /* every renaming done */
   if (g_getenv("SC_SCHEDULE_TRACE"))
     trace(sc);
   g_thread_pool_free(sc->pool, FALSE, TRUE);

@@ -5,7 +5,11 @@
  * check with --jobs 1 and --jobs 2 giving the same verdict, failure,
  * relations and counters, on a model with repeated layers (carried) and on
  * bug models.  (Every model of models/ and tests/models is compared the
- * same way through the JSON report by tests/models/jobs-same.py.) */
+ * same way through the JSON report by tests/models/jobs-same.py.)  And the
+ * renaming thread of the carries (src/infer/carry-rename.c): its arrays
+ * hold what the main thread's renaming gives, in order, and expressions
+ * dropped on the starting thread are freed by it. */
+#include "infer/infer-private.h"
 #include "infer/schedule.h"
 #include "shardcheck/bundle.h"
 #include "infer-fixture.h"
@@ -148,11 +152,84 @@ static void test_bugs(void) {
   check_same("models/ddp-sgd/ddp-sgd-sum-not-avg-dp2-fwd.json");
 }
 
+static sc_id leaf_to(sc_id t, void *user) {
+  const sc_id *map = user; /* pairs from, to; ended by SC_ID_NONE */
+  for (; map[0] != SC_ID_NONE; map += 2)
+    if (map[0] == t)
+      return map[1];
+  return t;
+}
+
+static void test_carry_rename(void) {
+  GError *err = NULL;
+  g_autoptr(sc_symtab) st = sc_symtab_new();
+  g_autoptr(sc_graph) g = sc_graph_new(st);
+  int64_t sizes[2] = {4, 8};
+  sc_ttype t = {sc_shape_of(2, sizes), SC_DTYPE_F32};
+  const char *names[6] = {"x_0", "x_1", "y_0", "y_1", "z_0", "z_1"};
+  for (guint i = 0; i < 6; i++)
+    g_assert_true(sc_graph_add_input(g, names[i], &t, NULL, &err));
+  g_assert_true(sc_graph_finish(g, &err));
+  g_assert_no_error(err);
+  const char *texts[3] = {"cat(x_1, x_0, dim=0)", "sum(x_0, slice(cat(x_0, x_1), dim=0, start=4, end=8))",
+                          "transpose(x_1, dim0=0, dim1=1)"};
+  GPtrArray *rel = g_ptr_array_new_with_free_func((GDestroyNotify)sc_texpr_free);
+  for (guint j = 0; j < 3; j++) {
+    g_ptr_array_add(rel, sc_texpr_parse(texts[j], g, TRUE, &err));
+    g_assert_no_error(err);
+  }
+  sc_rel_text_source *src = sc_rel_text_source_new(rel);
+  g_assert_cmpuint(sc_rel_text_source_n_leaves(src), ==, 2); /* x_0, x_1, sorted */
+  g_assert_cmpuint(sc_rel_text_source_n_exprs(src), ==, 3);
+  sc_id x0 = sc_graph_find_tensor(g, "x_0"), x1 = sc_graph_find_tensor(g, "x_1");
+  g_assert_cmpuint(sc_rel_text_source_leaf(src, 0), ==, MIN(x0, x1));
+  /* images: to y (even jobs) or z (odd) */
+  sc_id images[2][2], maps[2][5];
+  for (guint k = 0; k < 2; k++) {
+    sc_id a = sc_graph_find_tensor(g, k ? "z_0" : "y_0"), b = sc_graph_find_tensor(g, k ? "z_1" : "y_1");
+    images[k][0] = x0 < x1 ? a : b;
+    images[k][1] = x0 < x1 ? b : a;
+    sc_id m[5] = {x0, a, x1, b, SC_ID_NONE};
+    memcpy(maps[k], m, sizeof m);
+  }
+  sc_rel_renamer *r = sc_rel_renamer_new();
+  enum { N = 64 };
+  GPtrArray *out[N];
+  for (guint i = 0; i < N; i++) {
+    out[i] = g_ptr_array_new_full(3, sc_rel_renamer_dispose);
+    g_ptr_array_set_size(out[i], 3);
+    sc_rel_renamer_push(r, out[i], src, images[i % 2]);
+  }
+  sc_rel_renamer_sync(r);
+  for (guint i = 0; i < N; i++)
+    for (guint j = 0; j < 3; j++) {
+      sc_texpr *want = sc_texpr_rename(g_ptr_array_index(rel, j), leaf_to, maps[i % 2]);
+      g_autofree char *a = sc_texpr_to_string(g_ptr_array_index(out[i], j));
+      g_autofree char *b = sc_texpr_to_string(want);
+      g_assert_cmpstr(a, ==, b);
+      sc_texpr_free(want);
+    }
+  /* dropped here (the starting thread): freed by the renaming thread, at
+   * the latest when it ends (a leak or a double free shows under ASan) */
+  for (guint i = 0; i < N; i++)
+    g_ptr_array_unref(out[i]);
+  sc_rel_renamer_free(r);
+  /* no renamer on this thread now: freed at once */
+  GPtrArray *late = g_ptr_array_new_full(1, sc_rel_renamer_dispose);
+  g_ptr_array_add(late, sc_rel_text_source_rename(src, 0, images[0]));
+  g_autofree char *late_text = sc_texpr_to_string(g_ptr_array_index(late, 0));
+  g_assert_cmpstr(late_text, ==, "cat(y_1, y_0, dim=0)");
+  g_ptr_array_unref(late);
+  sc_rel_text_source_unref(src);
+  g_ptr_array_unref(rel);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/infer/schedule/plan", test_plan);
   g_test_add_func("/infer/schedule/layers-jobs-1-2", test_layers);
   g_test_add_func("/infer/schedule/bugs-jobs-1-2", test_bugs);
+  g_test_add_func("/infer/schedule/carry-rename", test_carry_rename);
   int rc = g_test_run();
   ifx_library_free();
   return rc;
