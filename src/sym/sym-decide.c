@@ -272,6 +272,8 @@ sc_sym_ival sc_sym_interval(const sc_symtab *st, sc_dim d) {
  * cached.  A normal form is then a function of its value and the epoch's
  * facts: normalising what it prints gives it back. */
 
+static void push_fact(GArray *facts, sc_dim f);
+
 /* The facts' new forms; a fact that became a constant is dropped, and a
  * false one (p >= 0 with p < 0, ...) sets st->facts_false. */
 static GArray *facts_rewritten(sc_symtab *st, const GArray *facts, sc_sym_rel rel) {
@@ -292,13 +294,47 @@ static GArray *facts_rewritten(sc_symtab *st, const GArray *facts, sc_sym_rel re
   return out;
 }
 
+/* Substitutions can form a cycle although each value held only atoms
+ * that were not substituted when it was made: "T/S == H - N*(H/S)" and then
+ * "H == T" make H/S refresh to T/S, whose value holds H/S; what a refresh
+ * builds around the cycle is no normal form.  Every value is refreshed here,
+ * before anything else in the epoch, which goes around every cycle once: the
+ * refresh notes an atom on it (sym.c, refresh_frame), which stops being a
+ * substitution: X == v becomes the facts X - v == 0, >= 0 and <= 0 (true,
+ * as every substitution was), and the epoch is bumped so that nothing built
+ * on the cycle stays cached.  Each round removes a substitution: it ends. */
+static gboolean break_subst_cycle(sc_symtab *st) {
+  st->cycle_atom = G_MAXUINT32;
+  for (uint32_t i = 0; i < st->atoms->len && st->cycle_atom == G_MAXUINT32; i++) {
+    const sc_sym_atom *a = sc_sym_atom_get(st, i);
+    if (a->has_subst)
+      (void)sc_sym_atom_dim(st, i);
+  }
+  if (st->cycle_atom == G_MAXUINT32)
+    return FALSE;
+  sc_sym_atom *a = g_ptr_array_index(st->atoms, st->cycle_atom);
+  st->cycle_atom = G_MAXUINT32;
+  a->has_subst = FALSE;
+  sc_dim x = {0, a->self};
+  sc_dim p = sc_sym_raw_add(st, x, a->subst, -1);
+  push_fact(st->eq_facts, p);
+  push_fact(st->ge_facts, p);
+  push_fact(st->ge_facts, sc_sym_scale(st, p, -1));
+  sc_sym_bump(st);
+  return TRUE;
+}
+
 void sc_sym_facts_update(sc_symtab *st) {
+  gboolean saved = sc_sym_overflow;
+  st->facts_updating = TRUE;
+  while (break_subst_cycle(st)) {
+  }
   if (st->ge_facts->len == 0 && st->eq_facts->len == 0 && st->ne_facts->len == 0) {
+    st->facts_updating = FALSE;
+    sc_sym_overflow = saved;
     st->facts_epoch = st->epoch;
     return;
   }
-  gboolean saved = sc_sym_overflow;
-  st->facts_updating = TRUE;
   GArray *ge = facts_rewritten(st, st->ge_facts, SC_SYM_REL_GE);
   GArray *eq = facts_rewritten(st, st->eq_facts, SC_SYM_REL_EQ);
   GArray *ne = facts_rewritten(st, st->ne_facts, SC_SYM_REL_NE);

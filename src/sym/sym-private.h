@@ -72,6 +72,9 @@ struct sc_sym_poly {
   guint hash;
   uint32_t n;
   uint32_t epoch;   /* cache: epoch at which fresh was computed */
+  /* refresh bookkeeping (sym.c), in what was padding: 1 + the depth of
+   * this poly's refresh in progress, 0 when none */
+  uint32_t busy;
   sc_dim fresh;     /* cache: this poly's normal form at that epoch */
   uint32_t size;    /* nodes of the tree, saturating at UINT32_MAX */
   sc_symtab *st;    /* the owner, so that a dim can be printed alone */
@@ -115,6 +118,11 @@ typedef struct {
   int64_t min, max;  /* as declared (min 0 when not given) */
 } sc_sym_symbol;
 
+/* The refresh of a substituted atom's value in progress, at DEPTH. */
+typedef struct {
+  uint32_t atom, depth;
+} sc_sym_subst_frame;
+
 struct sc_symtab {
   GPtrArray *symbols;     /* sc_sym_symbol*, owned */
   GHashTable *by_name;    /* name (borrowed from symbols) -> index + 1 */
@@ -125,6 +133,8 @@ struct sc_symtab {
   const sc_sym_mono *unit;
   uint32_t epoch;
   uint32_t refreshing;    /* depth of the refreshes in progress (sc_sym_refresh) */
+  GArray *subst_stack;    /* sc_sym_subst_frame: substituted values being refreshed */
+  uint32_t cycle_atom;    /* a substituted atom found on a cycle, or G_MAXUINT32 */
   GRecMutex lock;         /* every public entry with a symbolic operand holds it
                              (threads of `check --jobs`, docs/architecture.md) */
   gboolean too_large;     /* sticky: a normal form passed SC_SYM_MAX_SIZE */

@@ -183,6 +183,7 @@ static const sc_sym_poly *poly_intern(sc_symtab *st, const sc_sym_term *t, uint3
   p->epoch = st->epoch;
   p->fresh.value = 0;
   p->fresh.poly = p;
+  p->busy = 0;
   p->st = st;
   g_hash_table_add(st->polys, p);
   return p;
@@ -570,10 +571,12 @@ static gboolean fdiv_fresh(sc_symtab *st, sc_dim a, sc_dim b, sc_dim *out);
 static gboolean mod_fresh(sc_symtab *st, sc_dim a, sc_dim b, sc_dim *out);
 static sc_dim minmax_fresh(sc_symtab *st, sc_dim a, sc_dim b, gboolean is_max);
 
+static sc_dim subst_value(sc_symtab *st, uint32_t id);
+
 static sc_dim refresh_atom(sc_symtab *st, uint32_t id, void *user) {
   const sc_sym_atom *a = sc_sym_atom_get(st, id);
   if (a->has_subst)
-    return sc_sym_refresh(st, a->subst);
+    return subst_value(st, id);
   sc_dim out = {0, a->self};
   switch (a->kind) {
   case SC_ATOM_SYM:
@@ -598,27 +601,42 @@ static sc_dim refresh_atom(sc_symtab *st, uint32_t id, void *user) {
 }
 
 /* One refresh of P at this epoch.  Meanwhile P stands for itself (its
- * meaning, if not its newest form): a refresh that reached P again would
- * read that and end.  None does: decisions read the epoch's facts as stored
- * (sym-decide.c, "the facts of an epoch"), and otherwise a refresh descends
- * into the operands of atoms and into substituted values, which only hold
- * atoms that were not substituted when they were made (an earlier version
- * refreshed the facts where decisions read them, re-entered refreshes
- * through them, and had to recompute what it had built on the stand-in). */
+ * meaning, if not its newest form): a refresh that reaches P again reads
+ * that.  Decisions never refresh (sym-decide.c, "the facts of an epoch"),
+ * so only a cycle of substitutions can: "T/S == H - N*(H/S)" and then "H ==
+ * T" make H/S refresh to T/S, whose value holds H/S.  The substituted atoms
+ * whose values are refreshed between the two visits of P are on the cycle:
+ * the first is noted (st->cycle_atom), and sc_sym_facts_update, which
+ * refreshes every value before anything else in an epoch, turns it into a
+ * fact. */
 static sc_dim refresh_frame(sc_symtab *st, sc_sym_poly *p) {
   sc_dim d = {0, p};
   p->epoch = st->epoch;
   p->fresh = d;
+  p->busy = st->refreshing + 1;
   st->refreshing++;
   sc_dim f = rebuild(st, d, refresh_atom, NULL);
   st->refreshing--;
+  p->busy = 0;
   p->fresh = f;
-  if (f.poly && f.poly != p) {
+  if (f.poly && f.poly != p && !f.poly->busy) {
     sc_sym_poly *q = (sc_sym_poly *)f.poly;
     q->epoch = st->epoch;
     q->fresh = f;
   }
   return f;
+}
+
+static void note_cycle(sc_symtab *st, const sc_sym_poly *p) {
+  if (st->cycle_atom != G_MAXUINT32)
+    return;
+  for (uint32_t i = 0; i < st->subst_stack->len; i++) {
+    const sc_sym_subst_frame *fr = &g_array_index(st->subst_stack, sc_sym_subst_frame, i);
+    if (fr->depth + 1 >= p->busy) {
+      st->cycle_atom = fr->atom;
+      return;
+    }
+  }
 }
 
 sc_dim sc_sym_refresh(sc_symtab *st, sc_dim d) {
@@ -627,15 +645,28 @@ sc_dim sc_sym_refresh(sc_symtab *st, sc_dim d) {
   if (st->facts_epoch != st->epoch && st->refreshing == 0 && !st->facts_updating)
     sc_sym_facts_update(st); /* bumps the epoch */
   sc_sym_poly *p = (sc_sym_poly *)d.poly;
-  if (p->epoch == st->epoch)
+  if (p->epoch == st->epoch) {
+    if (p->busy)
+      note_cycle(st, p);
     return p->fresh;
+  }
   return refresh_frame(st, p);
+}
+
+/* The value of substituted atom ID, refreshed. */
+static sc_dim subst_value(sc_symtab *st, uint32_t id) {
+  const sc_sym_atom *a = sc_sym_atom_get(st, id);
+  sc_sym_subst_frame fr = {id, st->refreshing};
+  g_array_append_val(st->subst_stack, fr);
+  sc_dim v = sc_sym_refresh(st, a->subst);
+  g_array_set_size(st->subst_stack, st->subst_stack->len - 1);
+  return v;
 }
 
 sc_dim sc_sym_atom_dim(sc_symtab *st, uint32_t id) {
   const sc_sym_atom *a = sc_sym_atom_get(st, id);
   if (a->has_subst)
-    return sc_sym_refresh(st, a->subst);
+    return subst_value(st, id);
   sc_dim d = {0, a->self};
   return d;
 }
@@ -977,6 +1008,8 @@ sc_symtab *sc_symtab_new(void) {
   st->eq_facts = g_array_new(FALSE, FALSE, sizeof(sc_dim));
   st->ne_facts = g_array_new(FALSE, FALSE, sizeof(sc_dim));
   st->texts = g_ptr_array_new_with_free_func(g_free);
+  st->subst_stack = g_array_new(FALSE, FALSE, sizeof(sc_sym_subst_frame));
+  st->cycle_atom = G_MAXUINT32;
   return st;
 }
 
@@ -993,6 +1026,7 @@ void sc_symtab_free(sc_symtab *st) {
   g_array_free(st->eq_facts, TRUE);
   g_array_free(st->ne_facts, TRUE);
   g_ptr_array_free(st->texts, TRUE);
+  g_array_free(st->subst_stack, TRUE);
   sc_sym_oracle_clear(st);
   g_rec_mutex_clear(&st->lock);
   g_free(st);

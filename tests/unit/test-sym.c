@@ -701,6 +701,30 @@ static void test_assume_facts_fixed(void) {
                    G_N_ELEMENTS(facts_fixed_exprs));
 }
 
+/* Found by a search for inputs whose forms depend on the order of the
+ * questions (session 26): substitutions can form a cycle although each
+ * value held only atoms not substituted when it was made.  In the first,
+ * T/S == H - N*(H/S) is solved, then H == T makes H/S refresh to T/S, whose
+ * value holds H/S: "H/S" printed a form holding itself, and each reparse
+ * expanded it again (N*N*(H/S)... then N*N*N*N*(H/S)...).  In the second,
+ * 1/S == 1 - B*((1/T)/S), then T == 1 makes (1/T)/S refresh to 1/S.  The
+ * first refresh of an epoch now goes around every cycle once and turns one
+ * substitution of it into facts. */
+static void test_assume_subst_cycle(void) {
+  static const char *const exprs[] = {"H",   "T",   "S",         "B",         "N",
+                                      "H/S", "T/S", "(T+N*8)/S", "3/S",       "H*T",
+                                      "1/S", "(1/T)/S", "min(H, S)", "(S*S)/(H+1)"};
+  /* satisfiable: S = T = H = 1, N = 0 */
+  check_order_free("H==(T)/S+(H)/S*N==T==(T+N*8)/S<(6/2)/S+H*T*S/T", exprs,
+                   G_N_ELEMENTS(exprs));
+  check_order_free("H==((N)/T)/T*H%S==((1)/T)/S*B+1/S==1==T", exprs, G_N_ELEMENTS(exprs));
+  /* the cycle's equation is still known */
+  g_autoptr(sc_symtab) st = new_st();
+  assume(st, "H==(T)/S+(H)/S*N==T==(T+N*8)/S<(6/2)/S+H*T*S/T");
+  check_same(st, "H", "T");
+  g_assert_cmpint(sc_dim_eq(st, P(st, "(N+1)*(T/S)"), P(st, "T")), ==, SC_YES);
+}
+
 /* fuzz-sym (session 4): a libFuzzer timeout (10 s of wall-clock time at a
  * load average of 35; 0.12 s of CPU before the refresh passes above, 0.20 s
  * after, release build).  Each comparison refreshes the facts, whose floor
@@ -1462,6 +1486,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/sym/assume/refresh-reentered", test_assume_refresh_reentered);
   g_test_add_func("/sym/assume/refresh-deep", test_assume_refresh_deep);
   g_test_add_func("/sym/assume/facts-fixed", test_assume_facts_fixed);
+  g_test_add_func("/sym/assume/subst-cycle", test_assume_subst_cycle);
   g_test_add_func("/sym/limit/normal-form-size", test_nf_too_large);
   g_test_add_func("/sym/fuzz/plain", test_fuzz_plain);
   g_test_add_func("/sym/fuzz/assumptions", test_fuzz_assumptions);
