@@ -663,7 +663,7 @@ static void test_assume_refresh_reentered(void) {
  * second and third equalities, S >= 3 makes 2/S + T == 0 with T >= 1): its
  * facts, rewritten, read 0 >= 1, which is a contradiction now reported. */
 static void check_order_free(const char *assumption, const char *const *exprs, guint n) {
-  char **printed[2] = {g_new0(char *, n), g_new0(char *, n)};
+  char **printed[2] = {g_new0(char *, n + 1), g_new0(char *, n + 1)}; /* NULL-terminated */
   for (int order = 0; order < 2; order++) {
     g_autoptr(sc_symtab) st = new_st();
     assume(st, assumption);
