@@ -255,10 +255,109 @@ sc_sym_ival sc_sym_interval(const sc_symtab *st, sc_dim d) {
   return dim_ival((sc_symtab *)st, d);
 }
 
+/* ---- the facts of an epoch ------------------------------------------ *
+ *
+ * Facts simplify normal forms (a symbolic division folds when the facts
+ * bound it), and facts are normal forms themselves.  Refreshing a fact where
+ * a decision reads it made the answer depend on what was refreshed before:
+ * a fact whose new form loses what folded it (S - H - 1 >= 0 with H ==
+ * ((4/S)/S)*T: it gives S >= 3, so (4/S)/S is 0, so H is 0, and S - 1 >= 0
+ * no longer gives S >= 3) has no fixpoint, and the same text normalised
+ * differently at different times (fuzz-sym, issue 19).  So within an epoch
+ * the facts are fixed: decisions read them as stored, compute on stored
+ * forms, and never refresh them.  When the epoch changes, the outermost
+ * refresh first rewrites every fact in the new epoch's normal form, each
+ * decided with the facts as they were (they are true at any epoch), and then
+ * bumps the epoch once more, so that nothing decided with the old facts stays
+ * cached.  A normal form is then a function of its value and the epoch's
+ * facts: normalising what it prints gives it back. */
+
+static void push_fact(GArray *facts, sc_dim f);
+
+/* The facts' new forms; a fact that became a constant is dropped, and a
+ * false one (p >= 0 with p < 0, ...) sets st->facts_false. */
+static GArray *facts_rewritten(sc_symtab *st, const GArray *facts, sc_sym_rel rel) {
+  GArray *out = g_array_sized_new(FALSE, FALSE, sizeof(sc_dim), facts->len);
+  for (uint32_t i = 0; i < facts->len; i++) {
+    sc_dim f = g_array_index(facts, sc_dim, i);
+    sc_sym_overflow = FALSE;
+    sc_dim g = sc_sym_refresh(st, f);
+    if (sc_sym_overflow)
+      g = f; /* clamped: keep the stored form (true, only older) */
+    if (g.poly) {
+      g_array_append_val(out, g);
+    } else if ((rel == SC_SYM_REL_GE && g.value < 0) || (rel == SC_SYM_REL_EQ && g.value != 0) ||
+               (rel == SC_SYM_REL_NE && g.value == 0)) {
+      st->facts_false = TRUE;
+    }
+  }
+  return out;
+}
+
+/* Substitutions can form a cycle although each value held only atoms
+ * that were not substituted when it was made: "T/S == H - N*(H/S)" and then
+ * "H == T" make H/S refresh to T/S, whose value holds H/S; what a refresh
+ * builds around the cycle is no normal form.  Every value is refreshed here,
+ * before anything else in the epoch, which goes around every cycle once: the
+ * refresh notes an atom on it (sym.c, refresh_frame), which stops being a
+ * substitution: X == v becomes the facts X - v == 0, >= 0 and <= 0 (true,
+ * as every substitution was), and the epoch is bumped so that nothing built
+ * on the cycle stays cached.  Each round removes a substitution: it ends. */
+static gboolean break_subst_cycle(sc_symtab *st) {
+  st->cycle_atom = G_MAXUINT32;
+  for (uint32_t i = 0; i < st->atoms->len && st->cycle_atom == G_MAXUINT32; i++) {
+    const sc_sym_atom *a = sc_sym_atom_get(st, i);
+    if (a->has_subst)
+      (void)sc_sym_atom_dim(st, i);
+  }
+  if (st->cycle_atom == G_MAXUINT32)
+    return FALSE;
+  sc_sym_atom *a = g_ptr_array_index(st->atoms, st->cycle_atom);
+  st->cycle_atom = G_MAXUINT32;
+  a->has_subst = FALSE;
+  sc_dim x = {0, a->self};
+  sc_dim p = sc_sym_raw_add(st, x, a->subst, -1);
+  push_fact(st->eq_facts, p);
+  push_fact(st->ge_facts, p);
+  push_fact(st->ge_facts, sc_sym_scale(st, p, -1));
+  sc_sym_bump(st);
+  return TRUE;
+}
+
+void sc_sym_facts_update(sc_symtab *st) {
+  gboolean saved = sc_sym_overflow;
+  st->facts_updating = TRUE;
+  while (break_subst_cycle(st)) {
+  }
+  if (st->ge_facts->len == 0 && st->eq_facts->len == 0 && st->ne_facts->len == 0) {
+    st->facts_updating = FALSE;
+    sc_sym_overflow = saved;
+    st->facts_epoch = st->epoch;
+    return;
+  }
+  GArray *ge = facts_rewritten(st, st->ge_facts, SC_SYM_REL_GE);
+  GArray *eq = facts_rewritten(st, st->eq_facts, SC_SYM_REL_EQ);
+  GArray *ne = facts_rewritten(st, st->ne_facts, SC_SYM_REL_NE);
+  st->facts_updating = FALSE;
+  sc_sym_overflow = saved;
+  g_array_free(st->ge_facts, TRUE);
+  g_array_free(st->eq_facts, TRUE);
+  g_array_free(st->ne_facts, TRUE);
+  st->ge_facts = ge;
+  st->eq_facts = eq;
+  st->ne_facts = ne;
+  sc_sym_bump(st);
+  st->facts_epoch = st->epoch;
+}
+
 /* ---- decisions ------------------------------------------------------- */
 
+/* Decisions compute on stored forms (sc_sym_raw_add, never sc_dim_sub):
+ * what they answer must depend on the question and the epoch's facts only,
+ * not on which intermediate polynomials happen to be cached (see "the facts
+ * of an epoch" below). */
 static sc_dim sub(sc_symtab *st, sc_dim a, sc_dim b, int64_t kb) {
-  return sc_dim_sub(st, a, sc_sym_scale(st, b, kb));
+  return sc_sym_raw_add(st, a, sc_sym_scale(st, b, kb), -1);
 }
 
 /* q >= 0 by intervals, after taking out a common nonnegative monomial
@@ -273,7 +372,7 @@ static gboolean ival_ge0(sc_symtab *st, sc_dim q) {
   int64_t c0 = last->m->n == 0 ? last->c : 0;
   if (c0 < 0)
     return FALSE;
-  sc_dim nc = c0 ? sc_dim_sub(st, q, sc_dim_const(c0)) : q;
+  sc_dim nc = c0 ? sc_sym_raw_add(st, q, sc_dim_const(c0), -1) : q;
   sc_dim factor, rest;
   if (nc.poly && nc.poly->n > 1 && sc_sym_split_common(st, nc, &factor, &rest) &&
       xsign(dim_ival(st, factor).lo) >= 0)
@@ -333,22 +432,24 @@ static void atom_facts(sc_symtab *st, sc_dim q, GArray *facts) {
         if (!a->b.poly && a->b.value <= 0)
           break;
         /* b*x <= a <= b*x + b - 1 */
-        push_fact(facts, sc_dim_sub(st, a->a, sc_dim_mul(st, a->b, x)));
-        push_fact(facts, sc_dim_sub(st, sc_dim_add(st, sc_dim_mul(st, a->b, x), sc_dim_sub(st, a->b, one)), a->a));
+        push_fact(facts, sc_sym_raw_add(st, a->a, sc_sym_raw_mul(st, a->b, x), -1));
+        push_fact(facts, sc_sym_raw_add(st, sc_sym_raw_add(st, sc_sym_raw_mul(st, a->b, x),
+                                                           sc_sym_raw_add(st, a->b, one, -1), 1),
+                                        a->a, -1));
         break;
       case SC_ATOM_MOD:
         if (a->b.poly && xcmp(dim_ival(st, a->b).lo, XF(1)) >= 0)
-          push_fact(facts, sc_dim_sub(st, sc_dim_sub(st, a->b, one), x));
+          push_fact(facts, sc_sym_raw_add(st, sc_sym_raw_add(st, a->b, one, -1), x, -1));
         if (xsign(dim_ival(st, a->a).lo) >= 0)
-          push_fact(facts, sc_dim_sub(st, a->a, x));
+          push_fact(facts, sc_sym_raw_add(st, a->a, x, -1));
         break;
       case SC_ATOM_MIN:
-        push_fact(facts, sc_dim_sub(st, a->a, x));
-        push_fact(facts, sc_dim_sub(st, a->b, x));
+        push_fact(facts, sc_sym_raw_add(st, a->a, x, -1));
+        push_fact(facts, sc_sym_raw_add(st, a->b, x, -1));
         break;
       case SC_ATOM_MAX:
-        push_fact(facts, sc_dim_sub(st, x, a->a));
-        push_fact(facts, sc_dim_sub(st, x, a->b));
+        push_fact(facts, sc_sym_raw_add(st, x, a->a, -1));
+        push_fact(facts, sc_sym_raw_add(st, x, a->b, -1));
         break;
       case SC_ATOM_SYM:
         break;
@@ -389,12 +490,12 @@ static gboolean prove_ge0(sc_symtab *st, sc_dim q, GArray *facts) {
 static sc_truth ge0_inner(sc_symtab *st, sc_dim q) {
   if (ival_ge0(st, q))
     return SC_YES;
-  sc_dim nq = sc_dim_sub(st, sc_dim_const(-1), q);
+  sc_dim nq = sc_sym_raw_add(st, sc_dim_const(-1), q, -1);
   if (ival_ge0(st, nq))
     return SC_NO;
   GArray *facts = g_array_new(FALSE, FALSE, sizeof(sc_dim));
   for (uint32_t i = 0; i < st->ge_facts->len; i++)
-    push_fact(facts, sc_sym_refresh(st, g_array_index(st->ge_facts, sc_dim, i)));
+    push_fact(facts, g_array_index(st->ge_facts, sc_dim, i));
   atom_facts(st, q, facts);
   sc_truth r = SC_UNKNOWN;
   if (prove_ge0(st, q, facts))
@@ -441,7 +542,7 @@ static sc_truth eq0_inner(sc_symtab *st, sc_dim q) {
   if (integer_infeasible(q))
     return SC_NO;
   for (uint32_t i = 0; i < st->eq_facts->len; i++) {
-    sc_dim e = sc_sym_refresh(st, g_array_index(st->eq_facts, sc_dim, i));
+    sc_dim e = g_array_index(st->eq_facts, sc_dim, i);
     int64_t cs[4];
     uint32_t nc = ratios(q, e, FALSE, cs, 4);
     for (uint32_t k = 0; k < nc; k++) {
@@ -451,7 +552,7 @@ static sc_truth eq0_inner(sc_symtab *st, sc_dim q) {
     }
   }
   for (uint32_t i = 0; i < st->ne_facts->len; i++) {
-    sc_dim e = sc_sym_refresh(st, g_array_index(st->ne_facts, sc_dim, i));
+    sc_dim e = g_array_index(st->ne_facts, sc_dim, i);
     int64_t cs[4];
     uint32_t nc = ratios(q, e, FALSE, cs, 4);
     for (uint32_t k = 0; k < nc; k++) {
@@ -466,7 +567,7 @@ static sc_truth eq0_inner(sc_symtab *st, sc_dim q) {
   sc_truth ge = ge0_inner(st, q);
   if (ge == SC_NO)
     return SC_NO;
-  sc_truth le = ge0_inner(st, sc_dim_neg(st, q));
+  sc_truth le = ge0_inner(st, sc_sym_scale(st, q, -1));
   if (le == SC_NO)
     return SC_NO;
   if (ge == SC_YES && le == SC_YES)
@@ -1342,7 +1443,24 @@ static gboolean assume_eq(sc_symtab *st, sc_dim p, const char *text, GError **er
   return TRUE;
 }
 
+static gboolean assume_rel(sc_symtab *st, sc_dim a, const char *op, sc_dim b,
+                           const char *text, GError **error);
+
+/* The relation, then the facts rewritten for the epoch it made: a fact that
+ * becomes false there (S > (1/S/S)*T and (1/S/S)*T == 1 give S >= 2, where
+ * both read -1 >= 0) is a contradiction of this assumption. */
 gboolean sc_sym_assume_rel(sc_symtab *st, sc_dim a, const char *op, sc_dim b,
+                           const char *text, GError **error) {
+  if (!assume_rel(st, a, op, b, text, error))
+    return FALSE;
+  if (st->facts_epoch != st->epoch)
+    sc_sym_facts_update(st);
+  if (st->facts_false)
+    return fail_contra(text, error);
+  return TRUE;
+}
+
+static gboolean assume_rel(sc_symtab *st, sc_dim a, const char *op, sc_dim b,
                            const char *text, GError **error) {
   a = sc_sym_refresh(st, a);
   b = sc_sym_refresh(st, b);

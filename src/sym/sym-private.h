@@ -72,15 +72,11 @@ struct sc_sym_poly {
   guint hash;
   uint32_t n;
   uint32_t epoch;   /* cache: epoch at which fresh was computed */
-  /* refresh bookkeeping (sym.c, "refresh"), in what was padding: busy is
-   * 1 + the depth of the refresh of this poly in progress (0: none); flags
-   * are SC_SYM_PROV (the cache entry was computed from a stand-in: final or
-   * dropped when the outermost refresh ends) and SC_SYM_HINT (fresh is the
-   * result of a dropped pass, the stand-in of the next refresh) */
+  /* refresh bookkeeping (sym.c), in what was padding: 1 + the depth of
+   * this poly's refresh in progress, 0 when none */
   uint32_t busy;
   sc_dim fresh;     /* cache: this poly's normal form at that epoch */
   uint32_t size;    /* nodes of the tree, saturating at UINT32_MAX */
-  uint32_t flags;
   sc_symtab *st;    /* the owner, so that a dim can be printed alone */
   sc_sym_term t[];
 };
@@ -122,14 +118,10 @@ typedef struct {
   int64_t min, max;  /* as declared (min 0 when not given) */
 } sc_sym_symbol;
 
-#define SC_SYM_PROV 1u
-#define SC_SYM_HINT 2u
-
-/* One refresh in progress (sc_sym_refresh): was its stand-in read (read),
- * did it read a stand-in, or what was computed from one (tainted). */
+/* The refresh of a substituted atom's value in progress, at DEPTH. */
 typedef struct {
-  gboolean read, tainted;
-} sc_sym_rframe;
+  uint32_t atom, depth;
+} sc_sym_subst_frame;
 
 struct sc_symtab {
   GPtrArray *symbols;     /* sc_sym_symbol*, owned */
@@ -140,17 +132,22 @@ struct sc_symtab {
   GHashTable *polys;      /* sc_sym_poly* (owned keys) */
   const sc_sym_mono *unit;
   uint32_t epoch;
-  /* refreshes in progress, innermost last (sc_sym_refresh), and the polys
-   * cached from a stand-in during the outermost one (SC_SYM_PROV) */
-  GArray *rframes;        /* sc_sym_rframe */
-  GPtrArray *prov;        /* sc_sym_poly* (borrowed) */
-  gboolean unsettled;     /* a stand-in read was not the refresh's result */
+  uint32_t refreshing;    /* depth of the refreshes in progress (sc_sym_refresh) */
+  GArray *subst_stack;    /* sc_sym_subst_frame: substituted values being refreshed */
+  uint32_t cycle_atom;    /* a substituted atom found on a cycle, or G_MAXUINT32 */
   GRecMutex lock;         /* every public entry with a symbolic operand holds it
                              (threads of `check --jobs`, docs/architecture.md) */
   gboolean too_large;     /* sticky: a normal form passed SC_SYM_MAX_SIZE */
-  GArray *ge_facts;       /* sc_dim, each p >= 0 (nonconstant) */
+  /* The facts (sym-decide.c, "the facts of an epoch"): read as stored by
+   * every decision, never refreshed there; rewritten once per epoch, before
+   * the epoch's first refresh, by sc_sym_facts_update. */
+  GArray *ge_facts;       /* sc_dim, each p >= 0 */
   GArray *eq_facts;       /* sc_dim, each p == 0 */
   GArray *ne_facts;       /* sc_dim, each p != 0 */
+  uint32_t facts_epoch;   /* the epoch the facts were rewritten for */
+  gboolean facts_updating; /* sc_sym_facts_update is running */
+  gboolean facts_false;   /* sticky: a fact was rewritten to a false constant
+                             (the assumptions contradict each other) */
   GPtrArray *texts;       /* char*, assumption texts */
   /* the oracle hook (sym-decide.c); all zero in a new symtab */
   sc_sym_oracle oracle;   /* decide == NULL: none */
@@ -200,6 +197,10 @@ sc_dim sc_sym_refresh(sc_symtab *st, sc_dim d);
 sc_dim sc_sym_atom_dim(sc_symtab *st, uint32_t atom);
 uint32_t sc_sym_atom_intern(sc_symtab *st, const sc_sym_atom *key);
 sc_dim sc_sym_scale(sc_symtab *st, sc_dim d, int64_t k);
+/* a + kb*b and a*b on the stored forms, without refreshing them: exact
+ * arithmetic whatever the epoch (the result is fresh when a and b are). */
+sc_dim sc_sym_raw_add(sc_symtab *st, sc_dim a, sc_dim b, int64_t kb);
+sc_dim sc_sym_raw_mul(sc_symtab *st, sc_dim a, sc_dim b);
 /* d with every coefficient divided by k (k divides them all). */
 sc_dim sc_sym_div_exact(sc_symtab *st, sc_dim d, int64_t k);
 /* q == factor * rest where factor is the largest monomial dividing every
@@ -232,6 +233,11 @@ sc_truth sc_sym_eq0(sc_symtab *st, sc_dim q);
  * ">=". */
 gboolean sc_sym_assume_rel(sc_symtab *st, sc_dim a, const char *op, sc_dim b,
                            const char *text, GError **error);
+/* Rewrites the facts in the normal forms of the current epoch, deciding
+ * with the facts as they were; then bumps the epoch (what was cached meanwhile
+ * was decided with the old facts).  Called by the outermost sc_sym_refresh
+ * of an epoch whose facts are not rewritten yet. */
+void sc_sym_facts_update(sc_symtab *st);
 /* Frees the oracle's answer cache (sc_symtab_free calls it). */
 void sc_sym_oracle_clear(sc_symtab *st);
 

@@ -151,7 +151,6 @@ static const sc_sym_mono *mono_intern(sc_symtab *st, const sc_sym_factor *f, uin
 }
 
 /* terms: sorted, combined, nonzero, not a constant. */
-static void intern_provisional(sc_symtab *st, sc_sym_poly *p);
 
 static const sc_sym_poly *poly_intern(sc_symtab *st, const sc_sym_term *t, uint32_t n) {
   sc_sym_poly *p = g_malloc(sizeof *p + n * sizeof p->t[0]);
@@ -185,10 +184,8 @@ static const sc_sym_poly *poly_intern(sc_symtab *st, const sc_sym_term *t, uint3
   p->fresh.value = 0;
   p->fresh.poly = p;
   p->busy = 0;
-  p->flags = 0;
   p->st = st;
   g_hash_table_add(st->polys, p);
-  intern_provisional(st, p);
   return p;
 }
 
@@ -406,7 +403,7 @@ static const sc_sym_mono *mono_div(sc_symtab *st, const sc_sym_mono *a, const sc
 
 /* ---- raw arithmetic on fresh dims ----------------------------------- */
 
-static sc_dim raw_add(sc_symtab *st, sc_dim a, sc_dim b, int64_t kb) {
+sc_dim sc_sym_raw_add(sc_symtab *st, sc_dim a, sc_dim b, int64_t kb) {
   if (!a.poly && !b.poly)
     return sc_dim_const(sc_sym_add64(st, a.value, sc_sym_mul64(st, b.value, kb)));
   GArray *tb = tb_new();
@@ -427,7 +424,7 @@ sc_dim sc_sym_scale(sc_symtab *st, sc_dim d, int64_t k) {
   return tb_finish(st, tb);
 }
 
-static sc_dim raw_mul(sc_symtab *st, sc_dim a, sc_dim b) {
+sc_dim sc_sym_raw_mul(sc_symtab *st, sc_dim a, sc_dim b) {
   if (!a.poly)
     return sc_sym_scale(st, b, a.value);
   if (!b.poly)
@@ -563,9 +560,9 @@ static sc_dim rebuild(sc_symtab *st, sc_dim d, atom_map_fn fn, void *user) {
     for (uint32_t j = 0; j < t->m->n; j++) {
       sc_dim x = fn(st, t->m->f[j].atom, user);
       for (uint32_t e = 0; e < t->m->f[j].exp; e++)
-        m = raw_mul(st, m, x);
+        m = sc_sym_raw_mul(st, m, x);
     }
-    acc = raw_add(st, acc, m, 1);
+    acc = sc_sym_raw_add(st, acc, m, 1);
   }
   return acc;
 }
@@ -574,10 +571,12 @@ static gboolean fdiv_fresh(sc_symtab *st, sc_dim a, sc_dim b, sc_dim *out);
 static gboolean mod_fresh(sc_symtab *st, sc_dim a, sc_dim b, sc_dim *out);
 static sc_dim minmax_fresh(sc_symtab *st, sc_dim a, sc_dim b, gboolean is_max);
 
+static sc_dim subst_value(sc_symtab *st, uint32_t id);
+
 static sc_dim refresh_atom(sc_symtab *st, uint32_t id, void *user) {
   const sc_sym_atom *a = sc_sym_atom_get(st, id);
   if (a->has_subst)
-    return sc_sym_refresh(st, a->subst);
+    return subst_value(st, id);
   sc_dim out = {0, a->self};
   switch (a->kind) {
   case SC_ATOM_SYM:
@@ -601,125 +600,73 @@ static sc_dim refresh_atom(sc_symtab *st, uint32_t id, void *user) {
   return out;
 }
 
-/* Refreshing a poly can ask questions (a symbolic division consults the
- * facts) whose own refresh reads the same poly again: meanwhile the poly
- * stands for itself (its stand-in), which is its meaning, only not its
- * newest normal form.  A normal form computed from a stale stand-in is not
- * idempotent: "H/S*T" kept a term (2/S)/S that reparsing folded to 0
- * (fuzz-sym, issue 19).  So whatever is computed once a stand-in was read
- * is cached provisionally (SC_SYM_PROV); when the outermost refresh ends
- * and some refresh's result differs from the stand-in that was read of it,
- * the provisional entries are dropped and the outermost refresh runs
- * again, each dropped poly standing in by its last result (SC_SYM_HINT),
- * at most SC_SYM_REFRESH_PASSES times, until what was read is what came
- * out.  Past the bound, nothing provisional stays cached (the results are
- * right, only maybe not the newest forms). */
-#define SC_SYM_REFRESH_PASSES 4u
-
-static sc_sym_rframe *top_frame(sc_symtab *st) {
-  if (st->rframes == NULL || st->rframes->len == 0)
-    return NULL;
-  return &g_array_index(st->rframes, sc_sym_rframe, st->rframes->len - 1);
-}
-
-static void mark_provisional(sc_symtab *st, sc_sym_poly *p) {
-  if (p->flags & SC_SYM_PROV)
-    return;
-  p->flags |= SC_SYM_PROV;
-  g_ptr_array_add(st->prov, p);
-}
-
-/* A poly interned once the innermost refresh read a stand-in claims to be
- * its own normal form only provisionally. */
-static void intern_provisional(sc_symtab *st, sc_sym_poly *p) {
-  sc_sym_rframe *fr = top_frame(st);
-  if (fr && fr->tainted)
-    mark_provisional(st, p);
-}
-
-/* The provisional entries become final (KEEP) or are dropped: their next
- * refresh recomputes them, from their last result as the stand-in. */
-static void settle_provisional(sc_symtab *st, gboolean keep) {
-  for (guint i = 0; i < st->prov->len; i++) {
-    sc_sym_poly *q = g_ptr_array_index(st->prov, i);
-    q->flags &= ~SC_SYM_PROV;
-    if (!keep) {
-      q->epoch = st->epoch - 1;
-      q->flags |= SC_SYM_HINT;
-    }
-  }
-  g_ptr_array_set_size(st->prov, 0);
-}
-
-/* One refresh of P (not fresh at this epoch), inside the outermost one. */
+/* One refresh of P at this epoch.  Meanwhile P stands for itself (its
+ * meaning, if not its newest form): a refresh that reaches P again reads
+ * that.  Decisions never refresh (sym-decide.c, "the facts of an epoch"),
+ * so only a cycle of substitutions can: "T/S == H - N*(H/S)" and then "H ==
+ * T" make H/S refresh to T/S, whose value holds H/S.  The substituted atoms
+ * whose values are refreshed between the two visits of P are on the cycle:
+ * the first is noted (st->cycle_atom), and sc_sym_facts_update, which
+ * refreshes every value before anything else in an epoch, turns it into a
+ * fact. */
 static sc_dim refresh_frame(sc_symtab *st, sc_sym_poly *p) {
   sc_dim d = {0, p};
-  uint32_t k = st->rframes->len;
-  sc_sym_rframe fr0 = {FALSE, FALSE};
-  g_array_append_val(st->rframes, fr0);
-  if (!(p->flags & SC_SYM_HINT))
-    p->fresh = d;
-  p->flags &= ~SC_SYM_HINT;
   p->epoch = st->epoch;
-  p->busy = k + 1;
+  p->fresh = d;
+  p->busy = st->refreshing + 1;
+  st->refreshing++;
   sc_dim f = rebuild(st, d, refresh_atom, NULL);
-  sc_sym_rframe fr = g_array_index(st->rframes, sc_sym_rframe, k);
-  g_array_set_size(st->rframes, k);
+  st->refreshing--;
   p->busy = 0;
-  if (fr.read && !sc_dim_identical(f, p->fresh))
-    st->unsettled = TRUE;
-  p->epoch = st->epoch;
   p->fresh = f;
-  sc_sym_poly *q = f.poly && f.poly != p && !f.poly->busy ? (sc_sym_poly *)f.poly : NULL;
-  if (q) {
+  if (f.poly && f.poly != p && !f.poly->busy) {
+    sc_sym_poly *q = (sc_sym_poly *)f.poly;
     q->epoch = st->epoch;
     q->fresh = f;
-    q->flags &= ~SC_SYM_HINT;
-  }
-  if (fr.tainted || fr.read) {
-    mark_provisional(st, p);
-    if (q)
-      mark_provisional(st, q);
-    sc_sym_rframe *parent = top_frame(st);
-    if (parent)
-      parent->tainted = TRUE;
   }
   return f;
+}
+
+static void note_cycle(sc_symtab *st, const sc_sym_poly *p) {
+  if (st->cycle_atom != G_MAXUINT32)
+    return;
+  for (uint32_t i = 0; i < st->subst_stack->len; i++) {
+    const sc_sym_subst_frame *fr = &g_array_index(st->subst_stack, sc_sym_subst_frame, i);
+    if (fr->depth + 1 >= p->busy) {
+      st->cycle_atom = fr->atom;
+      return;
+    }
+  }
 }
 
 sc_dim sc_sym_refresh(sc_symtab *st, sc_dim d) {
   if (!d.poly)
     return d;
+  if (st->facts_epoch != st->epoch && st->refreshing == 0 && !st->facts_updating)
+    sc_sym_facts_update(st); /* bumps the epoch */
   sc_sym_poly *p = (sc_sym_poly *)d.poly;
   if (p->epoch == st->epoch) {
-    sc_sym_rframe *top = top_frame(st);
-    if (top && p->busy) {
-      g_array_index(st->rframes, sc_sym_rframe, p->busy - 1).read = TRUE;
-      top->tainted = TRUE;
-    } else if (top && (p->flags & SC_SYM_PROV)) {
-      top->tainted = TRUE;
-    }
+    if (p->busy)
+      note_cycle(st, p);
     return p->fresh;
   }
-  if (st->rframes->len > 0)
-    return refresh_frame(st, p);
-  sc_dim f = d;
-  for (uint32_t pass = 0; pass < SC_SYM_REFRESH_PASSES; pass++) {
-    st->unsettled = FALSE;
-    f = refresh_frame(st, p);
-    if (!st->unsettled) {
-      settle_provisional(st, TRUE);
-      return f;
-    }
-    settle_provisional(st, FALSE);
-  }
-  return f; /* p's entry was dropped with the rest: the next refresh starts again */
+  return refresh_frame(st, p);
+}
+
+/* The value of substituted atom ID, refreshed. */
+static sc_dim subst_value(sc_symtab *st, uint32_t id) {
+  const sc_sym_atom *a = sc_sym_atom_get(st, id);
+  sc_sym_subst_frame fr = {id, st->refreshing};
+  g_array_append_val(st->subst_stack, fr);
+  sc_dim v = sc_sym_refresh(st, a->subst);
+  g_array_set_size(st->subst_stack, st->subst_stack->len - 1);
+  return v;
 }
 
 sc_dim sc_sym_atom_dim(sc_symtab *st, uint32_t id) {
   const sc_sym_atom *a = sc_sym_atom_get(st, id);
   if (a->has_subst)
-    return sc_sym_refresh(st, a->subst);
+    return subst_value(st, id);
   sc_dim d = {0, a->self};
   return d;
 }
@@ -732,7 +679,7 @@ static sc_dim expand_mod_atom(sc_symtab *st, uint32_t id, void *user) {
   sc_dim q;
   if (!fdiv_fresh(st, a->a, a->b, &q))
     return self;
-  return raw_add(st, a->a, raw_mul(st, a->b, q), -1);
+  return sc_sym_raw_add(st, a->a, sc_sym_raw_mul(st, a->b, q), -1);
 }
 
 sc_dim sc_sym_expand_mod(sc_symtab *st, sc_dim d) {
@@ -794,7 +741,7 @@ static gboolean in_0_b(sc_symtab *st, sc_dim a, sc_dim b) {
     return FALSE;
   gboolean saved = sc_sym_overflow;
   sc_sym_overflow = FALSE;
-  sc_dim gap = raw_add(st, raw_add(st, b, a, -1), sc_dim_const(-1), 1);
+  sc_dim gap = sc_sym_raw_add(st, sc_sym_raw_add(st, b, a, -1), sc_dim_const(-1), 1);
   gboolean ok = !sc_sym_overflow && sc_sym_ge0(st, gap) == SC_YES;
   sc_sym_overflow = saved;
   return ok;
@@ -832,7 +779,7 @@ static gboolean fdiv_fresh(sc_symtab *st, sc_dim a, sc_dim b, sc_dim *out) {
     if (!iv.lo.inf && !iv.hi.inf) {
       int64_t ql = sc_sym_py_floordiv(st, iv.lo.v, k), qh = sc_sym_py_floordiv(st, iv.hi.v, k);
       if (ql == qh) {
-        *out = raw_add(st, q, sc_dim_const(ql), 1);
+        *out = sc_sym_raw_add(st, q, sc_dim_const(ql), 1);
         return TRUE;
       }
     }
@@ -849,12 +796,12 @@ static gboolean fdiv_fresh(sc_symtab *st, sc_dim a, sc_dim b, sc_dim *out) {
           !__builtin_mul_overflow(ia->b.value, k, &kk)) {
         sc_dim nested;
         if (fdiv_fresh(st, ia->a, sc_dim_const(kk), &nested)) {
-          *out = raw_add(st, q, nested, 1);
+          *out = sc_sym_raw_add(st, q, nested, 1);
           return TRUE;
         }
       }
     }
-    *out = raw_add(st, q, make_atom2(st, SC_ATOM_FLOORDIV, r, sc_dim_const(k)), 1);
+    *out = sc_sym_raw_add(st, q, make_atom2(st, SC_ATOM_FLOORDIV, r, sc_dim_const(k)), 1);
     return TRUE;
   }
   /* symbolic divisor */
@@ -905,7 +852,7 @@ static gboolean mod_fresh(sc_symtab *st, sc_dim a, sc_dim b, sc_dim *out) {
     if (!iv.lo.inf && !iv.hi.inf) {
       int64_t ql = sc_sym_py_floordiv(st, iv.lo.v, k), qh = sc_sym_py_floordiv(st, iv.hi.v, k);
       if (ql == qh) {
-        *out = raw_add(st, r, sc_dim_const(sc_sym_mul64(st, ql, k)), -1);
+        *out = sc_sym_raw_add(st, r, sc_dim_const(sc_sym_mul64(st, ql, k)), -1);
         return TRUE;
       }
     }
@@ -950,12 +897,12 @@ static sc_dim minmax_fresh(sc_symtab *st, sc_dim a, sc_dim b, gboolean is_max) {
   }
   gboolean saved = sc_sym_overflow;
   sc_sym_overflow = FALSE;
-  sc_dim ba = raw_add(st, b, a, -1);
+  sc_dim ba = sc_sym_raw_add(st, b, a, -1);
   sc_truth le = sc_sym_overflow ? SC_UNKNOWN : sc_sym_ge0(st, ba); /* a <= b ? */
   sc_truth ge = SC_UNKNOWN;
   if (le == SC_UNKNOWN) {
     sc_sym_overflow = FALSE;
-    sc_dim ab = raw_add(st, a, b, -1);
+    sc_dim ab = sc_sym_raw_add(st, a, b, -1);
     ge = sc_sym_overflow ? SC_UNKNOWN : sc_sym_ge0(st, ab); /* b <= a ? */
   }
   sc_sym_overflow = saved;
@@ -972,21 +919,21 @@ sc_dim sc_dim_add(sc_symtab *st, sc_dim a, sc_dim b) {
   if (!a.poly && !b.poly)
     return sc_dim_const(sc_sym_add64(st, a.value, b.value));
   SC_SYM_LOCKED(st);
-  return raw_add(st, sc_sym_refresh(st, a), sc_sym_refresh(st, b), 1);
+  return sc_sym_raw_add(st, sc_sym_refresh(st, a), sc_sym_refresh(st, b), 1);
 }
 
 sc_dim sc_dim_sub(sc_symtab *st, sc_dim a, sc_dim b) {
   if (!a.poly && !b.poly)
     return sc_dim_const(sub64(st, a.value, b.value));
   SC_SYM_LOCKED(st);
-  return raw_add(st, sc_sym_refresh(st, a), sc_sym_refresh(st, b), -1);
+  return sc_sym_raw_add(st, sc_sym_refresh(st, a), sc_sym_refresh(st, b), -1);
 }
 
 sc_dim sc_dim_mul(sc_symtab *st, sc_dim a, sc_dim b) {
   if (!a.poly && !b.poly)
     return sc_dim_const(sc_sym_mul64(st, a.value, b.value));
   SC_SYM_LOCKED(st);
-  return raw_mul(st, sc_sym_refresh(st, a), sc_sym_refresh(st, b));
+  return sc_sym_raw_mul(st, sc_sym_refresh(st, a), sc_sym_refresh(st, b));
 }
 
 sc_dim sc_dim_neg(sc_symtab *st, sc_dim a) {
@@ -1061,8 +1008,8 @@ sc_symtab *sc_symtab_new(void) {
   st->eq_facts = g_array_new(FALSE, FALSE, sizeof(sc_dim));
   st->ne_facts = g_array_new(FALSE, FALSE, sizeof(sc_dim));
   st->texts = g_ptr_array_new_with_free_func(g_free);
-  st->rframes = g_array_new(FALSE, FALSE, sizeof(sc_sym_rframe));
-  st->prov = g_ptr_array_new();
+  st->subst_stack = g_array_new(FALSE, FALSE, sizeof(sc_sym_subst_frame));
+  st->cycle_atom = G_MAXUINT32;
   return st;
 }
 
@@ -1079,8 +1026,7 @@ void sc_symtab_free(sc_symtab *st) {
   g_array_free(st->eq_facts, TRUE);
   g_array_free(st->ne_facts, TRUE);
   g_ptr_array_free(st->texts, TRUE);
-  g_array_free(st->rframes, TRUE);
-  g_ptr_array_free(st->prov, TRUE);
+  g_array_free(st->subst_stack, TRUE);
   sc_sym_oracle_clear(st);
   g_rec_mutex_clear(&st->lock);
   g_free(st);

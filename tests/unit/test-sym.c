@@ -650,11 +650,87 @@ static void test_assume_refresh_reentered(void) {
   g_assert_null(strstr(t, "2/S"));
 }
 
+/* fuzz-sym (CI, session 25): after S > H == ((4/S)/S)*T == 2/S + T ==
+ * 4 + 2*N*S*S + T == 461/5, H printed as 88*((4/S)/S)-2*N*S*S*((4/S)/S),
+ * which parsed back as 0, and the same text "4/S" parsed as 4/S once and as
+ * 0 the next time.  The facts were refreshed where decisions read them, and
+ * the fact S - H - 1 >= 0 has no fixpoint: as stored it gives S >= 3, so
+ * (4/S)/S is 0, so H is 0, and S - 1 >= 0 no longer gives S >= 3.  What a
+ * refresh decided depended on which forms were cached by then (and so on
+ * the order in which a compiler evaluates arguments).  Within an epoch the
+ * facts are now fixed, so that a normal form depends on its value and the
+ * epoch's facts only.  The chain itself has no solution (S <= 2 fails the
+ * second and third equalities, S >= 3 makes 2/S + T == 0 with T >= 1): its
+ * facts, rewritten, read 0 >= 1, which is a contradiction now reported. */
+static void check_order_free(const char *assumption, const char *const *exprs, guint n) {
+  char **printed[2] = {g_new0(char *, n + 1), g_new0(char *, n + 1)}; /* NULL-terminated */
+  for (int order = 0; order < 2; order++) {
+    g_autoptr(sc_symtab) st = new_st();
+    assume(st, assumption);
+    for (guint k = 0; k < n; k++) {
+      guint i = order == 0 ? k : n - 1 - k;
+      sc_dim d = P(st, exprs[i]);
+      printed[order][i] = sc_dim_to_string(st, d);
+      sc_dim again = P(st, printed[order][i]);
+      g_autofree char *printed2 = sc_dim_to_string(st, again);
+      if (!sc_dim_identical(d, again))
+        g_error("%s: printed %s parses back as %s", exprs[i], printed[order][i], printed2);
+      /* the same text again, after everything since: the same form */
+      g_assert_true(sc_dim_identical(P(st, exprs[i]), d));
+    }
+  }
+  for (guint i = 0; i < n; i++)
+    if (strcmp(printed[0][i], printed[1][i]) != 0)
+      g_error("%s: %s in one order, %s in the other", exprs[i], printed[0][i], printed[1][i]);
+  g_strfreev(printed[0]);
+  g_strfreev(printed[1]);
+}
+
+static const char *const facts_fixed_exprs[] = {
+    "H",     "(4/S)/S", "4/S",       "2/S",       "T",           "H*T",
+    "S-H-1", "H/S",     "4/S+2/S*H", "min(H, S)", "(S*S)/(H+1)", "T/S"};
+
+static void test_assume_facts_fixed(void) {
+  g_autoptr(sc_symtab) st = new_st();
+  check_assume_error(st, "S>H==4/S//S*T==2/S+T==4+S*N*S+S*N*S+T==461/5", SC_SYM_ERROR_INVALID,
+                     "contradicts");
+  /* satisfiable parts of it: any order of the same questions, the same
+   * forms, each a fixpoint of print and parse */
+  check_order_free("S>H==4/S//S*T", facts_fixed_exprs, G_N_ELEMENTS(facts_fixed_exprs));
+  check_order_free("S>H==4/S//S*T && 4+S*N*S+S*N*S+T==461/5", facts_fixed_exprs,
+                   G_N_ELEMENTS(facts_fixed_exprs));
+}
+
+/* Found by a search for inputs whose forms depend on the order of the
+ * questions (session 26): substitutions can form a cycle although each
+ * value held only atoms not substituted when it was made.  In the first,
+ * T/S == H - N*(H/S) is solved, then H == T makes H/S refresh to T/S, whose
+ * value holds H/S: "H/S" printed a form holding itself, and each reparse
+ * expanded it again (N*N*(H/S)... then N*N*N*N*(H/S)...).  In the second,
+ * 1/S == 1 - B*((1/T)/S), then T == 1 makes (1/T)/S refresh to 1/S.  The
+ * first refresh of an epoch now goes around every cycle once and turns one
+ * substitution of it into facts. */
+static void test_assume_subst_cycle(void) {
+  static const char *const exprs[] = {"H",   "T",   "S",         "B",         "N",
+                                      "H/S", "T/S", "(T+N*8)/S", "3/S",       "H*T",
+                                      "1/S", "(1/T)/S", "min(H, S)", "(S*S)/(H+1)"};
+  /* satisfiable: S = T = H = 1, N = 0 */
+  check_order_free("H==(T)/S+(H)/S*N==T==(T+N*8)/S<(6/2)/S+H*T*S/T", exprs,
+                   G_N_ELEMENTS(exprs));
+  check_order_free("H==((N)/T)/T*H%S==((1)/T)/S*B+1/S==1==T", exprs, G_N_ELEMENTS(exprs));
+  /* the cycle's equation is still known */
+  g_autoptr(sc_symtab) st = new_st();
+  assume(st, "H==(T)/S+(H)/S*N==T==(T+N*8)/S<(6/2)/S+H*T*S/T");
+  check_same(st, "H", "T");
+  g_assert_cmpint(sc_dim_eq(st, P(st, "(N+1)*(T/S)"), P(st, "T")), ==, SC_YES);
+}
+
 /* fuzz-sym (session 4): a libFuzzer timeout (10 s of wall-clock time at a
- * load average of 35; 0.12 s of CPU before the refresh passes above, 0.20 s
- * after, release build).  Each comparison refreshes the facts, whose floor
- * divisions ask comparisons again: deep but bounded.  It must end, and every
- * normal form it prints must parse back to itself. */
+ * load average of 35; 0.12 s of CPU before session 4's refresh passes, 0.20 s
+ * after, release build).  Each comparison refreshed the facts, whose floor
+ * divisions asked comparisons again.  With the facts fixed per epoch
+ * (session 5) it takes 0.02 s.  It must end, and every normal form it prints
+ * must parse back to itself. */
 static void test_assume_refresh_deep(void) {
   static const char *lines[] = {
       "S>H/S*T==2/S/S*N*S+S*N*S+T==S+N/5",
@@ -1410,6 +1486,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/sym/assume/subst-self-reference", test_assume_subst_self_reference);
   g_test_add_func("/sym/assume/refresh-reentered", test_assume_refresh_reentered);
   g_test_add_func("/sym/assume/refresh-deep", test_assume_refresh_deep);
+  g_test_add_func("/sym/assume/facts-fixed", test_assume_facts_fixed);
+  g_test_add_func("/sym/assume/subst-cycle", test_assume_subst_cycle);
   g_test_add_func("/sym/limit/normal-form-size", test_nf_too_large);
   g_test_add_func("/sym/fuzz/plain", test_fuzz_plain);
   g_test_add_func("/sym/fuzz/assumptions", test_fuzz_assumptions);
