@@ -1,8 +1,9 @@
 /* test-infer-replica-sums.c — src/infer/pass-replica-sums.c: a class
  * holding div.Scalar(S, n) and n distinct impl tensors (each rank's copy
  * of an average) makes S = sum(A, ..., A), named sum(a0, a1) with
- * distinct tensors; fewer copies than n, or a divisor that is no integer,
- * change nothing. */
+ * distinct tensors, also when the lemmas regrouped the sum as binary
+ * sums (sum(A, sum(A, A))); fewer copies than n, or a divisor that is no
+ * integer, change nothing. */
 #include "infer-fixture.h"
 
 /* a0, a1, a2: [4] f32 (copies of an average); s0, s1: [4] f32 (partials) */
@@ -45,6 +46,34 @@ static void test_two_copies(void) {
   clear(&f);
 }
 
+/* The sum of n copies named when the class holds it only as nested
+ * binary sums (accum.lemma and the AC pass regroup sums so): seed 13030,
+ * where mm_6 = sum(A, sum(A, ...)) of the six ranks' copies was left
+ * unnamed and the failure stopped before the node whose values diverge. */
+static void test_nested_sums(void) {
+  ifx f;
+  setup(&f);
+  sc_id s = ifx_add(&f, "sum(s0, s1)");
+  sc_id a0 = ifx_add(&f, "a0"), a1 = ifx_add(&f, "a1"), a2 = ifx_add(&f, "a2");
+  sc_egraph_union(ifx_eg(&f), a0, a1, SC_JUST_ASSERTED);
+  sc_egraph_union(ifx_eg(&f), a0, a2, SC_JUST_ASSERTED);
+  sc_id nested = ifx_add(&f, "sum(a0, sum(a0, a0))");
+  sc_egraph_union(ifx_eg(&f), s, nested, SC_JUST_ASSERTED);
+  GPtrArray *out = g_ptr_array_new();
+  sc_rel_replica_sum_exprs(&f.c, s, out);
+  g_assert_cmpuint(out->len, >=, 1);
+  for (guint i = 0; i < out->len; i++) {
+    g_autofree char *text = sc_texpr_to_string(g_ptr_array_index(out, i));
+    /* three distinct tensors, each once */
+    g_assert_true(g_str_has_prefix(text, "sum("));
+    g_assert_nonnull(strstr(text, "a0"));
+    g_assert_nonnull(strstr(text, "a1"));
+    g_assert_nonnull(strstr(text, "a2"));
+  }
+  g_ptr_array_unref(out);
+  clear(&f);
+}
+
 static void test_too_few_copies(void) {
   ifx f;
   setup(&f);
@@ -76,6 +105,7 @@ static void test_not_an_integer(void) {
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/infer/replica-sums/two-copies", test_two_copies);
+  g_test_add_func("/infer/replica-sums/nested-sums", test_nested_sums);
   g_test_add_func("/infer/replica-sums/too-few-copies", test_too_few_copies);
   g_test_add_func("/infer/replica-sums/not-an-integer", test_not_an_integer);
   return g_test_run();
