@@ -146,11 +146,18 @@ void sc_rel_dups_free(sc_rel_ctx *c) {
   g_free(c->virt_stamp);
 }
 
-void sc_rel_dups_wake_related(sc_rel_ctx *c, sc_id w) {
+sc_id sc_rel_dups_member(const sc_rel_ctx *c, sc_id w, guint i) {
   sc_id r = c->dup_rep[w];
   const GArray *dups = c->dups_of[r];
-  for (guint i = 0; dups != NULL && i <= dups->len; i++) {
-    sc_id m = i < dups->len ? g_array_index(dups, sc_id, i) : r;
+  guint n = dups != NULL ? dups->len : 0;
+  if (i < n)
+    return g_array_index(dups, sc_id, i);
+  return i == n ? r : SC_ID_NONE;
+}
+
+void sc_rel_dups_wake_related(sc_rel_ctx *c, sc_id w) {
+  sc_id m;
+  for (guint i = 0; (m = sc_rel_dups_member(c, w, i)) != SC_ID_NONE; i++) {
     if (m == w || c->node_explored[m] == c->visit)
       continue;
     const sc_node *n = sc_graph_node(c->impl, m);

@@ -290,6 +290,11 @@ gboolean sc_rel_memo_pins(sc_rel_ctx *c, sc_id t);
 
 void sc_rel_dups_init(sc_rel_ctx *c);
 void sc_rel_dups_free(sc_rel_ctx *c);
+/* The I-th member of node W's duplicate set (the representative's
+ * duplicates in ascending order, then the representative; W alone when
+ * it is no duplicate and has none), or SC_ID_NONE past the last:
+ * for (guint i = 0; (m = sc_rel_dups_member(c, w, i)) != SC_ID_NONE; i++). */
+sc_id sc_rel_dups_member(const sc_rel_ctx *c, sc_id w, guint i);
 /* Node W of a duplicate set is explored this visit: the other members
  * whose results are in T_rel join the frontier, so that the e-graph
  * equates their results with W's (congruence of their equations). */

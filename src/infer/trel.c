@@ -185,10 +185,8 @@ void sc_rel_trel_add(sc_rel_ctx *c, sc_id t) {
     return;
   wake(c, p);
   /* every other member of p's duplicate set computes t too (dups.c) */
-  sc_id r = c->dup_rep[p];
-  const GArray *dups = c->dups_of[r];
-  for (guint i = 0; dups != NULL && i <= dups->len; i++) {
-    sc_id d = i < dups->len ? g_array_index(dups, sc_id, i) : r;
+  sc_id d;
+  for (guint i = 0; (d = sc_rel_dups_member(c, p, i)) != SC_ID_NONE; i++) {
     if (d == p || c->node_explored[d] == c->visit)
       continue;
     c->dormant[d] = c->visit;
