@@ -368,6 +368,10 @@ void sc_rel_trel_init(sc_rel_ctx *c) {
   while (g_hash_table_iter_next(&it, &key, NULL))
     g_hash_table_insert(c->overloads, key,
                         sc_rel_overloads_of(sc_ops_at(GPOINTER_TO_UINT(key) - 1)));
+  int32_t max_rank = -1;
+  for (uint32_t t = 0; t < sc_graph_n_tensors(c->impl); t++)
+    max_rank = MAX(max_rank, sc_graph_tensor(c->impl, t)->rank);
+  c->widen_hops = sc_rel_widen_hops((uint32_t)(max_rank + 1));
   c->dd_nodes = g_array_new(FALSE, FALSE, sizeof(sc_id));
   c->const_readers = g_array_new(FALSE, FALSE, sizeof(sc_id));
   uint32_t nn = sc_graph_n_nodes(c->impl);
@@ -594,23 +598,27 @@ gboolean sc_rel_explore(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, 
 
 /* Widened exploration, for a node that Listing 3's exploration leaves
  * unmapped: the results of every impl node explored at this node join
- * T_rel, so that their consumers are explored too, up to WIDEN_HOPS
- * operators past the related tensors.  GraphGuard's observation (an impl
- * node that maps to a spec output has inputs related to the spec node's
- * inputs or outputs) misses chains that rescale a partial result before
- * it is reduced: a micro-batch's mean loss divided by the number of
- * micro-batches, accumulated, then averaged over the ranks.  At most
- * WIDEN_HOPS operators deep and about WIDEN_MAX_NODES more nodes.  Only run on
- * failure, so a node that maps costs what it cost; like all exploration
- * it decides what is asserted, never what is proved. */
-#define WIDEN_HOPS 8
+ * T_rel, so that their consumers are explored too, up to c->widen_hops
+ * operators past the related tensors (sc_rel_widen_hops).  GraphGuard's
+ * observation (an impl node that maps to a spec output has inputs related
+ * to the spec node's inputs or outputs) misses chains that rescale a
+ * partial result before it is reduced: a micro-batch's mean loss divided
+ * by the number of micro-batches, accumulated, then averaged over the
+ * ranks.  At most c->widen_hops operators deep and about WIDEN_MAX_NODES
+ * more nodes.  Only run on failure, so a node that maps costs what it
+ * cost; like all exploration it decides what is asserted, never what is
+ * proved. */
 #define WIDEN_MAX_NODES 256
+
+uint32_t sc_rel_widen_hops(uint32_t n_ranks) {
+  return MAX(WIDEN_HOPS, 2 * n_ranks + 2);
+}
 
 gboolean sc_rel_widen(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, uint32_t n_out,
                       const char **limit_hit, GError **error) {
   guint done = 0, before = c->explored_list->len;
   c->widened = TRUE;
-  for (int hop = 0; hop < WIDEN_HOPS && c->explored_list->len - before < WIDEN_MAX_NODES;
+  for (uint32_t hop = 0; hop < c->widen_hops && c->explored_list->len - before < WIDEN_MAX_NODES;
        hop++) {
     guint upto = c->explored_list->len;
     for (guint i = done; i < upto; i++) {
