@@ -128,16 +128,27 @@ gboolean sc_rel_replica_sums_prove(sc_rel_ctx *c, const char **limit_hit) {
   return *limit_hit != NULL;
 }
 
-/* Appends to TEXT the name of the K-th impl tensor of class X (by e-node
- * order); FALSE when X has fewer. */
+/* Appends to TEXT the name of the K-th rank's copy in class X: its impl
+ * tensors by e-node order, the first of each rank (copies on one rank,
+ * a tensor and its detached aliases, are one rank's value named twice:
+ * their sum is a scaling, as bug_grad_accumulation's loss added four
+ * times on rank 0 is); FALSE when X has copies on fewer ranks. */
 static gboolean leaf_name(sc_rel_ctx *c, sc_id x, uint32_t k, GString *text) {
   sc_egraph *eg = sc_lang_egraph(c->lang);
   uint32_t n = 0;
   const sc_id *ls = sc_egraph_class_nodes_with_op(eg, x, SC_LANG_OP_TENSOR, &n);
-  if (k >= n)
-    return FALSE;
-  g_string_append(text, sc_graph_tensor(c->impl, sc_egraph_node_attr(eg, ls[k]))->name);
-  return TRUE;
+  uint64_t seen = 0; /* ranks met, below 64 */
+  for (uint32_t i = 0; i < n; i++) {
+    const sc_tensor *t = sc_graph_tensor(c->impl, sc_egraph_node_attr(eg, ls[i]));
+    if (t->rank < 0 || t->rank >= 64 || (seen & (UINT64_C(1) << t->rank)))
+      continue;
+    seen |= UINT64_C(1) << t->rank;
+    if (k-- == 0) {
+      g_string_append(text, t->name);
+      return TRUE;
+    }
+  }
+  return FALSE;
 }
 
 /* How deep flat_parts follows sums in sums. */

@@ -1,12 +1,14 @@
 /* test-infer-replica-sums.c — src/infer/pass-replica-sums.c: a class
  * holding div.Scalar(S, n) and n distinct impl tensors (each rank's copy
  * of an average) makes S = sum(A, ..., A), named sum(a0, a1) with
- * distinct tensors, also when the lemmas regrouped the sum as binary
- * sums (sum(A, sum(A, A))); fewer copies than n, or a divisor that is no
+ * distinct tensors of distinct ranks, also when the lemmas regrouped the
+ * sum as binary sums (sum(A, sum(A, A))); two names of one rank's copy
+ * are no two copies; fewer copies than n, or a divisor that is no
  * integer, change nothing. */
 #include "infer-fixture.h"
 
-/* a0, a1, a2: [4] f32 (copies of an average); s0, s1: [4] f32 (partials) */
+/* a0, a1, a2: [4] f32 (copies of an average, on ranks 0, 1, 2); s0, s1:
+ * [4] f32 (partials); d0: [4] f32, a second name of a0 on rank 0 */
 static void setup(ifx *f) {
   ifx_init(f);
   int64_t s4[1] = {4};
@@ -15,8 +17,15 @@ static void setup(ifx *f) {
   ifx_input(f, "a2", SC_DTYPE_F32, 1, s4);
   ifx_input(f, "s0", SC_DTYPE_F32, 1, s4);
   ifx_input(f, "s1", SC_DTYPE_F32, 1, s4);
+  ifx_input(f, "d0", SC_DTYPE_F32, 1, s4);
   ifx_finish(f);
   f->c.owned = g_ptr_array_new_with_free_func((GDestroyNotify)sc_texpr_free);
+  /* a0 on rank 0, a1 on rank 1, a2 on rank 2 (each rank's copy) */
+  for (int r = 0; r < 3; r++) {
+    char name[4];
+    g_snprintf(name, sizeof name, "a%d", r);
+    sc_graph_tensor(f->g, sc_graph_find_tensor(f->g, name))->rank = r;
+  }
 }
 
 static void clear(ifx *f) {
@@ -74,6 +83,25 @@ static void test_nested_sums(void) {
   clear(&f);
 }
 
+/* Two names of one rank's tensor (a0 and its alias d0, both on rank 0)
+ * are one copy: their sum is a scaling, never named (bug_grad_accumulation:
+ * one rank's loss added four times, under four detached names). */
+static void test_one_rank_aliases(void) {
+  ifx f;
+  setup(&f);
+  sc_graph_tensor(f.g, sc_graph_find_tensor(f.g, "d0"))->rank = 0;
+  sc_id s = ifx_add(&f, "sum(s0, s1)");
+  sc_id a0 = ifx_add(&f, "a0"), d0 = ifx_add(&f, "d0");
+  sc_egraph_union(ifx_eg(&f), a0, d0, SC_JUST_ASSERTED);
+  sc_id twice = ifx_add(&f, "sum(a0, a0)");
+  sc_egraph_union(ifx_eg(&f), s, twice, SC_JUST_ASSERTED);
+  GPtrArray *out = g_ptr_array_new();
+  sc_rel_replica_sum_exprs(&f.c, s, out);
+  g_assert_cmpuint(out->len, ==, 0);
+  g_ptr_array_unref(out);
+  clear(&f);
+}
+
 static void test_too_few_copies(void) {
   ifx f;
   setup(&f);
@@ -106,6 +134,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/infer/replica-sums/two-copies", test_two_copies);
   g_test_add_func("/infer/replica-sums/nested-sums", test_nested_sums);
+  g_test_add_func("/infer/replica-sums/one-rank-aliases", test_one_rank_aliases);
   g_test_add_func("/infer/replica-sums/too-few-copies", test_too_few_copies);
   g_test_add_func("/infer/replica-sums/not-an-integer", test_not_an_integer);
   return g_test_run();
