@@ -14,10 +14,13 @@
  * members become dormant with that result counted as related, even if
  * their inputs are not related at this visit (the spec's second copy of a
  * product names the representative's result, the impl's consumer reads
- * the duplicate's); a member woken then brings its representative and the
- * members whose results are in T_rel (sc_rel_dups_wake_related), and its
- * results are united with the representative's, so that they fall in one
- * class.  Exploration decides what is asserted,
+ * the duplicate's); a member woken then brings the members whose results
+ * are in T_rel (sc_rel_dups_wake_related), and its results are united
+ * with the representative's, so that they fall in one class (which is why
+ * the representative itself need not be explored beside it: removing that
+ * changed no verdict, relation, explored count or explanation over every
+ * model, bug, real capture and shardsmith seeds 0..19 and 17000..17039,
+ * only the count of lemma applications).  Exploration decides what is asserted,
  * never what is proved: a dormant node's equation is simply not in the
  * e-graph.  Random, collective, data-dependent and creation nodes are never
  * duplicates (creation nodes have sc_rel_add_sourceless), nor is a node

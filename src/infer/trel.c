@@ -209,15 +209,6 @@ static gboolean sc_rel_is_empty_buffer(const sc_op *op) {
 static gboolean sc_rel_explore_impl_node(sc_rel_ctx *c, sc_id w, GError **error) {
   const sc_node *n = sc_graph_node(c->impl, w);
   c->node_explored[w] = c->visit;
-  /* A duplicate's representative is asserted too: their equations, one
-   * operator over the same leaves, then put their results in one class.
-   * Without it a woken duplicate's result is a class of its own while the
-   * representative's is only a leaf of some relation: x + m + m' with m'
-   * recomputing m (a norm's backward) never met the relation that names
-   * m's tensor (dups.c). */
-  sc_id rep = c->dup_rep[w];
-  if (rep != w && c->node_explored[rep] != c->visit)
-    g_array_append_val(c->frontier, rep);
   c->res->stats.explored++;
   c->explored_now++;
   g_array_append_val(c->explored_list, w);
