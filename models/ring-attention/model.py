@@ -40,13 +40,13 @@ send/recv ring delivers them.  Written twice, as two authors would:
                                       diagonal block (skips one block too many).
 
 Not in BUNDLES (they do not prove yet; README.md says why):
-  "online" at 4 ranks: the driver's widened exploration stops 8 operators
-                   past the related tensors (src/infer/trel.c WIDEN_HOPS);
-                   the running state of a rank (acc, l, m after k < n
-                   blocks) carries the partial maximum, which no spec term
-                   holds, so no law relates it, and the chain needs 2
-                   operators (mul, add) per block: 2n + 2 hops.  With 10
-                   it proves (measured, not committed; README.md).
+  "online" at 6 ranks: the running state of a rank (acc, l, m after
+                   k < n blocks) carries the partial maximum, which no spec
+                   term holds, so the chain (2 operators per block) is
+                   explored by the widened exploration, whose depth is
+                   2n + 2 (src/infer/trel.c sc_rel_widen_hops: 10 at 4
+                   ranks, which proves); at 6 ranks the deferred walk then
+                   stops at the e-node limit (README.md).
   "lse-causal" at 3 and 4: with masked-blocks.lemma the laws hold (3
                    refines with 60000 e-nodes) but the grid of masked
                    blocks passes the default 10000-e-node limit.
@@ -60,7 +60,7 @@ from shardcheck_export import Export, Input, Replicate, Shard, comm
 
 B, H, S, HD = 1, 2, 12, 4
 
-BUNDLES = [(2, False, "online"), (3, False, "online"),
+BUNDLES = [(2, False, "online"), (3, False, "online"), (4, False, "online"),
            (3, False, "online-bug"), (3, False, "online-nomax-bug"),
            (4, False, "online-bug"), (4, False, "online-nomax-bug"),
            (2, False, "online-causal"), (3, False, "online-causal"), (3, False, "online-causal-bug"),

@@ -175,6 +175,7 @@ struct sc_rel_ctx {
   sc_vrange *vrange;         /* per spec tensor: its facts */
   GPtrArray *vr_assumptions; /* vr_assumption*, by assumption id */
   uint32_t term_size;        /* largest term enumerated (sc_rel_term_size_for) */
+  uint32_t widen_hops;       /* the widened exploration's depth (sc_rel_widen_hops) */
   sc_lemma_rules *compiled;  /* the lemmas, compiled at the first visit and
                                 rebound to each visit's lang (owned) */
   GArray *hooks;             /* sc_rel_hook: called after each saturation, in order */
@@ -296,6 +297,11 @@ gboolean sc_rel_memo_pins(sc_rel_ctx *c, sc_id t);
 
 void sc_rel_dups_init(sc_rel_ctx *c);
 void sc_rel_dups_free(sc_rel_ctx *c);
+/* The I-th member of node W's duplicate set (the representative's
+ * duplicates in ascending order, then the representative; W alone when
+ * it is no duplicate and has none), or SC_ID_NONE past the last:
+ * for (guint i = 0; (m = sc_rel_dups_member(c, w, i)) != SC_ID_NONE; i++). */
+sc_id sc_rel_dups_member(const sc_rel_ctx *c, sc_id w, guint i);
 /* Node W of a duplicate set is explored this visit: the other members
  * whose results are in T_rel join the frontier, so that the e-graph
  * equates their results with W's (congruence of their equations). */
@@ -316,6 +322,17 @@ gboolean sc_rel_explore(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, 
                         const char **limit_hit, GError **error);
 gboolean sc_rel_widen(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, uint32_t n_out,
                       const char **limit_hit, GError **error);
+/* The widened exploration's depth (operators past the related tensors)
+ * for an impl of N_RANKS ranks: WIDEN_HOPS, or 2 N_RANKS + 2 when that is
+ * more.  A rank that merges the ranks' blocks one after the other (ring
+ * attention's running max, sum and accumulator; a pipeline's micro-batch
+ * accumulation) chains two operators per block (rescale, add) whose
+ * results no spec term names until the last block is in, and two more
+ * normalise the state (the division by the running sum): the chain grows
+ * with the number of ranks, so the bound must too.  sc_rel_trel_init sets
+ * c->widen_hops with it. */
+#define WIDEN_HOPS 8
+uint32_t sc_rel_widen_hops(uint32_t n_ranks);
 
 /* --- equal expressions of the input relation (replicas.c) --- */
 

@@ -489,10 +489,17 @@ static gboolean would_explore(const memo *m, const sc_rel_ctx *c, sc_id w2) {
     if (!sc_rel_reads_input_at(c, w2, t))
       continue;
     sc_id p = sc_graph_tensor(impl, t)->producer;
-    if (m->trel_st[t] == m->stamp ||
-        (p != SC_ID_NONE && dup_rep[p] != p &&
-         m->trel_st[sc_graph_node(impl, dup_rep[p])->results[sc_graph_tensor(impl, t)->result_index]] ==
-             m->stamp)) {
+    gboolean virt = FALSE;
+    /* counted as related when the same result of any other member of its
+     * producer's duplicate set is (trel.c sc_rel_trel_add: the
+     * representative's too) */
+    sc_id d;
+    for (guint j = 0; p != SC_ID_NONE && !virt && (d = sc_rel_dups_member(c, p, j)) != SC_ID_NONE;
+         j++) {
+      sc_id dt = sc_graph_node(impl, d)->results[sc_graph_tensor(impl, t)->result_index];
+      virt = d != p && dt != SC_ID_NONE && m->trel_st[dt] == m->stamp;
+    }
+    if (m->trel_st[t] == m->stamp || virt) {
       /* in the renamed T_rel, or counted as its duplicate's (dups.c) */
       related = TRUE;
       continue;

@@ -26,7 +26,9 @@
  * The e-graph holds the copies as one class, so the term extracted from
  * such a sum repeats one tensor (relation.c rejects it).
  * sc_rel_replica_sum_exprs names the sums of a class whose arguments
- * repeat a class with distinct tensors of that class instead. */
+ * repeat a class with distinct tensors of that class instead, through the
+ * binary regroupings the lemmas make of an n-term sum (sum(A, sum(A, A)):
+ * the sum is flattened first). */
 #include "infer/infer-private.h"
 
 #include <string.h>
@@ -126,16 +128,95 @@ gboolean sc_rel_replica_sums_prove(sc_rel_ctx *c, const char **limit_hit) {
   return *limit_hit != NULL;
 }
 
-/* Appends to TEXT the name of the K-th impl tensor of class X (by e-node
- * order); FALSE when X has fewer. */
+/* Appends to TEXT the name of the K-th rank's copy in class X: its impl
+ * tensors by e-node order, the first of each rank (copies on one rank,
+ * a tensor and its detached aliases, are one rank's value named twice:
+ * their sum is a scaling, as bug_grad_accumulation's loss added four
+ * times on rank 0 is); FALSE when X has copies on fewer ranks. */
 static gboolean leaf_name(sc_rel_ctx *c, sc_id x, uint32_t k, GString *text) {
   sc_egraph *eg = sc_lang_egraph(c->lang);
   uint32_t n = 0;
   const sc_id *ls = sc_egraph_class_nodes_with_op(eg, x, SC_LANG_OP_TENSOR, &n);
-  if (k >= n)
-    return FALSE;
-  g_string_append(text, sc_graph_tensor(c->impl, sc_egraph_node_attr(eg, ls[k]))->name);
+  uint64_t seen = 0; /* ranks met, below 64 */
+  for (uint32_t i = 0; i < n; i++) {
+    const sc_tensor *t = sc_graph_tensor(c->impl, sc_egraph_node_attr(eg, ls[i]));
+    if (t->rank < 0 || t->rank >= 64 || (seen & (UINT64_C(1) << t->rank)))
+      continue;
+    seen |= UINT64_C(1) << t->rank;
+    if (k-- == 0) {
+      g_string_append(text, t->name);
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+/* How deep flat_parts follows sums in sums. */
+#define MAX_FLAT_DEPTH 8
+
+static gboolean flat_parts(sc_egraph *eg, uint32_t sum_op, sc_id x, uint32_t depth,
+                           GArray *parts);
+
+/* Appends to PARTS the parts of sum e-node S, each flattened (flat_parts);
+ * FALSE (PARTS as it was) when one does not flatten. */
+static gboolean flat_node_parts(sc_egraph *eg, uint32_t sum_op, sc_id s, uint32_t depth,
+                                GArray *parts) {
+  guint len0 = parts->len;
+  uint32_t ar = sc_egraph_node_arity(eg, s);
+  const sc_id *kids = sc_egraph_node_children(eg, s);
+  for (uint32_t j = 0; j < ar; j++)
+    if (!flat_parts(eg, sum_op, sc_egraph_find(eg, kids[j]), depth + 1, parts)) {
+      g_array_set_size(parts, len0);
+      return FALSE;
+    }
   return TRUE;
+}
+
+/* Appends to PARTS the classes whose sum class X is: X itself when it
+ * holds an impl tensor, else the flattened parts of its first sum e-node
+ * that flattens (the lemmas regroup a sum of n terms as binary sums:
+ * sum(A, sum(A, sum(A, A)))).  FALSE when none does within MAX_REPLICAS
+ * parts and MAX_FLAT_DEPTH levels. */
+static gboolean flat_parts(sc_egraph *eg, uint32_t sum_op, sc_id x, uint32_t depth,
+                           GArray *parts) {
+  uint32_t nl = 0;
+  sc_egraph_class_nodes_with_op(eg, x, SC_LANG_OP_TENSOR, &nl);
+  if (nl > 0) {
+    if (parts->len >= MAX_REPLICAS)
+      return FALSE;
+    g_array_append_val(parts, x);
+    return TRUE;
+  }
+  if (depth >= MAX_FLAT_DEPTH)
+    return FALSE;
+  uint32_t ns = 0;
+  const sc_id *ss = sc_egraph_class_nodes_with_op(eg, x, sum_op, &ns);
+  for (uint32_t i = 0; i < ns; i++)
+    if (flat_node_parts(eg, sum_op, ss[i], depth, parts))
+      return TRUE;
+  return FALSE;
+}
+
+/* The text of the sum of PARTS (classes) with the k-th use of a class
+ * named by its k-th impl tensor, into TEXT; FALSE when a class has fewer
+ * tensors than uses or no class repeats (a sum of distinct classes is
+ * found by the clean terms). */
+static gboolean replica_sum_text(sc_rel_ctx *c, const GArray *parts, GString *text) {
+  gboolean repeats = FALSE;
+  g_string_assign(text, "sum(");
+  for (guint j = 0; j < parts->len; j++) {
+    sc_id x = g_array_index(parts, sc_id, j);
+    uint32_t k = 0;
+    for (guint q = 0; q < j; q++)
+      k += g_array_index(parts, sc_id, q) == x ? 1 : 0;
+    repeats |= k > 0;
+    if (j)
+      g_string_append(text, ", ");
+    if (!leaf_name(c, x, k, text))
+      return FALSE;
+  }
+  g_string_append(text, ")");
+  return repeats;
 }
 
 void sc_rel_replica_sum_exprs(sc_rel_ctx *c, sc_id cls, GPtrArray *out) {
@@ -146,31 +227,21 @@ void sc_rel_replica_sum_exprs(sc_rel_ctx *c, sc_id cls, GPtrArray *out) {
   sc_egraph_rebuild(eg);
   uint32_t ns = 0;
   const sc_id *ss = sc_egraph_class_nodes_with_op(eg, sc_egraph_find(eg, cls), sum->id, &ns);
+  GArray *parts = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  GString *text = g_string_new(NULL);
+  GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   for (uint32_t i = 0; i < ns && out->len < MAX_DEFER_TERMS; i++) {
-    uint32_t ar = sc_egraph_node_arity(eg, ss[i]);
-    const sc_id *kids = sc_egraph_node_children(eg, ss[i]);
-    /* every argument an impl tensor of its class, the k-th use of a class
-     * its k-th tensor */
-    GString *text = g_string_new("sum(");
-    gboolean ok = ar >= 2, repeats = FALSE;
-    for (uint32_t j = 0; j < ar && ok; j++) {
-      sc_id x = sc_egraph_find(eg, kids[j]);
-      uint32_t k = 0;
-      for (uint32_t q = 0; q < j; q++)
-        k += sc_egraph_find(eg, kids[q]) == x ? 1 : 0;
-      repeats |= k > 0;
-      if (j)
-        g_string_append(text, ", ");
-      ok = leaf_name(c, x, k, text);
+    g_array_set_size(parts, 0);
+    if (!flat_node_parts(eg, sum->id, ss[i], 0, parts) || parts->len < 2 ||
+        !replica_sum_text(c, parts, text) || !g_hash_table_add(seen, g_strdup(text->str)))
+      continue;
+    sc_texpr *te = sc_texpr_parse(text->str, c->impl, TRUE, NULL);
+    if (te) {
+      g_ptr_array_add(c->owned, te);
+      g_ptr_array_add(out, te);
     }
-    g_string_append(text, ")");
-    if (ok && repeats) {
-      sc_texpr *te = sc_texpr_parse(text->str, c->impl, TRUE, NULL);
-      if (te) {
-        g_ptr_array_add(c->owned, te);
-        g_ptr_array_add(out, te);
-      }
-    }
-    g_string_free(text, TRUE);
   }
+  g_hash_table_unref(seen);
+  g_string_free(text, TRUE);
+  g_array_free(parts, TRUE);
 }

@@ -64,6 +64,30 @@ static GBytes *layout_key(const sc_term *t) {
   return g_bytes_new_take(g_array_free(w, FALSE), size);
 }
 
+/* The class layout of T: its layout (layout_key) with each impl tensor
+ * written as its e-class instead of T.  Two terms of one class layout
+ * differ only in which name of a part they read (cat(r0.x, r2.y) and
+ * cat(r0.detach_x, r2.y)); terms of distinct class layouts read distinct
+ * parts (rank 1's copy of a block where the other reads rank 0's). */
+static GBytes *class_layout_key(sc_egraph *eg, const sc_term *t) {
+  GArray *w = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  for (uint32_t q = 0; q < sc_term_n_nodes(t); q++) {
+    const sc_term_node *tn = sc_term_node_at(t, q);
+    uint32_t head[3] = {tn->op, tn->attr, tn->n_children};
+    if (tn->op == SC_LANG_OP_TENSOR) {
+      sc_id id = sc_egraph_lookup(eg, SC_LANG_OP_TENSOR, tn->attr, NULL, 0);
+      head[1] = id == SC_ID_NONE ? UINT32_MAX : sc_egraph_find(eg, id);
+    }
+    g_array_append_vals(w, head, 3);
+    for (uint32_t k = 0; k < tn->n_children; k++) {
+      uint32_t kid = sc_term_child(t, q, k);
+      g_array_append_val(w, kid);
+    }
+  }
+  gsize size = w->len * sizeof(uint32_t);
+  return g_bytes_new_take(g_array_free(w, FALSE), size);
+}
+
 /* Does T name a tensor by its pieces (a cat, a slice or a sum in it)? */
 static gboolean is_cut_form(const sc_term *t) {
   for (uint32_t q = 0; q < sc_term_n_nodes(t); q++) {
@@ -231,7 +255,8 @@ typedef struct {
   guint next;            /* the first term not considered */
   GHashTable *families;  /* as pick_state's, after the kept families */
   GHashTable *covered;
-  GPtrArray *kept_terms; /* const sc_term* of TERMS, the kept ones in order */
+  GPtrArray *kept_terms; /* const sc_term* of TERMS or CANON, the kept ones in order */
+  GPtrArray *canon;      /* sc_term*: pick_part_choices' enumeration, or NULL (owned) */
   const sc_term *first;
   guint n_kept;          /* the entry's first n_kept expressions are theirs */
 } exprs_resume;
@@ -243,6 +268,8 @@ static void exprs_resume_free(exprs_resume *r) {
   g_hash_table_unref(r->families);
   g_hash_table_unref(r->covered);
   g_ptr_array_unref(r->terms);
+  if (r->canon)
+    g_ptr_array_unref(r->canon);
   g_free(r);
 }
 
@@ -374,8 +401,43 @@ static gboolean clean_exprs_resumed(sc_rel_ctx *c, sc_id cls, GPtrArray *out, GP
     alias_exprs(c, p.first, NULL, p.covered, out);
   pick_state_clear(&p);
   g_ptr_array_unref(terms);
+  if (from->canon)
+    g_ptr_array_unref(from->canon);
   g_free(from);
   return TRUE;
+}
+
+/* Enumeration weight of pick_part_choices: clean, and an impl tensor
+ * only when it is the first of its class (one name per part). */
+static uint32_t canon_weight(const sc_egraph *eg, sc_id node, void *user) {
+  if (sc_egraph_node_op(eg, node) == SC_LANG_OP_TENSOR) {
+    uint32_t n = 0;
+    const sc_id *ls = sc_egraph_class_nodes_with_op(eg, sc_egraph_find_const(eg, node),
+                                                    SC_LANG_OP_TENSOR, &n);
+    if (n == 0 || ls[0] != node)
+      return 0;
+  }
+  return sc_infer_clean_weight(eg, node, user);
+}
+
+/* Keeps (pick_term) the first clean term of CLS of each class layout,
+ * naming every part by the first impl tensor of its class, up to P's
+ * max_kept families (clean_exprs says why).  Returns the enumeration,
+ * which P's kept terms point into: the caller frees it after P. */
+static GPtrArray *pick_part_choices(sc_rel_ctx *c, sc_id cls, weight_ctx *wc, pick_state *p,
+                                    GPtrArray *out, GPtrArray *extra) {
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  GPtrArray *terms = sc_egraph_enumerate(eg, sc_egraph_find(eg, cls), c->opts->max_terms,
+                                         c->term_size, canon_weight, wc, NULL);
+  GHashTable *layouts = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
+                                              (GDestroyNotify)g_bytes_unref, NULL);
+  for (guint j = 0; j < terms->len && p->kept < p->max_kept; j++) {
+    const sc_term *t = g_ptr_array_index(terms, j);
+    if (g_hash_table_add(layouts, class_layout_key(eg, t)))
+      pick_term(c, p, t, out, extra);
+  }
+  g_hash_table_unref(layouts);
+  return terms;
 }
 
 /* Clean terms of CLS as bound expressions (appended to OUT, owned by
@@ -408,6 +470,17 @@ static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_le
                   g_hash_table_new(g_direct_hash, g_direct_equal), 0, 0,
                   c->opts->max_terms, extra ? MAX(c->opts->max_terms / 2, 1) : 0, NULL,
                   extra || save ? g_ptr_array_new() : NULL};
+  /* The enumeration cut short: the first max_terms families in its
+   * order can all be renamings of one choice of parts (three names of
+   * each of three blocks: 27 families over the even ranks' blocks, while
+   * the odd ranks' copies wait behind them past the budget), and a rank
+   * whose part no kept term reads is never explored at the consumers.  So
+   * the terms that name each part by one name only (canon_weight) are
+   * enumerated too, and the first of each class layout (class_layout_key:
+   * one per choice of parts) is kept first; then the rest in order. */
+  GPtrArray *canon = terms->len >= 4 * c->opts->max_terms
+                         ? pick_part_choices(c, cls, &wc, &p, out, extra)
+                         : NULL;
   guint i;
   for (i = 0; i < terms->len && (p.kept < p.max_kept || p.extra < p.max_extra); i++)
     pick_term(c, &p, g_ptr_array_index(terms, i), out, extra);
@@ -427,6 +500,7 @@ static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_le
     while (g_hash_table_iter_next(&it, &key, NULL))
       g_hash_table_add(r->covered, key);
     r->kept_terms = g_ptr_array_ref(p.kept_terms);
+    r->canon = canon ? g_ptr_array_ref(canon) : NULL;
     r->first = p.first;
     r->n_kept = out->len;
   }
@@ -438,6 +512,8 @@ static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_le
     alias_exprs(c, p.first, allowed_leaf, p.covered, out);
   pick_state_clear(&p);
   g_ptr_array_unref(terms);
+  if (canon)
+    g_ptr_array_unref(canon);
   return full;
 }
 

@@ -185,10 +185,8 @@ void sc_rel_trel_add(sc_rel_ctx *c, sc_id t) {
     return;
   wake(c, p);
   /* every other member of p's duplicate set computes t too (dups.c) */
-  sc_id r = c->dup_rep[p];
-  const GArray *dups = c->dups_of[r];
-  for (guint i = 0; dups != NULL && i <= dups->len; i++) {
-    sc_id d = i < dups->len ? g_array_index(dups, sc_id, i) : r;
+  sc_id d;
+  for (guint i = 0; (d = sc_rel_dups_member(c, p, i)) != SC_ID_NONE; i++) {
     if (d == p || c->node_explored[d] == c->visit)
       continue;
     c->dormant[d] = c->visit;
@@ -211,15 +209,6 @@ static gboolean sc_rel_is_empty_buffer(const sc_op *op) {
 static gboolean sc_rel_explore_impl_node(sc_rel_ctx *c, sc_id w, GError **error) {
   const sc_node *n = sc_graph_node(c->impl, w);
   c->node_explored[w] = c->visit;
-  /* A duplicate's representative is asserted too: their equations, one
-   * operator over the same leaves, then put their results in one class.
-   * Without it a woken duplicate's result is a class of its own while the
-   * representative's is only a leaf of some relation: x + m + m' with m'
-   * recomputing m (a norm's backward) never met the relation that names
-   * m's tensor (dups.c). */
-  sc_id rep = c->dup_rep[w];
-  if (rep != w && c->node_explored[rep] != c->visit)
-    g_array_append_val(c->frontier, rep);
   c->res->stats.explored++;
   c->explored_now++;
   g_array_append_val(c->explored_list, w);
@@ -370,6 +359,10 @@ void sc_rel_trel_init(sc_rel_ctx *c) {
   while (g_hash_table_iter_next(&it, &key, NULL))
     g_hash_table_insert(c->overloads, key,
                         sc_rel_overloads_of(sc_ops_at(GPOINTER_TO_UINT(key) - 1)));
+  int32_t max_rank = -1;
+  for (uint32_t t = 0; t < sc_graph_n_tensors(c->impl); t++)
+    max_rank = MAX(max_rank, sc_graph_tensor(c->impl, t)->rank);
+  c->widen_hops = sc_rel_widen_hops((uint32_t)(max_rank + 1));
   c->dd_nodes = g_array_new(FALSE, FALSE, sizeof(sc_id));
   c->const_readers = g_array_new(FALSE, FALSE, sizeof(sc_id));
   uint32_t nn = sc_graph_n_nodes(c->impl);
@@ -596,23 +589,27 @@ gboolean sc_rel_explore(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, 
 
 /* Widened exploration, for a node that Listing 3's exploration leaves
  * unmapped: the results of every impl node explored at this node join
- * T_rel, so that their consumers are explored too, up to WIDEN_HOPS
- * operators past the related tensors.  GraphGuard's observation (an impl
- * node that maps to a spec output has inputs related to the spec node's
- * inputs or outputs) misses chains that rescale a partial result before
- * it is reduced: a micro-batch's mean loss divided by the number of
- * micro-batches, accumulated, then averaged over the ranks.  At most
- * WIDEN_HOPS operators deep and about WIDEN_MAX_NODES more nodes.  Only run on
- * failure, so a node that maps costs what it cost; like all exploration
- * it decides what is asserted, never what is proved. */
-#define WIDEN_HOPS 8
+ * T_rel, so that their consumers are explored too, up to c->widen_hops
+ * operators past the related tensors (sc_rel_widen_hops).  GraphGuard's
+ * observation (an impl node that maps to a spec output has inputs related
+ * to the spec node's inputs or outputs) misses chains that rescale a
+ * partial result before it is reduced: a micro-batch's mean loss divided
+ * by the number of micro-batches, accumulated, then averaged over the
+ * ranks.  At most c->widen_hops operators deep and about WIDEN_MAX_NODES
+ * more nodes.  Only run on failure, so a node that maps costs what it
+ * cost; like all exploration it decides what is asserted, never what is
+ * proved. */
 #define WIDEN_MAX_NODES 256
+
+uint32_t sc_rel_widen_hops(uint32_t n_ranks) {
+  return MAX(WIDEN_HOPS, 2 * n_ranks + 2);
+}
 
 gboolean sc_rel_widen(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, uint32_t n_out,
                       const char **limit_hit, GError **error) {
   guint done = 0, before = c->explored_list->len;
   c->widened = TRUE;
-  for (int hop = 0; hop < WIDEN_HOPS && c->explored_list->len - before < WIDEN_MAX_NODES;
+  for (uint32_t hop = 0; hop < c->widen_hops && c->explored_list->len - before < WIDEN_MAX_NODES;
        hop++) {
     guint upto = c->explored_list->len;
     for (guint i = done; i < upto; i++) {

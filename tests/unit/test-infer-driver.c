@@ -220,6 +220,18 @@ static void test_limit_in_deferred_chain(void) {
   g_assert_false(sc_rel_limit_in_deferred_chain(&c, &n, "node limit"));
 }
 
+/* The widened exploration's depth grows with the ranks (trel.c): a rank
+ * merging n blocks one by one (ring attention's running max) chains two
+ * operators per block; ring-attention-online-4 needs 10 hops. */
+static void test_widen_hops(void) {
+  for (uint32_t n = 0; n <= 3; n++)
+    g_assert_cmpuint(sc_rel_widen_hops(n), ==, WIDEN_HOPS);
+  g_assert_cmpuint(sc_rel_widen_hops(4), ==, 10);
+  g_assert_cmpuint(sc_rel_widen_hops(6), ==, 14);
+  for (uint32_t n = 1; n < 64; n++)
+    g_assert_cmpuint(sc_rel_widen_hops(n + 1), >=, sc_rel_widen_hops(n));
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/infer/given/output", test_given_output);
@@ -227,6 +239,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/infer/cut-forms/kept-aside", test_cut_forms);
   g_test_add_func("/infer/localize/limit-in-deferred-chain", test_limit_in_deferred_chain);
   g_test_add_func("/infer/trel/zero-term", test_zero_term);
+  g_test_add_func("/infer/trel/widen-hops", test_widen_hops);
   int rc = g_test_run();
   ifx_library_free();
   return rc;

@@ -70,10 +70,40 @@ static void test_dormant_duplicate_read_no_memo(void) {
   check(TRUE);
 }
 
+/* sc_rel_dups_member: the members of a duplicate set, the same list from
+ * any member (the representative's duplicates, then the representative),
+ * and a node of no set alone.  In the bundle above d_r duplicates m_r. */
+static void test_members(void) {
+  GError *err = NULL;
+  sc_bundle *b = sc_bundle_load_string(bundle, "dups", &err);
+  g_assert_no_error(err);
+  sc_graph *impl = sc_bundle_impl(b);
+  sc_rel_ctx c;
+  memset(&c, 0, sizeof c);
+  c.impl = impl;
+  c.impl_is_output = g_new0(gboolean, sc_graph_n_tensors(impl));
+  sc_rel_dups_init(&c);
+  sc_id m0 = sc_graph_find_node(impl, "m_0"), d0 = sc_graph_find_node(impl, "d_0");
+  sc_id s0 = sc_graph_find_node(impl, "s_0");
+  g_assert_cmpuint(c.dup_rep[d0], ==, m0);
+  sc_id from[2] = {m0, d0};
+  for (guint k = 0; k < 2; k++) {
+    g_assert_cmpuint(sc_rel_dups_member(&c, from[k], 0), ==, d0);
+    g_assert_cmpuint(sc_rel_dups_member(&c, from[k], 1), ==, m0);
+    g_assert_cmpuint(sc_rel_dups_member(&c, from[k], 2), ==, SC_ID_NONE);
+  }
+  g_assert_cmpuint(sc_rel_dups_member(&c, s0, 0), ==, s0);
+  g_assert_cmpuint(sc_rel_dups_member(&c, s0, 1), ==, SC_ID_NONE);
+  sc_rel_dups_free(&c);
+  g_free(c.impl_is_output);
+  sc_bundle_free(b);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/infer/dups/duplicate-read", test_dormant_duplicate_read);
   g_test_add_func("/infer/dups/duplicate-read-no-memo", test_dormant_duplicate_read_no_memo);
+  g_test_add_func("/infer/dups/members", test_members);
   int rc = g_test_run();
   ifx_library_free();
   return rc;

@@ -3,7 +3,9 @@
  * unchanged e-graph is a hit that gives the very expressions of the first
  * call; other allowed leaves are another entry; a change of the e-graph
  * (a union, an add) empties the memo; and in every state the memoized
- * answer equals the one computed afresh (the memo reset before the call). */
+ * answer equals the one computed afresh (the memo reset before the call);
+ * and, when the families are capped, every choice of parts is kept
+ * before the renamings of one choice (/infer/relation/part-choices). */
 #include "infer-fixture.h"
 
 /* a .. e: [4] f32 impl tensors; d and e are the "outputs" */
@@ -146,9 +148,75 @@ static void test_change_misses(void) {
   teardown(&f);
 }
 
+/* Three blocks, each held by two ranks' copies that are not known equal
+ * (P0 / P1, ...), each copy under three names (p0a, p0b, p0c: a tensor
+ * and two detached aliases), and the spec tensor X the cat of any choice
+ * of copies: 8 choices of parts, 216 terms, past the enumeration's
+ * budget (4 max_terms).  The first max_terms families in enumeration
+ * order are renamings of few choices; the kept ones must read every
+ * copy, so that every rank's consumers are explored next (seed 13032:
+ * the odd ranks' softmax was named by no kept form). */
+static void test_part_choices(void) {
+  ifx f;
+  ifx_init(&f);
+  int64_t s2[1] = {2};
+  const char *blocks = "pqr";
+  for (int b = 0; b < 3; b++)
+    for (int r = 0; r < 2; r++)
+      for (int k = 0; k < 3; k++) {
+        char name[8];
+        g_snprintf(name, sizeof name, "%c%d%c", blocks[b], r, "abc"[k]);
+        ifx_input(&f, name, SC_DTYPE_F32, 1, s2);
+      }
+  ifx_finish(&f);
+  sc_infer_options opts;
+  sc_infer_options_init(&opts);
+  f.c.opts = &opts;
+  f.c.term_size = opts.max_term_size;
+  f.c.owned = g_ptr_array_new_with_free_func((GDestroyNotify)sc_texpr_free);
+  /* the names of one copy are one class */
+  for (int b = 0; b < 3; b++)
+    for (int r = 0; r < 2; r++) {
+      char a[8], o[8];
+      g_snprintf(a, sizeof a, "%c%da", blocks[b], r);
+      for (int k = 1; k < 3; k++) {
+        g_snprintf(o, sizeof o, "%c%d%c", blocks[b], r, "abc"[k]);
+        sc_egraph_union(ifx_eg(&f), ifx_add(&f, a), ifx_add(&f, o), SC_JUST_ASSERTED);
+      }
+    }
+  sc_id x = SC_ID_NONE;
+  for (int choice = 0; choice < 8; choice++) {
+    char text[64];
+    g_snprintf(text, sizeof text, "cat(p%da, q%da, r%da, dim=0)", choice & 1, (choice >> 1) & 1,
+               (choice >> 2) & 1);
+    sc_id t = ifx_add(&f, text);
+    if (x == SC_ID_NONE)
+      x = t;
+    else
+      sc_egraph_union(ifx_eg(&f), x, t, SC_JUST_ASSERTED);
+  }
+  GPtrArray *t = fresh_texts(&f, x, NULL);
+  g_assert_cmpuint(t->len, >=, opts.max_terms);
+  /* every copy of every block is read by a kept form */
+  for (int b = 0; b < 3; b++)
+    for (int r = 0; r < 2; r++) {
+      char copy[4];
+      g_snprintf(copy, sizeof copy, "%c%d", blocks[b], r);
+      gboolean read = FALSE;
+      for (guint i = 0; i < t->len && !read; i++)
+        read = strstr(g_ptr_array_index(t, i), copy) != NULL;
+      if (!read)
+        g_printerr("no kept form reads %s\n", copy);
+      g_assert_true(read);
+    }
+  g_ptr_array_unref(t);
+  teardown(&f);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/infer/relation/memo-hit", test_hit_same_exprs);
   g_test_add_func("/infer/relation/memo-change", test_change_misses);
+  g_test_add_func("/infer/relation/part-choices", test_part_choices);
   return g_test_run();
 }
