@@ -61,6 +61,9 @@ struct crule {
   sc_condmemo *memo;
   uint32_t *cond_vars;
   uint32_t n_cond_vars;
+  /* the right side has operator nodes, each of which can be looked up
+   * without adding (the applier first looks it up: find_built) */
+  gboolean rhs_findable;
 };
 
 struct sc_lemma_rules {
@@ -335,19 +338,9 @@ static gboolean eval_args(const crule *r, const pnode *p, const ev_env *env,
   return TRUE;
 }
 
-/* Phase 2: add the nodes bottom-up. *next indexes VALS in preorder. */
-static sc_id build(const crule *r, const pnode *p, const uint32_t *subst, arg_store *vals,
-                   guint *next, GError **error) {
-  if (p->is_var)
-    return subst[r->qvar[p->var]];
+/* The tensor arguments of node P's call: child indices in P's layout. */
+static void set_tensor_args(const pnode *p, sc_value *args) {
   const sc_op *op = p->op;
-  sc_value *args = store_args(vals, (*next)++); /* the store is not grown here */
-  sc_id *kids = g_newa(sc_id, p->n_kids ? p->n_kids : 1);
-  for (uint32_t i = 0; i < p->n_kids; i++) {
-    kids[i] = build(r, p->kids[i], subst, vals, next, error);
-    if (kids[i] == SC_ID_NONE)
-      return SC_ID_NONE;
-  }
   uint32_t child = 0;
   for (uint32_t a = 0; a < op->n_args; a++) {
     const sc_arg *arg = &op->args[a];
@@ -363,7 +356,40 @@ static sc_id build(const crule *r, const pnode *p, const uint32_t *subst, arg_st
         args[a].u.list.ids[j] = child++;
     }
   }
-  return sc_lang_add_call(r->owner->lang, op, args, kids, p->n_kids, p->result, error);
+}
+
+/* Phase 2: add the nodes bottom-up. *next indexes VALS in preorder. */
+static sc_id build(const crule *r, const pnode *p, const uint32_t *subst, arg_store *vals,
+                   guint *next, GError **error) {
+  if (p->is_var)
+    return subst[r->qvar[p->var]];
+  sc_value *args = store_args(vals, (*next)++); /* the store is not grown here */
+  sc_id *kids = g_newa(sc_id, p->n_kids ? p->n_kids : 1);
+  for (uint32_t i = 0; i < p->n_kids; i++) {
+    kids[i] = build(r, p->kids[i], subst, vals, next, error);
+    if (kids[i] == SC_ID_NONE)
+      return SC_ID_NONE;
+  }
+  set_tensor_args(p, args);
+  return sc_lang_add_call(r->owner->lang, p->op, args, kids, p->n_kids, p->result, error);
+}
+
+/* Phase 2 without adding: the class of the right side when every node of
+ * it is its own canonical form and already in the e-graph
+ * (sc_lang_find_call), else SC_ID_NONE.  Same preorder walk as build. */
+static sc_id find_built(const crule *r, const pnode *p, const uint32_t *subst, arg_store *vals,
+                        guint *next) {
+  if (p->is_var)
+    return subst[r->qvar[p->var]];
+  sc_value *args = store_args(vals, (*next)++);
+  sc_id *kids = g_newa(sc_id, p->n_kids ? p->n_kids : 1);
+  for (uint32_t i = 0; i < p->n_kids; i++) {
+    kids[i] = find_built(r, p->kids[i], subst, vals, next);
+    if (kids[i] == SC_ID_NONE)
+      return SC_ID_NONE;
+  }
+  set_tensor_args(p, args);
+  return sc_lang_find_call(r->owner->lang, p->op, args, kids, p->n_kids, p->result);
 }
 
 /* An application of a lemma whose condition reads value ranges changed
@@ -407,10 +433,20 @@ static sc_id applier_fn(sc_egraph *eg, sc_id root, const uint32_t *subst, uint32
   o->store_busy = TRUE;
   sc_id out = SC_ID_NONE;
   if (eval_args(r, r->rhs, &env, bind, &vals)) {
-    /* no error: a refusal is only counted, and the shape rules skip
-     * formatting their messages */
+    /* Four of five applications find their right side in the matched
+     * class already.  When every node of it can be looked up without
+     * adding (sc_lang_find_call) and the top is the root's class, building
+     * it would change nothing (every add finds its node, or a shape rule
+     * refuses): skip it.  Else build (no error: a refusal is only counted,
+     * and the shape rules skip formatting their messages). */
     guint next = 0;
-    out = build(r, r->rhs, subst, &vals, &next, NULL);
+    sc_id have = r->rhs_findable ? find_built(r, r->rhs, subst, &vals, &next) : SC_ID_NONE;
+    if (have != SC_ID_NONE && sc_egraph_find(eg, have) == sc_egraph_find(eg, root)) {
+      out = have;
+    } else {
+      next = 0;
+      out = build(r, r->rhs, subst, &vals, &next, NULL);
+    }
   }
   store_reset(&vals);
   if (own) {
@@ -485,6 +521,20 @@ static void mark_cond_vars(const crule *r, const lx *e, gboolean *seen) {
     mark_cond_vars(r, e->kids[i], seen);
 }
 
+/* Can every operator node of right side P be looked up without adding
+ * (sc_lang_findable_op)?  Else find_built would stop at the first one
+ * that cannot, after looking up the nodes below it for nothing. */
+static gboolean rhs_findable(const pnode *p) {
+  if (p->is_var)
+    return TRUE;
+  if (p->result == 0 && !sc_lang_findable_op(p->op))
+    return FALSE;
+  for (uint32_t i = 0; i < p->n_kids; i++)
+    if (!rhs_findable(p->kids[i]))
+      return FALSE;
+  return TRUE;
+}
+
 /* Does condition E call vmin or vmax (on ?VAR; VAR NULL: on anything)? */
 static gboolean reads_ranges(const lx *e, const char *var) {
   if (e == NULL)
@@ -530,6 +580,7 @@ static gboolean add_rule(sc_lemma_rules *rules, const ld_checked *k, uint32_t le
   ev_resolve((lx *)k->where, k->vars.names);
   resolve_computed(r->rhs, k->vars.names);
   r->reads_ranges = reads_ranges(k->where, NULL);
+  r->rhs_findable = !r->rhs->is_var && rhs_findable(r->rhs);
   r->range_vars = g_new0(gboolean, r->n_vars ? r->n_vars : 1);
   for (uint32_t v = 0; v < r->n_vars; v++)
     r->range_vars[v] = reads_ranges(k->where, g_ptr_array_index(k->vars.names, v));
