@@ -9,10 +9,11 @@
 
 #include <string.h>
 
-/* Entries per rule past which nothing more is recorded (a rule meets a
- * few hundred distinct keys in a large check; the bound keeps a runaway
- * one from growing without end). */
-#define MAX_ENTRIES 65536u
+/* Entries and key words per rule past which nothing more is recorded (a
+ * rule meets at most a few hundred distinct keys on the real captures;
+ * the bounds keep a runaway one under about 0.6 MiB). */
+#define MAX_ENTRIES 4096u
+#define MAX_WORDS 65536u
 
 typedef struct {
   uint64_t hash; /* 0: empty slot */
@@ -190,7 +191,8 @@ static void grow(sc_condmemo *m) {
 }
 
 void sc_lemma_condmemo_insert(sc_condmemo *m, const sc_condmemo_key *k, sc_truth t) {
-  if (!k->ok || (t != SC_YES && t != SC_NO) || m->n_entries >= MAX_ENTRIES)
+  if (!k->ok || (t != SC_YES && t != SC_NO) || m->n_entries >= MAX_ENTRIES ||
+      m->words->len + k->n > MAX_WORDS)
     return;
   if (2 * (m->n_entries + 1) > m->n_slots)
     grow(m);

@@ -121,6 +121,16 @@ static void test_table(void) {
     sc_condmemo_key other = key_of_type(SC_DTYPE_F16, 2, (int64_t[]){i, i % 7});
     g_assert_false(sc_lemma_condmemo_lookup(m, &other, &out));
   }
+  /* past the bound on entries nothing more is recorded, the rest kept */
+  for (int64_t i = 1000; i < 6000; i++) {
+    sc_condmemo_key k = key_of_type(SC_DTYPE_F32, 1, (int64_t[]){i});
+    sc_lemma_condmemo_insert(m, &k, SC_YES);
+  }
+  g_assert_cmpuint(sc_lemma_condmemo_size(m), ==, 4096);
+  sc_condmemo_key first = key_of_type(SC_DTYPE_F32, 2, (int64_t[]){0, 0});
+  g_assert_true(sc_lemma_condmemo_lookup(m, &first, &out));
+  sc_condmemo_key late = key_of_type(SC_DTYPE_F32, 1, (int64_t[]){5999});
+  g_assert_false(sc_lemma_condmemo_lookup(m, &late, &out));
   sc_lemma_condmemo_free(m);
 }
 
