@@ -30,6 +30,9 @@ typedef struct {
 typedef struct sc_term sc_term;
 sc_term *sc_term_new(void);
 void sc_term_free(sc_term *t);
+/* Room for N_NODES nodes and N_KIDS child references in all, so that
+ * adding up to that many grows nothing (a hint: adding more still works). */
+void sc_term_reserve(sc_term *t, uint32_t n_nodes, uint32_t n_kids);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(sc_term, sc_term_free)
 /* Appends a node whose children are earlier indices; returns its index. */
 uint32_t sc_term_add(sc_term *t, uint32_t op, uint32_t attr,

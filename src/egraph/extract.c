@@ -478,6 +478,9 @@ GPtrArray *sc_egraph_enumerate(const sc_egraph *eg, sc_id cls, uint32_t k,
     uint64_t n = ((uint64_t *)g_ptr_array_index(e.rows, s))[0];
     for (uint64_t j = 0; j < n && got < k; j++, got++) {
       sc_term *t = sc_term_new();
+      /* a term of size s has at most s nodes (every node listed weighs at
+       * least 1), so at most s - 1 child references */
+      sc_term_reserve(t, s, s);
       unrank(&e, 0, s, j, t);
       g_ptr_array_add(res, t);
       if (sizes)

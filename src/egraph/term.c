@@ -26,6 +26,18 @@ void sc_term_free(sc_term *t) {
   g_free(t);
 }
 
+void sc_term_reserve(sc_term *t, uint32_t n_nodes, uint32_t n_kids) {
+  g_return_if_fail(t != NULL);
+  if (n_nodes > t->cap_nodes) {
+    t->cap_nodes = n_nodes;
+    t->nodes = g_renew(sc_term_node, t->nodes, t->cap_nodes);
+  }
+  if (n_kids > t->cap_kids) {
+    t->cap_kids = n_kids;
+    t->kids = g_renew(uint32_t, t->kids, t->cap_kids);
+  }
+}
+
 uint32_t sc_term_add(sc_term *t, uint32_t op, uint32_t attr,
                      const uint32_t *kids, uint32_t n_kids) {
   g_return_val_if_fail(n_kids == 0 || kids != NULL, SC_ID_NONE);

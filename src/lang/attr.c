@@ -148,6 +148,18 @@ fail:
   return FALSE;
 }
 
+uint32_t sc_lang_lookup_layout(const sc_lang *lang, const sc_op *op, const sc_value *args,
+                               uint32_t n_children, uint32_t result) {
+  sc_lang_attr_rec probe;
+  probe.op = op;
+  probe.result = result;
+  probe.n_children = n_children;
+  probe.args = (sc_value *)args;
+  probe.hash = compute_hash(op, args, result);
+  gpointer found = g_hash_table_lookup(lang->attr_index, &probe);
+  return found != NULL ? GPOINTER_TO_UINT(found) - 1 : UINT32_MAX;
+}
+
 uint32_t sc_lang_intern_layout(sc_lang *lang, const sc_op *op, const sc_value *args,
                                uint32_t n_children, uint32_t result) {
   sc_lang_attr_rec probe;

@@ -81,6 +81,12 @@ static const canon_rule canon_rules[] = {
   {"sc.sum.default", CANON_SUM, NULL, NULL},
 };
 
+/* The rule of each operator that was registered when the index was built,
+ * by operator id (NULL: none): what rule_index gives for its qualname,
+ * without hashing the name on every call (rule_of). */
+static const canon_rule **rule_by_id;
+static uint32_t n_rule_by_id;
+
 /* qualname -> canon_rule *, built once (the registry is static). */
 static GHashTable *rule_index(void) {
   static gsize once = 0;
@@ -105,9 +111,23 @@ static GHashTable *rule_index(void) {
       if ((op->flags & SC_OP_IDENTITY) && !g_hash_table_contains(h, op->qualname))
         g_hash_table_insert(h, (gpointer)op->qualname, (gpointer)&identity);
     }
+    n_rule_by_id = sc_ops_count();
+    rule_by_id = g_new0(const canon_rule *, n_rule_by_id ? n_rule_by_id : 1);
+    for (uint32_t i = 0; i < n_rule_by_id; i++)
+      rule_by_id[i] = g_hash_table_lookup(h, sc_ops_at(i)->qualname);
     g_once_init_leave(&once, (gsize)h);
   }
   return (GHashTable *)once;
+}
+
+/* rule_index's rule for OP (an operator registered later, a declared one,
+ * has none: the table names built-in operators only, and a declared
+ * operator is never an identity). */
+static const canon_rule *rule_of(const sc_op *op) {
+  GHashTable *h = rule_index();
+  if (op->id < n_rule_by_id && sc_ops_at(op->id) == op)
+    return rule_by_id[op->id];
+  return g_hash_table_lookup(h, op->qualname);
 }
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -395,7 +415,7 @@ const char *sc_lang_rewritten_to(const sc_op *op) {
 
 static sc_id canon(sc_lang *lang, const sc_op *op, const sc_value *args, const sc_id *kids,
                    uint32_t n_kids, uint32_t result, const sc_ttype *out_type) {
-  const canon_rule *r = g_hash_table_lookup(rule_index(), op->qualname);
+  const canon_rule *r = rule_of(op);
   if (r == NULL || result != 0)
     return sc_lang_add_node(lang, op, args, kids, n_kids, result);
   switch (r->kind) {
@@ -478,6 +498,38 @@ static sc_id canon(sc_lang *lang, const sc_op *op, const sc_value *args, const s
     return norm_chain(lang, op, args, kids, n_kids, FALSE);
   }
   return sc_lang_add_node(lang, op, args, kids, n_kids, result);
+}
+
+gboolean sc_lang_findable_op(const sc_op *op) {
+  g_return_val_if_fail(op != NULL, FALSE);
+  const canon_rule *r = rule_of(op);
+  return r == NULL || r->kind == CANON_CAT || r->kind == CANON_SUM;
+}
+
+gboolean sc_lang_canon_is_identity(sc_lang *lang, const sc_op *op, const sc_value *args,
+                                   const sc_id *kids, uint32_t n_kids, uint32_t result) {
+  const canon_rule *r = rule_of(op);
+  if (r == NULL || result != 0)
+    return TRUE; /* canon: sc_lang_add_node as it is */
+  if (r->kind != CANON_CAT && r->kind != CANON_SUM)
+    return FALSE;
+  /* norm_chain's normal form, which it adds as it is: two parts in order,
+   * a cat's dim a constant already wrapped */
+  const sc_value *parts = &args[0];
+  if (parts->kind != SC_VAL_TENSOR_LIST || parts->u.list.n != n_kids || n_kids != 2 ||
+      parts->u.list.ids[0] != 0 || parts->u.list.ids[1] != 1)
+    return FALSE;
+  if (r->kind == CANON_SUM)
+    return TRUE;
+  int64_t dim;
+  uint32_t d;
+  int32_t dim_ix = sc_ops_arg_index(op, "dim");
+  const sc_ttype *t0 = kid_type(lang, kids[0]);
+  if (dim_ix < 0 || t0 == NULL || !const_int(&args[dim_ix], &dim) ||
+      !sc_wrap_dim(dim, t0->shape.rank, &d))
+    return FALSE;
+  sc_value wrapped = sc_value_int(d);
+  return sc_value_equal(&args[dim_ix], &wrapped);
 }
 
 sc_id sc_lang_canon_add(sc_lang *lang, const sc_op *op, const sc_value *args, const sc_id *kids,

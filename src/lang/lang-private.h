@@ -78,6 +78,10 @@ gboolean sc_lang_layout_args(const sc_op *op, const sc_value *args, const sc_id 
 /* Interns a record whose args are already in layout order. */
 uint32_t sc_lang_intern_layout(sc_lang *lang, const sc_op *op, const sc_value *args,
                                uint32_t n_children, uint32_t result);
+/* The id of that record when it is interned already, else UINT32_MAX
+ * (interns nothing). */
+uint32_t sc_lang_lookup_layout(const sc_lang *lang, const sc_op *op, const sc_value *args,
+                               uint32_t n_children, uint32_t result);
 void sc_lang_clear_args(const sc_op *op, sc_value *args);
 
 /* --- lang.c --- */
@@ -96,6 +100,13 @@ gboolean sc_lang_infer(sc_lang *lang, const sc_op *op, const sc_value *args, con
  * alias table and the clean operators' normal forms.  Returns the class. */
 sc_id sc_lang_canon_add(sc_lang *lang, const sc_op *op, const sc_value *args, const sc_id *kids,
                         uint32_t n_kids, uint32_t result, const sc_ttype *out_type);
+/* Is the call (args in layout order, KIDS well-typed classes) its own
+ * canonical form, i.e. would sc_lang_canon_add add exactly it
+ * (sc_lang_add_node with the same arguments) whatever its result type?
+ * FALSE when that cannot be told without the shape rule's result (the
+ * alias table, views, slices, ...): the caller then does not know. */
+gboolean sc_lang_canon_is_identity(sc_lang *lang, const sc_op *op, const sc_value *args,
+                                   const sc_id *kids, uint32_t n_kids, uint32_t result);
 
 /* --- range.c --- */
 void sc_lang_ranges_init(sc_lang *lang);

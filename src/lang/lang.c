@@ -382,6 +382,86 @@ done:
   return out;
 }
 
+/* Are ARGS in layout order already, CHILDREN the layout's children (what
+ * an applier builds: tensor arguments number the children 0, 1, ... in
+ * argument order, no None in a list, every child used)?  Then
+ * sc_lang_layout_args would give copies of ARGS and CHILDREN themselves. */
+static gboolean layout_is_identity(const sc_op *op, const sc_value *args, uint32_t n_children) {
+  uint32_t next = 0;
+  for (uint32_t i = 0; i < op->n_args; i++) {
+    const sc_arg *a = &op->args[i];
+    const sc_value *v = &args[i];
+    if (a->type != SC_ARG_TENSOR && a->type != SC_ARG_TENSOR_LIST &&
+        a->type != SC_ARG_TENSOR_OPT_LIST) {
+      if (v->kind == SC_VAL_TENSOR || v->kind == SC_VAL_TENSOR_LIST || v->kind == SC_VAL_LIST)
+        return FALSE;
+      continue;
+    }
+    if (v->kind == SC_VAL_NONE) {
+      if (!a->optional)
+        return FALSE;
+      continue;
+    }
+    if (a->type == SC_ARG_TENSOR) {
+      if (v->kind != SC_VAL_TENSOR || v->u.tensor != next++)
+        return FALSE;
+      continue;
+    }
+    if (v->kind != SC_VAL_TENSOR_LIST)
+      return FALSE;
+    for (uint32_t k = 0; k < v->u.list.n; k++)
+      if (v->u.list.ids[k] != next++)
+        return FALSE;
+  }
+  return next == n_children;
+}
+
+sc_id sc_lang_find_call(sc_lang *lang, const sc_op *op, const sc_value *args,
+                        const sc_id *children, uint32_t n_children, uint32_t result) {
+  g_return_val_if_fail(lang != NULL, SC_ID_NONE);
+  /* with proofs, sc_lang_add_call makes an id for the term as added */
+  if (op == NULL || (op->n_args > 0 && args == NULL) || (n_children > 0 && children == NULL) ||
+      lang->in_call || sc_egraph_proofs_enabled(lang->eg))
+    return SC_ID_NONE;
+  uint32_t n_ids = sc_egraph_n_ids(lang->eg);
+  for (uint32_t i = 0; i < n_children; i++)
+    if (children[i] >= n_ids)
+      return SC_ID_NONE;
+  /* the steps of sc_lang_add_call up to sc_lang_add_node, without the
+   * shape rule and without adding: layout, well-typed children, the call
+   * its own canonical form, its record interned and its node present */
+  sc_value lay_buf[16];
+  const sc_value *lay = args;
+  const sc_id *k = children;
+  uint32_t n = n_children;
+  gboolean copied = FALSE;
+  if (!layout_is_identity(op, args, n_children)) {
+    if (op->n_args > G_N_ELEMENTS(lay_buf))
+      return SC_ID_NONE;
+    GArray *kids = lang->call_kids;
+    g_array_set_size(kids, 0);
+    if (!sc_lang_layout_args(op, args, children, n_children, lay_buf, kids, NULL))
+      return SC_ID_NONE;
+    lay = lay_buf;
+    k = (const sc_id *)(void *)kids->data;
+    n = kids->len;
+    copied = TRUE;
+  }
+  sc_id out = SC_ID_NONE;
+  for (uint32_t i = 0; i < n; i++)
+    if (sc_lang_class_type(lang, k[i]) == NULL)
+      goto out;
+  if (!sc_lang_canon_is_identity(lang, op, lay, k, n, result))
+    goto out;
+  uint32_t attr = sc_lang_lookup_layout(lang, op, lay, n, result);
+  if (attr != UINT32_MAX)
+    out = sc_egraph_lookup(lang->eg, op->id, attr, k, n);
+out:
+  if (copied)
+    sc_lang_clear_args(op, lay_buf);
+  return out;
+}
+
 sc_id sc_lang_add_named(sc_lang *lang, const char *func, const sc_value *args,
                         const sc_id *children, uint32_t n_children, uint32_t result,
                         GError **error) {

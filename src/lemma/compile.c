@@ -28,6 +28,7 @@
  * Invariants: predicate and guard user data (cnode, crule) live in the
  * sc_lemma_rules and outlive the rewrites that point at them. */
 #include "lemma/lemma-private.h"
+#include "lemma/condmemo.h"
 
 #include <string.h>
 
@@ -54,6 +55,15 @@ struct crule {
   GArray *assumed_now;   /* while the applier re-reads the condition: the
                             assumption ids read (match_lookup hands it to
                             vmin/vmax); NULL otherwise */
+  /* The condition's answers by the values it reads (condmemo.h): NULL
+   * when there is no condition or it reads value ranges.  COND_VARS: the
+   * lemma variables the condition names, each once, in index order. */
+  sc_condmemo *memo;
+  uint32_t *cond_vars;
+  uint32_t n_cond_vars;
+  /* the right side has operator nodes, each of which can be looked up
+   * without adding (the applier first looks it up: find_built) */
+  gboolean rhs_findable;
 };
 
 struct sc_lemma_rules {
@@ -149,20 +159,26 @@ typedef struct {
   const sc_value **bind;
 } match_env;
 
-static gboolean match_lookup(void *envp, const lx *ref, ev_val *out) {
-  match_env *m = envp;
-  if (ref->kind != LX_VAR)
-    return FALSE;
-  const ld_vars *vars = &m->r->k->vars;
-  const GPtrArray *names = vars->names;
-  /* the slot ev_resolve found in these names (add_rule), else by name
-   * (the names of a lemma's variables are distinct) */
+/* The index of variable REF (LX_VAR) among rule R's variables, or
+ * G_MAXUINT: the slot ev_resolve found in these names (add_rule), else by
+ * name (the names of a lemma's variables are distinct). */
+static guint var_index(const crule *r, const lx *ref) {
+  const GPtrArray *names = r->k->vars.names;
   guint v = G_MAXUINT;
   if (ref->slot_of == names && ref->slot != 0 && ref->slot <= names->len)
     v = ref->slot - 1;
   for (guint i = 0; i < names->len && v == G_MAXUINT; i++)
     if (strcmp(g_ptr_array_index(names, i), ref->text) == 0)
       v = i;
+  return v;
+}
+
+static gboolean match_lookup(void *envp, const lx *ref, ev_val *out) {
+  match_env *m = envp;
+  if (ref->kind != LX_VAR)
+    return FALSE;
+  const ld_vars *vars = &m->r->k->vars;
+  guint v = var_index(m->r, ref);
   if (v == G_MAXUINT)
     return FALSE;
   if (g_array_index(vars->is_attr, gboolean, v)) {
@@ -214,9 +230,30 @@ static gboolean guard_fn(const sc_egraph *eg, sc_id root, const uint32_t *subst,
   cnt->matches++;
   if (r->k->where == NULL)
     return TRUE;
+  /* what match_lookup would hand the condition, as a memo key */
+  sc_condmemo_key key;
+  key.ok = FALSE;
+  if (r->memo != NULL) {
+    sc_lemma_condmemo_key_init(&key);
+    for (uint32_t i = 0; i < r->n_cond_vars && key.ok; i++) {
+      uint32_t v = r->cond_vars[i];
+      if (g_array_index(r->k->vars.is_attr, gboolean, v))
+        sc_lemma_condmemo_key_value(&key, bind[v]);
+      else
+        sc_lemma_condmemo_key_type(&key, r->qvar[v] == UINT32_MAX
+                                             ? NULL
+                                             : sc_lang_class_type(r->owner->lang,
+                                                                  subst[r->qvar[v]]));
+    }
+    sc_truth known;
+    if (sc_lemma_condmemo_lookup(r->memo, &key, &known))
+      return known == SC_YES;
+  }
   match_env m = {r, subst, bind};
   ev_env env = {sc_lang_symtab(r->owner->lang), match_lookup, &m};
   sc_truth t = ev_condition(&env, r->k->where);
+  if (r->memo != NULL)
+    sc_lemma_condmemo_insert(r->memo, &key, t);
   if (t == SC_UNKNOWN && !lacks_range_fact(r, subst)) {
     cnt->undecided++;
     sc_lemma_rules *owner = r->owner;
@@ -301,19 +338,9 @@ static gboolean eval_args(const crule *r, const pnode *p, const ev_env *env,
   return TRUE;
 }
 
-/* Phase 2: add the nodes bottom-up. *next indexes VALS in preorder. */
-static sc_id build(const crule *r, const pnode *p, const uint32_t *subst, arg_store *vals,
-                   guint *next, GError **error) {
-  if (p->is_var)
-    return subst[r->qvar[p->var]];
+/* The tensor arguments of node P's call: child indices in P's layout. */
+static void set_tensor_args(const pnode *p, sc_value *args) {
   const sc_op *op = p->op;
-  sc_value *args = store_args(vals, (*next)++); /* the store is not grown here */
-  sc_id *kids = g_newa(sc_id, p->n_kids ? p->n_kids : 1);
-  for (uint32_t i = 0; i < p->n_kids; i++) {
-    kids[i] = build(r, p->kids[i], subst, vals, next, error);
-    if (kids[i] == SC_ID_NONE)
-      return SC_ID_NONE;
-  }
   uint32_t child = 0;
   for (uint32_t a = 0; a < op->n_args; a++) {
     const sc_arg *arg = &op->args[a];
@@ -329,7 +356,40 @@ static sc_id build(const crule *r, const pnode *p, const uint32_t *subst, arg_st
         args[a].u.list.ids[j] = child++;
     }
   }
-  return sc_lang_add_call(r->owner->lang, op, args, kids, p->n_kids, p->result, error);
+}
+
+/* Phase 2: add the nodes bottom-up. *next indexes VALS in preorder. */
+static sc_id build(const crule *r, const pnode *p, const uint32_t *subst, arg_store *vals,
+                   guint *next, GError **error) {
+  if (p->is_var)
+    return subst[r->qvar[p->var]];
+  sc_value *args = store_args(vals, (*next)++); /* the store is not grown here */
+  sc_id *kids = g_newa(sc_id, p->n_kids ? p->n_kids : 1);
+  for (uint32_t i = 0; i < p->n_kids; i++) {
+    kids[i] = build(r, p->kids[i], subst, vals, next, error);
+    if (kids[i] == SC_ID_NONE)
+      return SC_ID_NONE;
+  }
+  set_tensor_args(p, args);
+  return sc_lang_add_call(r->owner->lang, p->op, args, kids, p->n_kids, p->result, error);
+}
+
+/* Phase 2 without adding: the class of the right side when every node of
+ * it is its own canonical form and already in the e-graph
+ * (sc_lang_find_call), else SC_ID_NONE.  Same preorder walk as build. */
+static sc_id find_built(const crule *r, const pnode *p, const uint32_t *subst, arg_store *vals,
+                        guint *next) {
+  if (p->is_var)
+    return subst[r->qvar[p->var]];
+  sc_value *args = store_args(vals, (*next)++);
+  sc_id *kids = g_newa(sc_id, p->n_kids ? p->n_kids : 1);
+  for (uint32_t i = 0; i < p->n_kids; i++) {
+    kids[i] = find_built(r, p->kids[i], subst, vals, next);
+    if (kids[i] == SC_ID_NONE)
+      return SC_ID_NONE;
+  }
+  set_tensor_args(p, args);
+  return sc_lang_find_call(r->owner->lang, p->op, args, kids, p->n_kids, p->result);
 }
 
 /* An application of a lemma whose condition reads value ranges changed
@@ -373,10 +433,20 @@ static sc_id applier_fn(sc_egraph *eg, sc_id root, const uint32_t *subst, uint32
   o->store_busy = TRUE;
   sc_id out = SC_ID_NONE;
   if (eval_args(r, r->rhs, &env, bind, &vals)) {
-    /* no error: a refusal is only counted, and the shape rules skip
-     * formatting their messages */
+    /* Four of five applications find their right side in the matched
+     * class already.  When every node of it can be looked up without
+     * adding (sc_lang_find_call) and the top is the root's class, building
+     * it would change nothing (every add finds its node, or a shape rule
+     * refuses): skip it.  Else build (no error: a refusal is only counted,
+     * and the shape rules skip formatting their messages). */
     guint next = 0;
-    out = build(r, r->rhs, subst, &vals, &next, NULL);
+    sc_id have = r->rhs_findable ? find_built(r, r->rhs, subst, &vals, &next) : SC_ID_NONE;
+    if (have != SC_ID_NONE && sc_egraph_find(eg, have) == sc_egraph_find(eg, root)) {
+      out = have;
+    } else {
+      next = 0;
+      out = build(r, r->rhs, subst, &vals, &next, NULL);
+    }
   }
   store_reset(&vals);
   if (own) {
@@ -433,7 +503,36 @@ static void crule_free(gpointer p) {
   if (r->req)
     g_ptr_array_free(r->req, TRUE);
   g_free(r->qvar);
+  sc_lemma_condmemo_free(r->memo);
+  g_free(r->cond_vars);
   g_free(r);
+}
+
+/* Marks in SEEN the variables of rule R that condition E names. */
+static void mark_cond_vars(const crule *r, const lx *e, gboolean *seen) {
+  if (e == NULL)
+    return;
+  if (e->kind == LX_VAR) {
+    guint v = var_index(r, e);
+    if (v != G_MAXUINT)
+      seen[v] = TRUE;
+  }
+  for (uint32_t i = 0; i < e->n; i++)
+    mark_cond_vars(r, e->kids[i], seen);
+}
+
+/* Can every operator node of right side P be looked up without adding
+ * (sc_lang_findable_op)?  Else find_built would stop at the first one
+ * that cannot, after looking up the nodes below it for nothing. */
+static gboolean rhs_findable(const pnode *p) {
+  if (p->is_var)
+    return TRUE;
+  if (p->result == 0 && !sc_lang_findable_op(p->op))
+    return FALSE;
+  for (uint32_t i = 0; i < p->n_kids; i++)
+    if (!rhs_findable(p->kids[i]))
+      return FALSE;
+  return TRUE;
 }
 
 /* Does condition E call vmin or vmax (on ?VAR; VAR NULL: on anything)? */
@@ -481,9 +580,20 @@ static gboolean add_rule(sc_lemma_rules *rules, const ld_checked *k, uint32_t le
   ev_resolve((lx *)k->where, k->vars.names);
   resolve_computed(r->rhs, k->vars.names);
   r->reads_ranges = reads_ranges(k->where, NULL);
+  r->rhs_findable = !r->rhs->is_var && rhs_findable(r->rhs);
   r->range_vars = g_new0(gboolean, r->n_vars ? r->n_vars : 1);
   for (uint32_t v = 0; v < r->n_vars; v++)
     r->range_vars[v] = reads_ranges(k->where, g_ptr_array_index(k->vars.names, v));
+  if (k->where != NULL && !r->reads_ranges) {
+    gboolean *seen = g_new0(gboolean, r->n_vars ? r->n_vars : 1);
+    mark_cond_vars(r, k->where, seen);
+    r->cond_vars = g_new(uint32_t, r->n_vars ? r->n_vars : 1);
+    for (uint32_t v = 0; v < r->n_vars; v++)
+      if (seen[v])
+        r->cond_vars[r->n_cond_vars++] = v;
+    g_free(seen);
+    r->memo = sc_lemma_condmemo_new();
+  }
   g_autoptr(sc_pattern) lp = sc_pattern_new();
   sc_pattern_set_root(lp, lower(r, lp, r->lhs));
   sc_pattern **rp = g_new0(sc_pattern *, r->req->len ? r->req->len : 1);

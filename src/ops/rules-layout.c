@@ -983,12 +983,15 @@ gboolean sc_rule_sc_sum(const sc_op_call *call, GArray *out, GError **error) {
   if (n == 0)
     return rerr(&r, SC_OPS_ERROR_SHAPE, "expects at least one tensor");
   for (uint32_t i = 1; i < n; i++) {
-    g_autofree char *a = ss(&r, &ts[i]->shape);
-    g_autofree char *b = ss(&r, &ts[0]->shape);
-    if (!rtruth(&r, sc_shape_same(r.st, &ts[i]->shape, &ts[0]->shape),
-                "whether the shapes are equal",
-                "tensor %u has shape %s but tensor 0 has %s (sum does not broadcast)", i, a, b))
-      return FALSE;
+    sc_truth same = sc_shape_same(r.st, &ts[i]->shape, &ts[0]->shape);
+    if (same != SC_YES) {
+      /* the shapes are formatted only for a message */
+      g_autofree char *a = ss(&r, &ts[i]->shape);
+      g_autofree char *b = ss(&r, &ts[0]->shape);
+      if (!rtruth(&r, same, "whether the shapes are equal",
+                  "tensor %u has shape %s but tensor 0 has %s (sum does not broadcast)", i, a, b))
+        return FALSE;
+    }
     if (ts[i]->dtype != ts[0]->dtype)
       return rerr(&r, SC_OPS_ERROR_SHAPE, "tensor %u has dtype %s but tensor 0 has %s", i,
                   sc_dtype_name(ts[i]->dtype), sc_dtype_name(ts[0]->dtype));

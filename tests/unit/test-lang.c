@@ -619,6 +619,73 @@ static void test_canon_cat_normal_form(void) {
   fx_clear(&f);
 }
 
+/* sc_lang_find_call: the class sc_lang_add_call would return, for a call
+ * that is its own canonical form and already present; nothing added. */
+static void test_find_call(void) {
+  fx f;
+  fx_init(&f);
+  sc_id x = leaf(&f, "x"), y = leaf(&f, "y"), w = leaf(&f, "w");
+  sc_id k[2] = {x, y};
+  sc_id li[2] = {0, 1};
+  sc_value ca[2];
+  ca[0].kind = SC_VAL_TENSOR_LIST;
+  ca[0].u.list.n = 2;
+  ca[0].u.list.ids = li;
+  ca[1] = sc_value_int(1);
+  const sc_op *cat = op_named("sc.cat.default");
+  GError *err = NULL;
+  /* not there yet */
+  g_assert_cmpuint(sc_lang_find_call(f.lang, cat, ca, k, 2, 0), ==, SC_ID_NONE);
+  sc_id c = sc_lang_add_call(f.lang, cat, ca, k, 2, 0, &err);
+  g_assert_no_error(err);
+  uint32_t nodes = sc_egraph_n_nodes(EG(&f)), attrs = sc_lang_n_attrs(f.lang);
+  g_assert_cmpuint(sc_lang_find_call(f.lang, cat, ca, k, 2, 0), ==, sc_egraph_find(EG(&f), c));
+  /* dim -1: add_call wraps it to the same node, find_call does not know */
+  ca[1] = sc_value_int(-1);
+  g_assert_cmpuint(sc_lang_find_call(f.lang, cat, ca, k, 2, 0), ==, SC_ID_NONE);
+  g_assert_cmpuint(sc_lang_add_call(f.lang, cat, ca, k, 2, 0, &err), ==, c);
+  /* the parts the other way round: another node, not there */
+  ca[1] = sc_value_int(1);
+  sc_id ks[2] = {y, x};
+  g_assert_cmpuint(sc_lang_find_call(f.lang, cat, ca, ks, 2, 0), ==, SC_ID_NONE);
+  g_assert_cmpuint(sc_egraph_n_nodes(EG(&f)), ==, nodes);
+  g_assert_cmpuint(sc_lang_n_attrs(f.lang), ==, attrs);
+  /* an operator without a canonical form, arguments in layout order and
+   * not (children named in the other order) */
+  const sc_op *mm = op_named("aten.mm.default");
+  sc_value ma[2] = {sc_value_tensor(0), sc_value_tensor(1)};
+  sc_id km[2] = {x, w};
+  g_assert_cmpuint(sc_lang_find_call(f.lang, mm, ma, km, 2, 0), ==, SC_ID_NONE);
+  sc_id m = sc_lang_add_call(f.lang, mm, ma, km, 2, 0, &err);
+  g_assert_no_error(err);
+  g_assert_cmpuint(sc_lang_find_call(f.lang, mm, ma, km, 2, 0), ==, sc_egraph_find(EG(&f), m));
+  sc_value mb[2] = {sc_value_tensor(1), sc_value_tensor(0)};
+  sc_id kr[2] = {w, x};
+  g_assert_cmpuint(sc_lang_find_call(f.lang, mm, mb, kr, 2, 0), ==, sc_egraph_find(EG(&f), m));
+  /* a call its shape rule refuses is never there */
+  sc_id kxy[2] = {x, y};
+  g_assert_cmpuint(sc_lang_find_call(f.lang, mm, ma, kxy, 2, 0), ==, SC_ID_NONE);
+  /* an alias: its canonical form is another operator */
+  sc_id v = add(&f, "aten.view(x, [6, 4])");
+  g_assert_cmpuint(v, !=, SC_ID_NONE);
+  g_assert_false(sc_lang_findable_op(op_named("aten.view.default")));
+  g_assert_false(sc_lang_findable_op(op_named("aten.clone.default")));
+  g_assert_true(sc_lang_findable_op(mm));
+  g_assert_true(sc_lang_findable_op(cat));
+  rebuild_check(&f);
+  fx_clear(&f);
+  /* with proofs, add_call returns the id of the term as added: unknown */
+  fx_init(&f);
+  sc_egraph_enable_proofs(EG(&f));
+  x = leaf(&f, "x");
+  w = leaf(&f, "w");
+  sc_id kp[2] = {x, w};
+  g_assert_cmpuint(sc_lang_add_call(f.lang, mm, ma, kp, 2, 0, &err), !=, SC_ID_NONE);
+  g_assert_no_error(err);
+  g_assert_cmpuint(sc_lang_find_call(f.lang, mm, ma, kp, 2, 0), ==, SC_ID_NONE);
+  fx_clear(&f);
+}
+
 static void test_canon_one_part(void) {
   fx f;
   fx_init(&f);
@@ -1364,6 +1431,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/lang/canon/slice-whole", test_canon_slice_whole);
   g_test_add_func("/lang/canon/cat-binary", test_canon_cat_binary);
   g_test_add_func("/lang/canon/cat-normal-form", test_canon_cat_normal_form);
+  g_test_add_func("/lang/add/find-call", test_find_call);
   g_test_add_func("/lang/canon/one-part", test_canon_one_part);
   g_test_add_func("/lang/canon/sum-binary", test_canon_sum_binary);
   g_test_add_func("/lang/canon/identities", test_canon_identities);
