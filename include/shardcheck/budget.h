@@ -15,7 +15,10 @@
  * above the limit, with a SIGXCPU handler that exits 3 (for code that never
  * reaches a check, e.g. one long solver call).  Memory is the peak
  * resident set (getrusage), checked, not enforced: an allocation between
- * two checks can pass it.
+ * two checks can pass it.  CPU time and memory cost a system call each to
+ * measure, so they are measured at most every 2 ms of wall time (a check
+ * in between compares only the e-nodes): a limit is noticed at most that
+ * late.
  *
  * Ownership: sc_budget_new returns a new budget (sc_budget_free); the
  * reason strings are owned by the budget. */
