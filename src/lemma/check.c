@@ -711,49 +711,8 @@ static gboolean infer(inst *I, const pnode *p, sc_ttype *out, char **why) {
   GArray *tys = g_array_new(FALSE, FALSE, sizeof(sc_ttype));
   g_array_append_vals(tys, kt, p->n_kids);
   g_free(kt);
-  uint32_t child = 0;
-  gboolean ok = TRUE;
   ev_env env = {I->st, inst_lookup, I};
-  for (uint32_t a = 0; ok && a < op->n_args; a++) {
-    const sc_arg *arg = &op->args[a];
-    const pat_arg *pa = &p->args[a];
-    if (arg->type == SC_ARG_TENSOR) {
-      if (p->layout[a] == UINT32_MAX)
-        args[a] = sc_value_none();
-      else
-        args[a] = sc_value_tensor(child++);
-    } else if (arg->type == SC_ARG_TENSOR_LIST || arg->type == SC_ARG_TENSOR_OPT_LIST) {
-      args[a].kind = SC_VAL_TENSOR_LIST;
-      args[a].u.list.n = p->layout[a];
-      args[a].u.list.ids = g_new(sc_id, p->layout[a] ? p->layout[a] : 1);
-      for (uint32_t j = 0; j < p->layout[a]; j++)
-        args[a].u.list.ids[j] = child++;
-    } else {
-      switch (pa->kind) {
-      case PA_DEFAULT:
-      case PA_LITERAL:
-        sc_value_copy(&args[a], &pa->value);
-        break;
-      case PA_VAR:
-        sc_value_copy(&args[a], &I->values[pa->var]);
-        break;
-      case PA_WILD:
-        if (arg->has_default)
-          sc_value_copy(&args[a], &arg->default_value);
-        break;
-      case PA_COMPUTE: {
-        ev_val v;
-        if (!ev_eval(&env, pa->expr, &v) || !ev_to_value(&v, arg, &args[a])) {
-          if (why)
-            *why = g_strdup_printf("the value of argument '%s' of %s cannot be computed",
-                                   arg->name, op->qualname);
-          ok = FALSE;
-        }
-        break;
-      }
-      }
-    }
-  }
+  gboolean ok = pn_call_args(p, I->values, &env, NULL, args, why);
   if (ok) {
     sc_op_call call = {op, args, scratch_type, tys, I->st};
     GArray *res = g_array_new(FALSE, FALSE, sizeof(sc_ttype));

@@ -362,44 +362,7 @@ static gboolean flatten(builder *B, const pnode *p, uint32_t *slot, char **why) 
     }
   sc_value *args = g_new0(sc_value, op->n_args ? op->n_args : 1);
   ev_env env = {B->e.inst->st, inst_lookup, &B->e};
-  uint32_t child = 0;
-  gboolean ok = TRUE;
-  for (uint32_t a = 0; ok && a < op->n_args; a++) {
-    const sc_arg *arg = &op->args[a];
-    const pat_arg *pa = &p->args[a];
-    if (arg->type == SC_ARG_TENSOR) {
-      args[a] = p->layout[a] == UINT32_MAX ? sc_value_none() : sc_value_tensor(kid_slots[child++]);
-    } else if (arg->type == SC_ARG_TENSOR_LIST || arg->type == SC_ARG_TENSOR_OPT_LIST) {
-      args[a].kind = SC_VAL_TENSOR_LIST;
-      args[a].u.list.n = p->layout[a];
-      args[a].u.list.ids = g_new(sc_id, p->layout[a] ? p->layout[a] : 1);
-      for (uint32_t j = 0; j < p->layout[a]; j++)
-        args[a].u.list.ids[j] = kid_slots[child++];
-    } else {
-      switch (pa->kind) {
-      case PA_DEFAULT:
-      case PA_LITERAL:
-        sc_value_copy(&args[a], &pa->value);
-        break;
-      case PA_VAR:
-        sc_value_copy(&args[a], &B->e.inst->values[pa->var]);
-        break;
-      case PA_WILD:
-        if (arg->has_default)
-          sc_value_copy(&args[a], &arg->default_value);
-        break;
-      case PA_COMPUTE: {
-        ev_val v;
-        if (!ev_eval(&env, pa->expr, &v) || !ev_to_value(&v, arg, &args[a])) {
-          *why = g_strdup_printf("the value of argument '%s' of %s cannot be computed",
-                                 arg->name, op->qualname);
-          ok = FALSE;
-        }
-        break;
-      }
-      }
-    }
-  }
+  gboolean ok = pn_call_args(p, B->e.inst->values, &env, kid_slots, args, why);
   g_free(kid_slots);
   if (ok) {
     sc_op_call call = {op, args, slot_type, B->types, B->e.inst->st};

@@ -44,6 +44,7 @@
 #define ev_resolve         sc_lemma_ev_resolve
 #define ev_to_value        sc_lemma_ev_to_value
 #define ev_undecided_text  sc_lemma_ev_undecided_text
+#define pn_call_args       sc_lemma_pn_call_args
 
 #include "shardcheck/lemma.h"
 
@@ -356,6 +357,17 @@ sc_truth ev_condition(const ev_env *env, const lx *cond);
 char *ev_undecided_text(const ev_env *env, const lx *cond);
 /* Convert an evaluated value to a bound argument of type ARG. */
 gboolean ev_to_value(const ev_val *v, const sc_arg *arg, sc_value *out);
+
+/* The argument values of call P (not a variable) under an instance
+ * (call-args.c): the tensor arguments name P's children in order, child i
+ * as KID_IDS[i] (NULL: as i); the others from their literal, the schema
+ * default, VALUES (the instance's values of the attribute variables) or
+ * computed under ENV.  ARGS: P->op->n_args zeroed values, filled in order;
+ * the caller clears them (sc_value_clear) whatever the answer.  FALSE when
+ * a computed argument cannot be computed, with *WHY (when WHY is not NULL)
+ * naming it (caller g_free()s). */
+gboolean pn_call_args(const pnode *p, const sc_value *values, const ev_env *env,
+                      const sc_id *kid_ids, sc_value *args, char **why);
 
 /* Convert a literal tree to a bound value of argument type ARG (shared by
  * the checker and declarations).  FALSE with *why set (static text). */

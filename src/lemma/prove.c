@@ -591,46 +591,10 @@ static gboolean infer(prun *P, const pnode *p, sc_ttype *out, int *code, char **
     g_array_append_val(tys, t);
   }
   sc_value *args = g_new0(sc_value, op->n_args ? op->n_args : 1);
-  uint32_t child = 0;
-  gboolean ok = TRUE;
   ev_env env = {P->st, run_lookup, P};
-  for (uint32_t a = 0; ok && a < op->n_args; a++) {
-    const sc_arg *arg = &op->args[a];
-    const pat_arg *pa = &p->args[a];
-    if (arg->type == SC_ARG_TENSOR) {
-      args[a] = p->layout[a] == UINT32_MAX ? sc_value_none() : sc_value_tensor(child++);
-    } else if (arg->type == SC_ARG_TENSOR_LIST || arg->type == SC_ARG_TENSOR_OPT_LIST) {
-      args[a].kind = SC_VAL_TENSOR_LIST;
-      args[a].u.list.n = p->layout[a];
-      args[a].u.list.ids = g_new(sc_id, p->layout[a] ? p->layout[a] : 1);
-      for (uint32_t j = 0; j < p->layout[a]; j++)
-        args[a].u.list.ids[j] = child++;
-    } else {
-      switch (pa->kind) {
-      case PA_DEFAULT:
-      case PA_LITERAL:
-        sc_value_copy(&args[a], &pa->value);
-        break;
-      case PA_VAR:
-        sc_value_copy(&args[a], &P->values[pa->var]);
-        break;
-      case PA_WILD:
-        if (arg->has_default)
-          sc_value_copy(&args[a], &arg->default_value);
-        break;
-      case PA_COMPUTE: {
-        ev_val v;
-        if (!ev_eval(&env, pa->expr, &v) || !ev_to_value(&v, arg, &args[a])) {
-          *code = -1;
-          *msg = g_strdup_printf("the value of argument '%s' of %s cannot be computed", arg->name,
-                                 op->qualname);
-          ok = FALSE;
-        }
-        break;
-      }
-      }
-    }
-  }
+  gboolean ok = pn_call_args(p, P->values, &env, NULL, args, msg);
+  if (!ok)
+    *code = -1;
   if (ok && P->branch == NULL && P->stuck == NULL) {
     canonicalize(P, op, tys, args);
     sc_op_call call = {op, args, scratch_type, tys, P->st};
