@@ -148,26 +148,29 @@ fail:
   return FALSE;
 }
 
-uint32_t sc_lang_lookup_layout(const sc_lang *lang, const sc_op *op, const sc_value *args,
-                               uint32_t n_children, uint32_t result) {
+/* The record that finds (OP, ARGS, N_CHILDREN, RESULT) in attr_index; it
+ * borrows ARGS. */
+static sc_lang_attr_rec layout_probe(const sc_op *op, const sc_value *args, uint32_t n_children,
+                                     uint32_t result) {
   sc_lang_attr_rec probe;
   probe.op = op;
   probe.result = result;
   probe.n_children = n_children;
   probe.args = (sc_value *)args;
   probe.hash = compute_hash(op, args, result);
+  return probe;
+}
+
+uint32_t sc_lang_lookup_layout(const sc_lang *lang, const sc_op *op, const sc_value *args,
+                               uint32_t n_children, uint32_t result) {
+  sc_lang_attr_rec probe = layout_probe(op, args, n_children, result);
   gpointer found = g_hash_table_lookup(lang->attr_index, &probe);
   return found != NULL ? GPOINTER_TO_UINT(found) - 1 : UINT32_MAX;
 }
 
 uint32_t sc_lang_intern_layout(sc_lang *lang, const sc_op *op, const sc_value *args,
                                uint32_t n_children, uint32_t result) {
-  sc_lang_attr_rec probe;
-  probe.op = op;
-  probe.result = result;
-  probe.n_children = n_children;
-  probe.args = (sc_value *)args;
-  probe.hash = compute_hash(op, args, result);
+  sc_lang_attr_rec probe = layout_probe(op, args, n_children, result);
   gpointer found = g_hash_table_lookup(lang->attr_index, &probe);
   if (found != NULL)
     return GPOINTER_TO_UINT(found) - 1;
