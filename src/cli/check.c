@@ -9,8 +9,8 @@
  * with the cvc5 bridge's own counters: in the text after the report, in
  * the JSON object as stats.symbolic (only for bundles with symbols). */
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "shardcheck/budget.h"
-#include "shardcheck/input.h"
 #include "shardcheck/report.h"
 #include "shardcheck/usercheck.h"
 #include "smt/smt.h"
@@ -125,7 +125,7 @@ static void respell_explain_all(int argc, char **argv) {
 }
 
 int sc_cli_check(int argc, char **argv) {
-  g_autofree char *format = NULL;
+  g_auto(sc_cli_common) common = SC_CLI_COMMON_INIT;
   g_autofree char *html = NULL, *dot = NULL, *colour = NULL;
   g_auto(GStrv) lemma_dirs = NULL;
   g_auto(GStrv) rest = NULL;
@@ -134,11 +134,9 @@ int sc_cli_check(int argc, char **argv) {
   gint jobs = SC_CLI_DEFAULT_JOBS;
   double time_limit = SC_BUDGET_DEFAULT_SECONDS;
   gint64 memory_limit = SC_BUDGET_DEFAULT_MEMORY_MIB, max_enodes = SC_BUDGET_DEFAULT_MAX_ENODES;
-  gint64 max_input = (gint64)SC_INPUT_DEFAULT_MAX_BYTES;
   GOptionEntry entries[] = {
-      {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format", "text|json"},
-      {"lemmas", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &lemma_dirs,
-       "Also load the lemma files (*.lemma) of DIR (repeatable)", "DIR"},
+      SC_CLI_FORMAT_ENTRY(&common),
+      SC_CLI_LEMMAS_ENTRY(&lemma_dirs, "Also load the lemma files (*.lemma) of DIR (repeatable)"),
       {"explain", 0, 0, G_OPTION_ARG_NONE, &explain,
        "Show, per spec node, the lemmas applied and the impl nodes asserted, and why each output "
        "relation holds (the chain of lemmas and facts); --explain=all: also why the first "
@@ -164,8 +162,7 @@ int sc_cli_check(int argc, char **argv) {
        "Peak resident memory in MiB, then exit 3 (default 8192; 0: none)", "MiB"},
       {"max-enodes", 0, 0, G_OPTION_ARG_INT64, &max_enodes,
        "E-nodes of any one spec node's e-graph, then exit 3 (default 1000000; 0: none)", "N"},
-      {"max-input-bytes", 0, 0, G_OPTION_ARG_INT64, &max_input,
-       "Largest bundle or lemma file read (default 268435456, 256 MiB)", "N"},
+      SC_CLI_MAX_INPUT_ENTRY(&common, "bundle or lemma file"),
       {"html", 0, 0, G_OPTION_ARG_FILENAME, &html,
        "Also write the result as one self-contained HTML page (with a picture of the failing "
        "neighbourhood) to FILE",
@@ -176,26 +173,24 @@ int sc_cli_check(int argc, char **argv) {
        "Colour the text report: auto (a terminal, unless NO_COLOR is set), always, never",
        "auto|always|never"},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "BUNDLE"},
-      {NULL, 0, 0, 0, NULL, NULL, NULL},
+      SC_CLI_END_ENTRY,
   };
-  g_set_prgname("shardcheck check");
-  g_autoptr(GOptionContext) ctx = g_option_context_new("- check that a bundle's impl refines its spec");
-  g_option_context_set_summary(
-      ctx, "Examples:\n  shardcheck check models/mlp-tp2/bundle.json\n"
-           "  shardcheck check --format json models/paper-example\n"
-           "  shardcheck check --lemmas my-kernels/ my-model.json\n"
-           "  shardcheck check --validate models/mlp-tp2\n"
-           "  shardcheck check --html report.html --dot report.dot models/mlp-tp2-bugs/extra-scaling.json\n"
-           "\nExit codes: 0 refines, 1 fails, 2 usage or input error, 3 resource limit,\n"
-           "4 --validate found a relation that does not hold (a soundness bug).");
-  g_option_context_add_main_entries(ctx, entries, NULL);
   respell_explain_all(argc, argv);
+  if (!sc_cli_parse_common(
+          &common, "shardcheck check", "- check that a bundle's impl refines its spec",
+          "Examples:\n  shardcheck check models/mlp-tp2/bundle.json\n"
+          "  shardcheck check --format json models/paper-example\n"
+          "  shardcheck check --lemmas my-kernels/ my-model.json\n"
+          "  shardcheck check --validate models/mlp-tp2\n"
+          "  shardcheck check --html report.html --dot report.dot models/mlp-tp2-bugs/extra-scaling.json\n"
+          "\nExit codes: 0 refines, 1 fails, 2 usage or input error, 3 resource limit,\n"
+          "4 --validate found a relation that does not hold (a soundness bug).",
+          entries, &argc, &argv))
+    return SC_EXIT_INPUT_ERROR;
   GError *err = NULL;
-  gboolean json = FALSE;
+  gboolean json = common.json;
   sc_report_colour colour_mode = SC_COLOUR_AUTO;
-  if (!g_option_context_parse(ctx, &argc, &argv, &err) ||
-      !sc_cli_parse_format(format, &json, &err) ||
-      !sc_report_parse_colour(colour, &colour_mode, &err)) {
+  if (!sc_report_parse_colour(colour, &colour_mode, &err)) {
     fprintf(stderr, "shardcheck: %s\n", err->message);
     g_error_free(err);
     return SC_EXIT_INPUT_ERROR;
@@ -206,12 +201,12 @@ int sc_cli_check(int argc, char **argv) {
   }
   if (jobs == 0)
     jobs = (gint)g_get_num_processors();
-  if (!(time_limit >= 0) || memory_limit < 0 || max_enodes < 0 || max_input <= 0) {
+  if (!(time_limit >= 0) || memory_limit < 0 || max_enodes < 0 || common.max_input <= 0) {
     fprintf(stderr, "shardcheck: --time-limit, --memory-limit and --max-enodes take a number "
                     ">= 0, --max-input-bytes one > 0\n");
     return SC_EXIT_INPUT_ERROR;
   }
-  sc_input_set_max_bytes((uint64_t)max_input);
+  sc_cli_set_max_input(&common); /* > 0: checked above */
   if (rest == NULL || rest[0] == NULL || rest[1] != NULL) {
     fprintf(stderr, "shardcheck: check takes exactly one BUNDLE\n"
                     "Usage: shardcheck check [--format text|json] [--lemmas DIR] BUNDLE\n");

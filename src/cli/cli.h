@@ -49,9 +49,6 @@ uint32_t sc_cli_first_user_lemma(const sc_lemma_set *set);
 gboolean sc_cli_write_report_files(const char *html, const char *dot, const sc_bundle *b,
                                    const sc_infer_result *r, const sc_report_options *opts);
 
-/* "text" or "json" (from --format); FALSE with a message otherwise. */
-gboolean sc_cli_parse_format(const char *s, gboolean *json, GError **error);
-
 /* The JSON error object of a bundle that failed to load (stdout). */
 void sc_cli_print_error_json(const char *message, const sc_bundle_diag *d);
 /* Reports ERR, a failed load (D may be NULL), as text on stderr or as the

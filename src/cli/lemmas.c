@@ -5,7 +5,7 @@
  * usage or load error.  Lemmas without instances, or not checkable, are
  * warnings, not failures. */
 #include "cli/cli.h"
-#include "shardcheck/input.h"
+#include "cli/options.h"
 #include "shardcheck/lemcheck.h"
 #include "shardcheck/lemprove.h"
 #include "smt/smt.h"
@@ -22,43 +22,30 @@ static const char lemmas_usage[] =
     "[--format text|json]\n";
 
 static int lemmas_check(int argc, char **argv) {
-  g_autofree char *format = NULL;
+  g_auto(sc_cli_common) common = SC_CLI_COMMON_INIT;
   g_auto(GStrv) dirs = NULL;
   g_auto(GStrv) rest = NULL;
   gint64 seed = 1;
   gint instances = 24;
-  gint64 max_input = (gint64)SC_INPUT_DEFAULT_MAX_BYTES;
   GOptionEntry entries[] = {
-      {"lemmas", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &dirs,
-       "Also check the lemma files (*.lemma) of DIR (repeatable)", "DIR"},
+      SC_CLI_LEMMAS_ENTRY(&dirs, "Also check the lemma files (*.lemma) of DIR (repeatable)"),
       {"seed", 0, 0, G_OPTION_ARG_INT64, &seed, "Seed of the random instances (1)", "N"},
       {"instances", 0, 0, G_OPTION_ARG_INT, &instances, "Instances wanted per lemma (24)", "N"},
-      {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format", "text|json"},
-      {"max-input-bytes", 0, 0, G_OPTION_ARG_INT64, &max_input,
-       "Largest bundle or lemma file read (default 268435456, 256 MiB)", "N"},
+      SC_CLI_FORMAT_ENTRY(&common),
+      SC_CLI_MAX_INPUT_ENTRY(&common, "bundle or lemma file"),
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &rest, NULL, NULL},
-      {NULL, 0, 0, 0, NULL, NULL, NULL},
+      SC_CLI_END_ENTRY,
   };
-  g_set_prgname("shardcheck lemmas check");
-  g_autoptr(GOptionContext) ctx =
-      g_option_context_new("- evaluate both sides of every lemma on random instances");
-  g_option_context_set_summary(
-      ctx, "Examples:\n  shardcheck lemmas check\n  shardcheck lemmas check --lemmas my-kernels/\n"
-           "\nExit codes: 0 every lemma passes, 1 a lemma fails, 2 usage or load error.");
-  g_option_context_add_main_entries(ctx, entries, NULL);
+  if (!sc_cli_parse_common(
+          &common, "shardcheck lemmas check",
+          "- evaluate both sides of every lemma on random instances",
+          "Examples:\n  shardcheck lemmas check\n  shardcheck lemmas check --lemmas my-kernels/\n"
+          "\nExit codes: 0 every lemma passes, 1 a lemma fails, 2 usage or load error.",
+          entries, &argc, &argv) ||
+      !sc_cli_set_max_input(&common))
+    return SC_EXIT_INPUT_ERROR;
   GError *err = NULL;
-  gboolean json = FALSE;
-  if (!g_option_context_parse(ctx, &argc, &argv, &err) ||
-      !sc_cli_parse_format(format, &json, &err)) {
-    fprintf(stderr, "shardcheck: %s\n", err->message);
-    g_error_free(err);
-    return SC_EXIT_INPUT_ERROR;
-  }
-  if (max_input <= 0) {
-    fprintf(stderr, "shardcheck: --max-input-bytes takes a number > 0\n");
-    return SC_EXIT_INPUT_ERROR;
-  }
-  sc_input_set_max_bytes((uint64_t)max_input);
+  gboolean json = common.json;
   if (rest != NULL && rest[0] != NULL) {
     fprintf(stderr, "shardcheck: lemmas check takes no argument ('%s')\n%s", rest[0], lemmas_usage);
     return SC_EXIT_INPUT_ERROR;
@@ -140,48 +127,36 @@ static json_t *prove_json(const sc_lemprove_report *rep) {
  * (lemprove.h).  Exit 0 when no lemma is refuted, 1 when one is, 2 on a
  * usage or load error. */
 static int lemmas_prove(int argc, char **argv) {
-  g_autofree char *format = NULL, *only = NULL, *part = NULL;
+  g_auto(sc_cli_common) common = SC_CLI_COMMON_INIT;
+  g_autofree char *only = NULL, *part = NULL;
   g_auto(GStrv) dirs = NULL;
   g_auto(GStrv) rest = NULL;
   gint rank_bound = 2;
-  gint64 max_input = (gint64)SC_INPUT_DEFAULT_MAX_BYTES;
   GOptionEntry entries[] = {
-      {"lemmas", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &dirs,
-       "Also prove the lemma files (*.lemma) of DIR (repeatable)", "DIR"},
+      SC_CLI_LEMMAS_ENTRY(&dirs, "Also prove the lemma files (*.lemma) of DIR (repeatable)"),
       {"rank-bound", 0, 0, G_OPTION_ARG_INT, &rank_bound,
        "Prove for every rank up to R (2; at most 6)", "R"},
       {"only", 0, 0, G_OPTION_ARG_STRING, &only,
        "Prove only the lemmas whose name starts with PREFIX", "PREFIX"},
       {"part", 0, 0, G_OPTION_ARG_STRING, &part,
        "Prove only part I of N (the lemmas whose index is I modulo N; 0 <= I < N)", "I/N"},
-      {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format", "text|json"},
-      {"max-input-bytes", 0, 0, G_OPTION_ARG_INT64, &max_input,
-       "Largest lemma file read (default 268435456, 256 MiB)", "N"},
+      SC_CLI_FORMAT_ENTRY(&common),
+      SC_CLI_MAX_INPUT_ENTRY(&common, "lemma file"),
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &rest, NULL, NULL},
-      {NULL, 0, 0, 0, NULL, NULL, NULL},
+      SC_CLI_END_ENTRY,
   };
-  g_set_prgname("shardcheck lemmas prove");
-  g_autoptr(GOptionContext) ctx = g_option_context_new(
-      "- prove that every lemma's right side is well-typed, with the shape and dtype of its "
-      "left side, for all sizes at rank <= R");
-  g_option_context_set_summary(
-      ctx, "Examples:\n  shardcheck lemmas prove\n  shardcheck lemmas prove --rank-bound 4 "
-           "--only cat_\n"
-           "\nExit codes: 0 no lemma refuted, 1 a lemma refuted, 2 usage or load error.");
-  g_option_context_add_main_entries(ctx, entries, NULL);
+  if (!sc_cli_parse_common(
+          &common, "shardcheck lemmas prove",
+          "- prove that every lemma's right side is well-typed, with the shape and dtype of its "
+          "left side, for all sizes at rank <= R",
+          "Examples:\n  shardcheck lemmas prove\n  shardcheck lemmas prove --rank-bound 4 "
+          "--only cat_\n"
+          "\nExit codes: 0 no lemma refuted, 1 a lemma refuted, 2 usage or load error.",
+          entries, &argc, &argv) ||
+      !sc_cli_set_max_input(&common))
+    return SC_EXIT_INPUT_ERROR;
   GError *err = NULL;
-  gboolean json = FALSE;
-  if (!g_option_context_parse(ctx, &argc, &argv, &err) ||
-      !sc_cli_parse_format(format, &json, &err)) {
-    fprintf(stderr, "shardcheck: %s\n", err->message);
-    g_error_free(err);
-    return SC_EXIT_INPUT_ERROR;
-  }
-  if (max_input <= 0) {
-    fprintf(stderr, "shardcheck: --max-input-bytes takes a number > 0\n");
-    return SC_EXIT_INPUT_ERROR;
-  }
-  sc_input_set_max_bytes((uint64_t)max_input);
+  gboolean json = common.json;
   if (rest != NULL && rest[0] != NULL) {
     fprintf(stderr, "shardcheck: lemmas prove takes no argument ('%s')\n%s", rest[0],
             prove_usage);

@@ -115,20 +115,6 @@ uint32_t sc_cli_first_user_lemma(const sc_lemma_set *set) {
   return i;
 }
 
-gboolean sc_cli_parse_format(const char *s, gboolean *json, GError **error) {
-  if (s == NULL || strcmp(s, "text") == 0) {
-    *json = FALSE;
-    return TRUE;
-  }
-  if (strcmp(s, "json") == 0) {
-    *json = TRUE;
-    return TRUE;
-  }
-  g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-              "--format: expected text or json, found '%s'", s);
-  return FALSE;
-}
-
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "shardcheck: missing command\n%s", usage_text);

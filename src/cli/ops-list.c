@@ -2,6 +2,7 @@
  * operator: qualified name, flags (with a reduction's combiner), schema.
  * Order is the registry's. */
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "shardcheck/ops.h"
 
 #include <jansson.h>
@@ -28,22 +29,15 @@ static char *flags_text(uint32_t flags) {
 }
 
 int sc_cli_ops(int argc, char **argv) {
-  g_autofree char *format = NULL;
+  g_auto(sc_cli_common) common = SC_CLI_COMMON_INIT;
   GOptionEntry entries[] = {
-      {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format", "text|json"},
-      {NULL, 0, 0, 0, NULL, NULL, NULL},
+      SC_CLI_FORMAT_ENTRY(&common),
+      SC_CLI_END_ENTRY,
   };
-  g_set_prgname("shardcheck ops");
-  g_autoptr(GOptionContext) ctx = g_option_context_new("- list the registered operators");
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  GError *err = NULL;
-  gboolean json = FALSE;
-  if (!g_option_context_parse(ctx, &argc, &argv, &err) ||
-      !sc_cli_parse_format(format, &json, &err)) {
-    fprintf(stderr, "shardcheck: %s\n", err->message);
-    g_error_free(err);
+  if (!sc_cli_parse_common(&common, "shardcheck ops", "- list the registered operators", NULL,
+                           entries, &argc, &argv))
     return SC_EXIT_INPUT_ERROR;
-  }
+  gboolean json = common.json;
   if (argc > 1) {
     fprintf(stderr, "shardcheck: ops takes no arguments (found '%s')\n", argv[1]);
     return SC_EXIT_INPUT_ERROR;

@@ -6,7 +6,7 @@
  * 2 with "shardcheck: FILE: PATH: what" on stderr (text) or an error object
  * on stdout (JSON).  Report writers may use jansson (STYLE.md point 9). */
 #include "cli/cli.h"
-#include "shardcheck/input.h"
+#include "cli/options.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -286,48 +286,36 @@ int sc_cli_load_failed(gboolean json, const GError *err, const sc_bundle_diag *d
 /* ---- the subcommand ---- */
 
 int sc_cli_show(int argc, char **argv) {
-  g_autofree char *format = NULL;
+  g_auto(sc_cli_common) common = SC_CLI_COMMON_INIT;
   g_auto(GStrv) rest = NULL;
   g_auto(GStrv) lemma_dirs = NULL;
   gboolean no_lemmas = FALSE;
-  gint64 max_input = (gint64)SC_INPUT_DEFAULT_MAX_BYTES;
   GOptionEntry entries[] = {
-      {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format", "text|json"},
-      {"lemmas", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &lemma_dirs,
-       "Also load the lemma files (*.lemma) of DIR, for the operators they declare (repeatable)",
-       "DIR"},
+      SC_CLI_FORMAT_ENTRY(&common),
+      SC_CLI_LEMMAS_ENTRY(
+          &lemma_dirs,
+          "Also load the lemma files (*.lemma) of DIR, for the operators they declare (repeatable)"),
       {"no-lemmas", 0, 0, G_OPTION_ARG_NONE, &no_lemmas,
        "Load no lemma file, not even the built-in ones (only the registry's operators are known)",
        NULL},
-      {"max-input-bytes", 0, 0, G_OPTION_ARG_INT64, &max_input,
-       "Largest bundle or lemma file read (default 268435456, 256 MiB)", "N"},
+      SC_CLI_MAX_INPUT_ENTRY(&common, "bundle or lemma file"),
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "BUNDLE"},
-      {NULL, 0, 0, 0, NULL, NULL, NULL},
+      SC_CLI_END_ENTRY,
   };
-  g_set_prgname("shardcheck show");
-  g_autoptr(GOptionContext) ctx = g_option_context_new("- load and validate a bundle, and summarize it");
-  g_option_context_set_summary(ctx, "Examples:\n  shardcheck show models/mlp-tp2/bundle.json\n"
-                                    "  shardcheck show --format json models/paper-example/bundle.json\n"
-                                    "  shardcheck show --lemmas models/custom-kernel "
-                                    "models/custom-kernel/custom-kernel-tp2-fwd.json\n"
-                                    "\nThe operators declared in the built-in lemma files (custom "
-                                    "kernels: apex, vLLM, ...)\nand in --lemmas directories are "
-                                    "known, as they are to check.");
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  g_option_context_set_help_enabled(ctx, TRUE);
+  if (!sc_cli_parse_common(&common, "shardcheck show",
+                           "- load and validate a bundle, and summarize it",
+                           "Examples:\n  shardcheck show models/mlp-tp2/bundle.json\n"
+                           "  shardcheck show --format json models/paper-example/bundle.json\n"
+                           "  shardcheck show --lemmas models/custom-kernel "
+                           "models/custom-kernel/custom-kernel-tp2-fwd.json\n"
+                           "\nThe operators declared in the built-in lemma files (custom "
+                           "kernels: apex, vLLM, ...)\nand in --lemmas directories are "
+                           "known, as they are to check.",
+                           entries, &argc, &argv) ||
+      !sc_cli_set_max_input(&common))
+    return SC_EXIT_INPUT_ERROR;
   GError *err = NULL;
-  gboolean json = FALSE;
-  if (!g_option_context_parse(ctx, &argc, &argv, &err) ||
-      !sc_cli_parse_format(format, &json, &err)) {
-    fprintf(stderr, "shardcheck: %s\n", err->message);
-    g_error_free(err);
-    return SC_EXIT_INPUT_ERROR;
-  }
-  if (max_input <= 0) {
-    fprintf(stderr, "shardcheck: --max-input-bytes takes a number > 0\n");
-    return SC_EXIT_INPUT_ERROR;
-  }
-  sc_input_set_max_bytes((uint64_t)max_input);
+  gboolean json = common.json;
   if (rest == NULL || rest[0] == NULL || rest[1] != NULL) {
     fprintf(stderr, "shardcheck: show takes exactly one BUNDLE\n"
                     "Usage: shardcheck show [--format text|json] [--lemmas DIR] BUNDLE\n");
