@@ -8,13 +8,12 @@
 #include <math.h>
 #include <stdarg.h>
 
-gboolean ev_fail(sc_ev *ev, int code, const char *fmt, ...) {
+void ev_set_error(sc_ev *ev, int code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   g_autofree char *msg = g_strdup_vprintf(fmt, ap);
   va_end(ap);
   g_set_error(ev->error, SC_INTERP_ERROR, code, "%s: %s", ev->op->qualname, msg);
-  return FALSE;
 }
 
 const sc_value *ev_arg(const sc_ev *ev, const char *name) {
@@ -128,7 +127,7 @@ sc_tvalue *ev_new(sc_ev *ev, sc_dtype dt, uint32_t rank, const int64_t *dims) {
   GError *local = NULL;
   sc_tvalue *v = sc_tvalue_new(dt, rank, dims, ev->max_elements, &local);
   if (v == NULL) {
-    ev_fail(ev, local->code, "%s", local->message);
+    ev_set_error(ev, local->code, "%s", local->message);
     g_error_free(local);
   }
   return v;

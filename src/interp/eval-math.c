@@ -819,7 +819,7 @@ static int64_t *reduction(sc_ev *ev, const sc_tvalue *x, const char *dims_arg, i
   int64_t *map = tv_reduce_map(x, mask, n_out);
   if (*n_out != want) {
     g_free(map);
-    ev_fail(ev, SC_INTERP_ERROR_SHAPE, "internal disagreement on the reduction's size");
+    ev_set_error(ev, SC_INTERP_ERROR_SHAPE, "internal disagreement on the reduction's size");
     return NULL;
   }
   return map;

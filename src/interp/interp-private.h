@@ -19,7 +19,6 @@
  * code.  (Issue 19: found with nm on the static libraries.) */
 #define ev_arg              sc_interp_ev_arg
 #define ev_bool             sc_interp_ev_bool
-#define ev_fail             sc_interp_ev_fail
 #define ev_has              sc_interp_ev_has
 #define ev_int              sc_interp_ev_int
 #define ev_ints             sc_interp_ev_ints
@@ -27,6 +26,7 @@
 #define ev_num              sc_interp_ev_num
 #define ev_operand          sc_interp_ev_operand
 #define ev_reduce_dtype_eps sc_interp_ev_reduce_dtype_eps
+#define ev_set_error        sc_interp_ev_set_error
 #define ev_str              sc_interp_ev_str
 #define ev_tensor           sc_interp_ev_tensor
 #define ev_tensor_list      sc_interp_ev_tensor_list
@@ -69,7 +69,11 @@ uint64_t sc_interp_hash64(uint64_t x);
 
 /* eval-common.c: argument access (by schema name; an absent or None
  * argument gives the default). */
-gboolean ev_fail(sc_ev *ev, int code, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+void ev_set_error(sc_ev *ev, int code, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+/* The error, and FALSE in the caller's own expression: a variadic
+ * function is not inlined, so GCC would not see that a helper returning
+ * ev_fail(...) fails on that path and leaves its outputs unset. */
+#define ev_fail(ev, code, ...) (ev_set_error((ev), (code), __VA_ARGS__), FALSE)
 const sc_value *ev_arg(const sc_ev *ev, const char *name);
 gboolean ev_has(const sc_ev *ev, const char *name);
 const sc_tvalue *ev_tensor(const sc_ev *ev, const char *name);

@@ -34,17 +34,20 @@ static R rctx(const sc_op_call *call, GError **error) {
   return r;
 }
 
-static gboolean rerr(R *r, int code, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
-static gboolean rerr(R *r, int code, const char *fmt, ...) {
+static void rerr_set(R *r, int code, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+static void rerr_set(R *r, int code, const char *fmt, ...) {
   if (r->error == NULL)
-    return FALSE; /* nobody reads the message: do not format it */
+    return; /* nobody reads the message: do not format it */
   va_list ap;
   va_start(ap, fmt);
   g_autofree char *msg = g_strdup_vprintf(fmt, ap);
   va_end(ap);
   g_set_error(r->error, SC_OPS_ERROR, code, "%s.%s: %s", r->call->op->ns, r->call->op->name, msg);
-  return FALSE;
 }
+/* The error, and FALSE in the caller's own expression: a variadic
+ * function is not inlined, so GCC would not see that a getter returning
+ * rerr(...) fails on that path and leaves its outputs unset. */
+#define rerr(r, code, ...) (rerr_set((r), (code), __VA_ARGS__), FALSE)
 
 /* TRUE when T is YES; else an error: the message for NO, "cannot decide
  * QUESTION" followed by it for UNKNOWN. */
@@ -262,13 +265,13 @@ static gboolean get_int(R *r, const char *name, sc_dim *out) {
   return TRUE;
 }
 
-/* An optional int: *present FALSE for None or an absent argument. */
+/* An optional int: *present FALSE for None or an absent argument, and
+ * then *OUT 0 (set on every path, so callers read a defined value). */
 static gboolean get_opt_int(R *r, const char *name, gboolean *present, sc_dim *out) {
   const sc_value *v = arg_named(r, name);
   *present = v != NULL && v->kind == SC_VAL_INT;
-  if (*present)
-    *out = v->u.i;
-  else if (v != NULL && v->kind != SC_VAL_NONE)
+  *out = *present ? v->u.i : d_c(0);
+  if (!*present && v != NULL && v->kind != SC_VAL_NONE)
     return rerr(r, SC_OPS_ERROR_SHAPE, "argument '%s' is not an int", name);
   return TRUE;
 }
