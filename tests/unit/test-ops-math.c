@@ -3,204 +3,22 @@
  * (codes and key words of messages).
  *
  * Each call goes through the registry as a front end would: sc_ops_lookup,
- * sc_ops_bind of raw values (written here in a small Python-like argument
- * syntax: `x, [0, -1], True, dtype=f32, "S/2"`), then sc_ops_infer.  Results
- * are compared as text, "[4, 8] f32; [4, 1] f32". */
+ * sc_ops_bind of raw values (written in the small Python-like argument
+ * syntax of ops-fixture.h: `x, [0, -1], True, dtype=f32, "S/2"`), then
+ * sc_ops_infer.  Results are compared as text, "[4, 8] f32; [4, 1] f32". */
 #include "shardcheck/ops.h"
+#include "ops-fixture.h"
 
 #include <glib.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- fixture: a symtab and named tensor types ---- */
-
-typedef struct {
-  sc_symtab *st;
-  GArray *types;     /* sc_ttype by tensor id */
-  GPtrArray *names;  /* char * by tensor id */
-} fx;
+/* ---- fixture (ops-fixture.h): the size symbols of the tests ---- */
 
 static fx *fx_new(void) {
-  fx *f = g_new0(fx, 1);
-  f->st = sc_symtab_new();
-  f->types = g_array_new(FALSE, FALSE, sizeof(sc_ttype));
-  f->names = g_ptr_array_new_with_free_func(g_free);
   static const char *const syms[] = {"B", "S", "T", "H", "K", "N", "V"};
-  for (size_t i = 0; i < G_N_ELEMENTS(syms); i++) {
-    g_autoptr(GError) err = NULL;
-    g_assert_true(sc_symtab_declare(f->st, syms[i], TRUE, 1, FALSE, 0, &err));
-    g_assert_no_error(err);
-  }
-  g_autoptr(GError) err = NULL;
-  g_assert_true(sc_symtab_assume(f->st, "S % 2 == 0", &err));
-  g_assert_no_error(err);
-  return f;
-}
-
-static void fx_free(fx *f) {
-  sc_symtab_free(f->st);
-  g_array_unref(f->types);
-  g_ptr_array_unref(f->names);
-  g_free(f);
-}
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(fx, fx_free)
-
-/* Declare tensor NAME of dtype DTYPE and shape SHAPE ("[4, S/2, 8]"). */
-static void decl(fx *f, const char *name, const char *dtype, const char *shape) {
-  sc_ttype t;
-  g_assert_true(sc_dtype_from_name(dtype, &t.dtype));
-  size_t n = strlen(shape);
-  g_assert_true(n >= 2 && shape[0] == '[' && shape[n - 1] == ']');
-  g_autofree char *inner = g_strndup(shape + 1, n - 2);
-  g_auto(GStrv) parts = g_strsplit(inner, ",", -1);
-  t.shape.rank = 0;
-  for (guint i = 0; parts[i] != NULL; i++) {
-    g_strstrip(parts[i]);
-    if (parts[i][0] == '\0')
-      continue;
-    g_autoptr(GError) err = NULL;
-    g_assert_cmpuint(t.shape.rank, <, SC_MAX_RANK);
-    g_assert_true(sc_dim_parse(f->st, parts[i], &t.shape.dims[t.shape.rank++], &err));
-    g_assert_no_error(err);
-  }
-  g_array_append_val(f->types, t);
-  g_ptr_array_add(f->names, g_strdup(name));
-}
-
-static const sc_ttype *fx_type_of(void *env, sc_id id) {
-  fx *f = env;
-  g_assert_cmpuint(id, <, f->types->len);
-  return &g_array_index(f->types, sc_ttype, id);
-}
-
-static gboolean fx_resolve(void *env, const char *name, sc_id *out) {
-  fx *f = env;
-  for (guint i = 0; i < f->names->len; i++)
-    if (strcmp(g_ptr_array_index(f->names, i), name) == 0) {
-      *out = i;
-      return TRUE;
-    }
-  return FALSE;
-}
-
-/* ---- a small parser of raw argument text ---- */
-
-static void skip_ws(const char **p) {
-  while (**p == ' ')
-    (*p)++;
-}
-
-static gboolean ident_char(char c) {
-  return g_ascii_isalnum(c) || c == '_' || c == '.';
-}
-
-/* value := '[' [value {',' value}] ']' | '"' text '"' | number | ident */
-static sc_value parse_value(const char **p) {
-  skip_ws(p);
-  const char *s = *p;
-  if (*s == '[') {
-    GArray *items = g_array_new(FALSE, TRUE, sizeof(sc_value));
-    (*p)++;
-    skip_ws(p);
-    while (**p != ']') {
-      sc_value v = parse_value(p);
-      g_array_append_val(items, v);
-      skip_ws(p);
-      if (**p == ',')
-        (*p)++;
-      else
-        g_assert_cmpint(**p, ==, ']');
-      skip_ws(p);
-    }
-    (*p)++;
-    sc_value v;
-    v.kind = SC_VAL_LIST;
-    v.u.items.n = items->len;
-    v.u.items.v = items->len ? (sc_value *)(void *)g_array_free(items, FALSE) : NULL;
-    if (v.u.items.v == NULL)
-      g_array_free(items, TRUE);
-    return v;
-  }
-  if (*s == '"') {
-    const char *e = strchr(s + 1, '"');
-    g_assert_nonnull(e);
-    g_autofree char *text = g_strndup(s + 1, (gsize)(e - s - 1));
-    *p = e + 1;
-    return sc_value_str(text);
-  }
-  if (g_ascii_isdigit(*s) || (*s == '-' && g_ascii_isdigit(s[1]))) {
-    const char *e = s + 1;
-    gboolean is_float = FALSE;
-    while (g_ascii_isalnum(*e) || *e == '.' || ((*e == '-' || *e == '+') && (e[-1] == 'e'))) {
-      if (*e == '.' || *e == 'e')
-        is_float = TRUE;
-      e++;
-    }
-    g_autofree char *text = g_strndup(s, (gsize)(e - s));
-    *p = e;
-    if (is_float)
-      return sc_value_float(g_ascii_strtod(text, NULL));
-    return sc_value_int(g_ascii_strtoll(text, NULL, 10));
-  }
-  const char *e = s;
-  while (ident_char(*e))
-    e++;
-  g_assert_true(e > s);
-  g_autofree char *text = g_strndup(s, (gsize)(e - s));
-  *p = e;
-  if (strcmp(text, "True") == 0)
-    return sc_value_bool(TRUE);
-  if (strcmp(text, "False") == 0)
-    return sc_value_bool(FALSE);
-  if (strcmp(text, "None") == 0)
-    return sc_value_none();
-  return sc_value_str(text);
-}
-
-typedef struct {
-  GArray *pos;      /* sc_value */
-  GArray *kw;       /* sc_value */
-  GPtrArray *kw_names;
-} raw_args;
-
-static void raw_args_clear(raw_args *r) {
-  for (guint i = 0; i < r->pos->len; i++)
-    sc_value_clear(&g_array_index(r->pos, sc_value, i));
-  for (guint i = 0; i < r->kw->len; i++)
-    sc_value_clear(&g_array_index(r->kw, sc_value, i));
-  g_array_unref(r->pos);
-  g_array_unref(r->kw);
-  g_ptr_array_unref(r->kw_names);
-}
-
-/* args := [arg {',' arg}];  arg := ident '=' value | value */
-static void parse_args(const char *text, raw_args *r) {
-  r->pos = g_array_new(FALSE, TRUE, sizeof(sc_value));
-  r->kw = g_array_new(FALSE, TRUE, sizeof(sc_value));
-  r->kw_names = g_ptr_array_new_with_free_func(g_free);
-  const char *p = text;
-  skip_ws(&p);
-  while (*p != '\0') {
-    const char *e = p;
-    while (ident_char(*e))
-      e++;
-    if (e > p && *e == '=' && !g_ascii_isdigit(*p)) {
-      g_ptr_array_add(r->kw_names, g_strndup(p, (gsize)(e - p)));
-      p = e + 1;
-      sc_value v = parse_value(&p);
-      g_array_append_val(r->kw, v);
-    } else {
-      sc_value v = parse_value(&p);
-      g_array_append_val(r->pos, v);
-    }
-    skip_ws(&p);
-    if (*p == ',')
-      p++;
-    else
-      g_assert_cmpint(*p, ==, '\0');
-    skip_ws(&p);
-  }
+  return fx_new_with(syms, G_N_ELEMENTS(syms));
 }
 
 /* ---- running a call ---- */
@@ -212,37 +30,21 @@ static char *run(fx *f, const char *opname, const char *args, GError **error) {
   const sc_op *op = sc_ops_lookup(opname, &lerr);
   g_assert_no_error(lerr);
   g_assert_nonnull(op);
-  raw_args r;
-  parse_args(args, &r);
-  sc_value *bound = g_new0(sc_value, op->n_args ? op->n_args : 1);
-  sc_bind_loc loc;
+  sc_value *bound;
   g_autoptr(GError) berr = NULL;
-  gboolean ok = sc_ops_bind(op, f->st, (sc_value *)(void *)r.pos->data, r.pos->len,
-                            (const char *const *)r.kw_names->pdata, (sc_value *)(void *)r.kw->data,
-                            r.kw->len, fx_resolve, f, bound, &loc, &berr);
+  gboolean ok = fx_bind(f, op, args, &bound, NULL, &berr);
   if (!ok)
     g_printerr("bind %s(%s): %s\n", opname, args, berr ? berr->message : "?");
   g_assert_no_error(berr);
   g_assert_true(ok);
-  sc_op_call call = {op, bound, fx_type_of, f, f->st};
   GArray *out = g_array_new(FALSE, FALSE, sizeof(sc_ttype));
   char *result = NULL;
-  if (sc_ops_infer(&call, out, error)) {
-    GString *s = g_string_new(NULL);
-    for (guint i = 0; i < out->len; i++) {
-      const sc_ttype *t = &g_array_index(out, sc_ttype, i);
-      g_autofree char *sh = sc_shape_to_string(&t->shape);
-      g_string_append_printf(s, "%s%s %s", i ? "; " : "", sh, sc_dtype_name(t->dtype));
-    }
-    result = g_string_free(s, FALSE);
-  } else {
+  if (fx_infer(f, op, bound, out, error))
+    result = fx_types_text(out);
+  else
     g_assert_cmpuint(out->len, ==, 0);
-  }
   g_array_unref(out);
-  for (uint32_t i = 0; i < op->n_args; i++)
-    sc_value_clear(&bound[i]);
-  g_free(bound);
-  raw_args_clear(&r);
+  fx_bound_free(op, bound);
   return result;
 }
 

@@ -11,210 +11,19 @@
  * are strings, numbers with '.' or 'e' are floats), then sc_ops_infer.
  * Results are compared as text: "[4, 8] f32; [4] i64". */
 #include "ops/ops-private.h"
+#include "ops-fixture.h"
 
 #include <math.h>
 #include <string.h>
 
-/* ---- fixture: a symtab with S (S % 2 == 0), T, and named tensors ---------- */
-
-typedef struct {
-  sc_symtab *st;
-  GArray *types;    /* sc_ttype by id */
-  GPtrArray *names; /* char * by id */
-} fx;
+/* ---- fixture (ops-fixture.h): a symtab with S (S % 2 == 0), T ------------ */
 
 static fx *fx_new(void) {
-  fx *f = g_new0(fx, 1);
-  f->st = sc_symtab_new();
-  f->types = g_array_new(FALSE, FALSE, sizeof(sc_ttype));
-  f->names = g_ptr_array_new_with_free_func(g_free);
-  g_assert_true(sc_symtab_declare(f->st, "S", TRUE, 1, FALSE, 0, NULL));
-  g_assert_true(sc_symtab_declare(f->st, "T", TRUE, 1, FALSE, 0, NULL));
-  g_assert_true(sc_symtab_assume(f->st, "S % 2 == 0", NULL));
-  return f;
-}
-
-static void fx_free(fx *f) {
-  sc_symtab_free(f->st);
-  g_array_unref(f->types);
-  g_ptr_array_unref(f->names);
-  g_free(f);
-}
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(fx, fx_free)
-
-/* Tensor NAME of DTYPE and SHAPE ("[4, S/2]"). */
-static void decl(fx *f, const char *name, const char *dtype, const char *shape) {
-  sc_ttype t;
-  g_assert_true(sc_dtype_from_name(dtype, &t.dtype));
-  size_t n = strlen(shape);
-  g_assert_true(n >= 2 && shape[0] == '[' && shape[n - 1] == ']');
-  g_autofree char *inner = g_strndup(shape + 1, n - 2);
-  g_auto(GStrv) parts = g_strsplit(inner, ",", -1);
-  t.shape.rank = 0;
-  for (guint i = 0; parts[i] != NULL; i++) {
-    g_strstrip(parts[i]);
-    if (parts[i][0] == '\0')
-      continue;
-    g_autoptr(GError) err = NULL;
-    g_assert_true(sc_dim_parse(f->st, parts[i], &t.shape.dims[t.shape.rank++], &err));
-    g_assert_no_error(err);
-  }
-  g_array_append_val(f->types, t);
-  g_ptr_array_add(f->names, g_strdup(name));
-}
-
-static gboolean resolve(void *env, const char *name, sc_id *out) {
-  fx *f = env;
-  for (guint i = 0; i < f->names->len; i++) {
-    if (strcmp(g_ptr_array_index(f->names, i), name) == 0) {
-      *out = i;
-      return TRUE;
-    }
-  }
-  return FALSE;
-}
-
-static const sc_ttype *type_of(void *env, sc_id id) {
-  fx *f = env;
-  return id < f->types->len ? &g_array_index(f->types, sc_ttype, id) : NULL;
-}
-
-/* ---- the argument syntax ---------------------------------------------------- */
-
-typedef struct {
-  const char *s;
-  size_t i;
-} ap;
-
-static void ap_ws(ap *p) {
-  while (p->s[p->i] == ' ')
-    p->i++;
-}
-
-static sc_value ap_value(ap *p) {
-  ap_ws(p);
-  char c = p->s[p->i];
-  sc_value v = sc_value_none();
-  if (c == '[') {
-    p->i++;
-    GArray *items = g_array_new(FALSE, FALSE, sizeof(sc_value));
-    ap_ws(p);
-    while (p->s[p->i] != ']') {
-      sc_value it = ap_value(p);
-      g_array_append_val(items, it);
-      ap_ws(p);
-      if (p->s[p->i] == ',')
-        p->i++;
-      ap_ws(p);
-    }
-    p->i++;
-    v.kind = SC_VAL_LIST;
-    v.u.items.n = items->len;
-    v.u.items.v = (sc_value *)g_array_free(items, items->len == 0);
-    return v;
-  }
-  if (c == '\'' || c == '"') {
-    size_t start = ++p->i;
-    while (p->s[p->i] != c)
-      p->i++;
-    g_autofree char *t = g_strndup(p->s + start, p->i - start);
-    p->i++;
-    return sc_value_str(t);
-  }
-  size_t start = p->i;
-  while (p->s[p->i] != '\0' && p->s[p->i] != ',' && p->s[p->i] != ']' && p->s[p->i] != ' ')
-    p->i++;
-  g_autofree char *t = g_strndup(p->s + start, p->i - start);
-  if (strcmp(t, "None") == 0)
-    return sc_value_none();
-  if (strcmp(t, "True") == 0 || strcmp(t, "False") == 0)
-    return sc_value_bool(strcmp(t, "True") == 0);
-  if (g_ascii_isdigit(t[0]) || (t[0] == '-' && g_ascii_isdigit(t[1]))) {
-    if (strpbrk(t, ".e") != NULL)
-      return sc_value_float(g_ascii_strtod(t, NULL));
-    return sc_value_int(g_ascii_strtoll(t, NULL, 10));
-  }
-  return sc_value_str(t);
-}
-
-typedef struct {
-  GArray *pos;   /* sc_value */
-  GPtrArray *kw; /* char * */
-  GArray *kwv;   /* sc_value */
-} args_t;
-
-static void args_free(args_t *a) {
-  for (guint i = 0; i < a->pos->len; i++)
-    sc_value_clear(&g_array_index(a->pos, sc_value, i));
-  for (guint i = 0; i < a->kwv->len; i++)
-    sc_value_clear(&g_array_index(a->kwv, sc_value, i));
-  g_array_unref(a->pos);
-  g_array_unref(a->kwv);
-  g_ptr_array_unref(a->kw);
-}
-
-static void args_parse(const char *text, args_t *a) {
-  a->pos = g_array_new(FALSE, FALSE, sizeof(sc_value));
-  a->kwv = g_array_new(FALSE, FALSE, sizeof(sc_value));
-  a->kw = g_ptr_array_new_with_free_func(g_free);
-  ap p = {text, 0};
-  for (;;) {
-    ap_ws(&p);
-    if (p.s[p.i] == '\0')
-      break;
-    /* key=value? */
-    size_t j = p.i;
-    while (g_ascii_isalnum(p.s[j]) || p.s[j] == '_')
-      j++;
-    if (j > p.i && p.s[j] == '=') {
-      g_ptr_array_add(a->kw, g_strndup(p.s + p.i, j - p.i));
-      p.i = j + 1;
-      sc_value v = ap_value(&p);
-      g_array_append_val(a->kwv, v);
-    } else {
-      sc_value v = ap_value(&p);
-      g_array_append_val(a->pos, v);
-    }
-    ap_ws(&p);
-    if (p.s[p.i] == ',')
-      p.i++;
-  }
+  static const char *const syms[] = {"S", "T"};
+  return fx_new_with(syms, G_N_ELEMENTS(syms));
 }
 
 /* ---- running an operator ------------------------------------------------------ */
-
-/* Bind ARGS to OP; FALSE with error and *loc on failure.  *bound receives
- * op->n_args values (caller frees with bound_free). */
-static gboolean bind_op(fx *f, const sc_op *op, const char *args, sc_value **bound,
-                        sc_bind_loc *loc, GError **error) {
-  args_t a;
-  args_parse(args, &a);
-  *bound = g_new0(sc_value, op->n_args ? op->n_args : 1);
-  sc_bind_loc l;
-  gboolean ok = sc_ops_bind(op, f->st, (const sc_value *)a.pos->data, a.pos->len,
-                            (const char *const *)a.kw->pdata, (const sc_value *)a.kwv->data,
-                            a.kwv->len, resolve, f, *bound, &l, error);
-  if (loc)
-    *loc = l;
-  args_free(&a);
-  return ok;
-}
-
-static void bound_free(const sc_op *op, sc_value *bound) {
-  for (uint32_t i = 0; i < op->n_args; i++)
-    sc_value_clear(&bound[i]);
-  g_free(bound);
-}
-
-static char *types_text(const GArray *out) {
-  GString *s = g_string_new(NULL);
-  for (guint i = 0; i < out->len; i++) {
-    const sc_ttype *t = &g_array_index(out, sc_ttype, i);
-    g_autofree char *sh = sc_shape_to_string(&t->shape);
-    g_string_append_printf(s, "%s%s %s", i ? "; " : "", sh, sc_dtype_name(t->dtype));
-  }
-  return g_string_free(s, FALSE);
-}
 
 /* Look up, bind and infer; the result types as text, or NULL with error. */
 static char *run(fx *f, const char *qualname, const char *args, GError **error) {
@@ -222,15 +31,14 @@ static char *run(fx *f, const char *qualname, const char *args, GError **error) 
   if (op == NULL)
     return NULL;
   sc_value *bound;
-  if (!bind_op(f, op, args, &bound, NULL, error)) {
+  if (!fx_bind(f, op, args, &bound, NULL, error)) {
     g_free(bound);
     return NULL;
   }
-  sc_op_call call = {op, bound, type_of, f, f->st};
   g_autoptr(GArray) out = g_array_new(FALSE, FALSE, sizeof(sc_ttype));
-  gboolean ok = sc_ops_infer(&call, out, error);
-  bound_free(op, bound);
-  return ok ? types_text(out) : NULL;
+  gboolean ok = fx_infer(f, op, bound, out, error);
+  fx_bound_free(op, bound);
+  return ok ? fx_types_text(out) : NULL;
 }
 
 static void check(fx *f, const char *qualname, const char *args, const char *want) {
@@ -534,7 +342,7 @@ static void test_bind_defaults_kwargs(void) {
   const sc_op *op = sc_ops_lookup("aten.slice.Tensor", NULL);
   sc_value *b;
   g_autoptr(GError) err = NULL;
-  g_assert_true(bind_op(f, op, "x, 1, end='S/2'", &b, NULL, &err));
+  g_assert_true(fx_bind(f, op, "x, 1, end='S/2'", &b, NULL, &err));
   g_assert_no_error(err);
   g_assert_cmpint(b[0].kind, ==, SC_VAL_TENSOR);
   g_assert_cmpuint(b[0].u.tensor, ==, 0);
@@ -544,10 +352,10 @@ static void test_bind_defaults_kwargs(void) {
   g_autofree char *e = sc_dim_to_string(f->st, b[3].u.i);
   g_assert_cmpstr(e, ==, "S/2");
   g_assert_cmpint(b[4].u.i.value, ==, 1);               /* step=1 default */
-  bound_free(op, b);
+  fx_bound_free(op, b);
 
   op = sc_ops_lookup("aten._to_copy.default", NULL);
-  g_assert_true(bind_op(f, op, "x, dtype='torch.bfloat16', device='cuda:0', layout='torch.strided', "
+  g_assert_true(fx_bind(f, op, "x, dtype='torch.bfloat16', device='cuda:0', layout='torch.strided', "
                                "pin_memory=False, memory_format='torch.contiguous_format'",
                         &b, NULL, &err));
   g_assert_no_error(err);
@@ -556,7 +364,7 @@ static void test_bind_defaults_kwargs(void) {
   g_assert_cmpint(b[2].kind, ==, SC_VAL_NONE); /* layout ignored */
   g_assert_cmpint(b[3].kind, ==, SC_VAL_NONE); /* device ignored */
   g_assert_cmpint(b[5].kind, ==, SC_VAL_NONE); /* non_blocking ignored */
-  bound_free(op, b);
+  fx_bound_free(op, b);
 }
 
 static void test_bind_coercions(void) {
@@ -565,46 +373,46 @@ static void test_bind_coercions(void) {
   sc_value *b;
   /* int -> float, "inf" -> float */
   const sc_op *op = sc_ops_lookup("aten.masked_fill.Scalar", NULL);
-  g_assert_true(bind_op(f, op, "m, mask, '-inf'", &b, NULL, &err));
+  g_assert_true(fx_bind(f, op, "m, mask, '-inf'", &b, NULL, &err));
   g_assert_no_error(err);
   g_assert_cmpint(b[2].kind, ==, SC_VAL_FLOAT);
   g_assert_true(isinf(b[2].u.f) && b[2].u.f < 0);
-  bound_free(op, b);
+  fx_bound_free(op, b);
   /* Scalar keeps its kind */
-  g_assert_true(bind_op(f, op, "m, mask, 3", &b, NULL, &err));
+  g_assert_true(fx_bind(f, op, "m, mask, 3", &b, NULL, &err));
   g_assert_cmpint(b[2].kind, ==, SC_VAL_INT);
-  bound_free(op, b);
-  g_assert_true(bind_op(f, op, "m, mask, True", &b, NULL, &err));
+  fx_bound_free(op, b);
+  g_assert_true(fx_bind(f, op, "m, mask, True", &b, NULL, &err));
   g_assert_cmpint(b[2].kind, ==, SC_VAL_BOOL);
-  bound_free(op, b);
+  fx_bound_free(op, b);
   /* a single int for int[1] */
   op = sc_ops_lookup("aten.roll.default", NULL);
-  g_assert_true(bind_op(f, op, "x, 2, -1", &b, NULL, &err));
+  g_assert_true(fx_bind(f, op, "x, 2, -1", &b, NULL, &err));
   g_assert_no_error(err);
   g_assert_cmpint(b[1].kind, ==, SC_VAL_INT_LIST);
   g_assert_cmpuint(b[1].u.ints.n, ==, 1);
   g_assert_cmpuint(b[2].u.ints.n, ==, 1);
   g_assert_cmpint(b[2].u.ints.v[0].value, ==, -1);
-  bound_free(op, b);
+  fx_bound_free(op, b);
   /* Tensor?[] with None */
   op = sc_ops_lookup("aten.index.Tensor", NULL);
-  g_assert_true(bind_op(f, op, "x, [None, i]", &b, NULL, &err));
+  g_assert_true(fx_bind(f, op, "x, [None, i]", &b, NULL, &err));
   g_assert_no_error(err);
   g_assert_cmpuint(b[1].u.list.n, ==, 2);
   g_assert_cmpuint(b[1].u.list.ids[0], ==, SC_ID_NONE);
-  bound_free(op, b);
+  fx_bound_free(op, b);
   /* float arg from int; float arg from "nan" */
   sc_op fop;
   g_assert_true(sc_ops_schema_parse("aten", "f(float p, float q=0.5) -> Tensor", &fop, NULL));
-  g_assert_true(bind_op(f, &fop, "2, 'nan'", &b, NULL, &err));
+  g_assert_true(fx_bind(f, &fop, "2, 'nan'", &b, NULL, &err));
   g_assert_no_error(err);
   g_assert_cmpint(b[0].kind, ==, SC_VAL_FLOAT);
   g_assert_cmpfloat(b[0].u.f, ==, 2.0);
   g_assert_true(isnan(b[1].u.f));
-  bound_free(&fop, b);
-  g_assert_true(bind_op(f, &fop, "1.5", &b, NULL, &err));
+  fx_bound_free(&fop, b);
+  g_assert_true(fx_bind(f, &fop, "1.5", &b, NULL, &err));
   g_assert_cmpfloat(b[1].u.f, ==, 0.5);
-  bound_free(&fop, b);
+  fx_bound_free(&fop, b);
   sc_ops_schema_clear(&fop);
 }
 
@@ -613,22 +421,22 @@ static void test_bind_variadic_sc(void) {
   g_autoptr(GError) err = NULL;
   sc_value *b;
   const sc_op *op = sc_ops_lookup_func("cat", NULL);
-  g_assert_true(bind_op(f, op, "a, b, dim=1", &b, NULL, &err));
+  g_assert_true(fx_bind(f, op, "a, b, dim=1", &b, NULL, &err));
   g_assert_no_error(err);
   g_assert_cmpuint(b[0].u.list.n, ==, 2);
   g_assert_cmpint(b[1].u.i.value, ==, 1);
-  bound_free(op, b);
-  g_assert_true(bind_op(f, op, "a, b, -1", &b, NULL, &err));
+  fx_bound_free(op, b);
+  g_assert_true(fx_bind(f, op, "a, b, -1", &b, NULL, &err));
   g_assert_cmpint(b[1].u.i.value, ==, -1);
-  bound_free(op, b);
+  fx_bound_free(op, b);
   op = sc_ops_lookup_func("sum", NULL);
-  g_assert_true(bind_op(f, op, "y, z, y", &b, NULL, &err));
+  g_assert_true(fx_bind(f, op, "y, z, y", &b, NULL, &err));
   g_assert_cmpuint(b[0].u.list.n, ==, 3);
-  bound_free(op, b);
+  fx_bound_free(op, b);
   /* aten.cat is not variadic */
   op = sc_ops_lookup("aten.cat.default", NULL);
   sc_bind_loc loc;
-  g_assert_false(bind_op(f, op, "a, b", &b, &loc, &err));
+  g_assert_false(fx_bind(f, op, "a, b", &b, &loc, &err));
   g_free(b);
   g_assert_error(err, SC_OPS_ERROR, SC_OPS_ERROR_BIND);
   g_assert_cmpstr(err->message, ==,
@@ -670,7 +478,7 @@ static void test_bind_errors(void) {
   };
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autoptr(GError) err = NULL;
-    g_assert_false(bind_op(f, cases[i].op, cases[i].args, &b, &loc, &err));
+    g_assert_false(fx_bind(f, cases[i].op, cases[i].args, &b, &loc, &err));
     g_free(b);
     g_assert_error(err, SC_OPS_ERROR, SC_OPS_ERROR_BIND);
     g_test_message("%s(%s): %s", cases[i].op->qualname, cases[i].args, err->message);
@@ -688,26 +496,26 @@ static void test_bind_fixed_len(void) {
                                             "False, True]) -> Tensor", &op, NULL));
   sc_value *b;
   g_autoptr(GError) err = NULL;
-  g_assert_true(bind_op(f, &op, "x, 3", &b, NULL, &err));
+  g_assert_true(fx_bind(f, &op, "x, 3", &b, NULL, &err));
   g_assert_no_error(err);
   g_assert_cmpuint(b[1].u.ints.n, ==, 2);
   g_assert_cmpint(b[1].u.ints.v[0].value, ==, 3);
   g_assert_cmpint(b[1].u.ints.v[1].value, ==, 3);
   g_assert_cmpuint(b[2].u.bools.n, ==, 3);
   g_assert_false(b[2].u.bools.v[1]);
-  bound_free(&op, b);
-  g_assert_true(bind_op(f, &op, "x", &b, NULL, &err));
+  fx_bound_free(&op, b);
+  g_assert_true(fx_bind(f, &op, "x", &b, NULL, &err));
   g_assert_cmpuint(b[1].u.ints.n, ==, 2);
   g_assert_cmpint(b[1].u.ints.v[1].value, ==, 1);
-  bound_free(&op, b);
+  fx_bound_free(&op, b);
   /* int[N] takes lists of any length, as ATen's parser does (sum's int[1] dim) */
-  g_assert_true(bind_op(f, &op, "x, [1, 2, 3]", &b, NULL, &err));
+  g_assert_true(fx_bind(f, &op, "x, [1, 2, 3]", &b, NULL, &err));
   g_assert_cmpuint(b[1].u.ints.n, ==, 3);
-  bound_free(&op, b);
-  g_assert_true(bind_op(f, &op, "x, [5]", &b, NULL, &err));
+  fx_bound_free(&op, b);
+  g_assert_true(fx_bind(f, &op, "x, [5]", &b, NULL, &err));
   g_assert_cmpuint(b[1].u.ints.n, ==, 1);
-  bound_free(&op, b);
-  g_assert_false(bind_op(f, &op, "x, 1, [True]", &b, NULL, &err));
+  fx_bound_free(&op, b);
+  g_assert_false(fx_bind(f, &op, "x, 1, [True]", &b, NULL, &err));
   g_free(b);
   g_assert_nonnull(strstr(err->message, "expects bool[3]"));
   sc_ops_schema_clear(&op);
@@ -1268,16 +1076,16 @@ static void test_bind_kwarg_only_required(void) {
   sc_value *b;
   sc_bind_loc loc;
   g_autoptr(GError) err = NULL;
-  g_assert_false(bind_op(f, op, "m, dim=0", &b, &loc, &err));
+  g_assert_false(fx_bind(f, op, "m, dim=0", &b, &loc, &err));
   g_free(b);
   g_assert_error(err, SC_OPS_ERROR, SC_OPS_ERROR_BIND);
   g_assert_cmpstr(err->message, ==, "missing argument 'stable' of aten.sort.stable (expects bool?)");
   g_assert_cmpuint(loc.index, ==, UINT32_MAX);
   g_clear_error(&err);
-  g_assert_true(bind_op(f, op, "m, stable=None", &b, &loc, &err));
+  g_assert_true(fx_bind(f, op, "m, stable=None", &b, &loc, &err));
   g_assert_no_error(err);
   g_assert_cmpint(b[2].u.i.value, ==, -1);
-  bound_free(op, b);
+  fx_bound_free(op, b);
 }
 
 static void test_bind_typed_passthrough(void) {
@@ -1316,20 +1124,20 @@ static void test_bind_symbolic_lists(void) {
   const sc_op *op = sc_ops_lookup("aten.view.default", NULL);
   sc_value *b;
   g_autoptr(GError) err = NULL;
-  g_assert_true(bind_op(f, op, "y, ['S/2', 16]", &b, NULL, &err));
+  g_assert_true(fx_bind(f, op, "y, ['S/2', 16]", &b, NULL, &err));
   g_assert_no_error(err);
   g_autofree char *t = sc_value_to_string(&b[1], f->st, NULL, NULL);
   g_assert_cmpstr(t, ==, "[S/2, 16]");
-  bound_free(op, b);
+  fx_bound_free(op, b);
   sc_bind_loc loc;
-  g_assert_false(bind_op(f, op, "y, [2, 'S*']", &b, &loc, &err));
+  g_assert_false(fx_bind(f, op, "y, [2, 'S*']", &b, &loc, &err));
   g_free(b);
   g_assert_error(err, SC_OPS_ERROR, SC_OPS_ERROR_BIND);
   g_assert_nonnull(strstr(err->message, "item 1"));
   g_assert_nonnull(strstr(err->message, "col 3"));
   g_assert_cmpuint(loc.index, ==, 1);
   g_clear_error(&err);
-  g_assert_false(bind_op(f, op, "y, [2, 1.5]", &b, &loc, &err));
+  g_assert_false(fx_bind(f, op, "y, [2, 1.5]", &b, &loc, &err));
   g_free(b);
   g_assert_nonnull(strstr(err->message, "item 1 is not an int"));
 }
@@ -1340,7 +1148,7 @@ static void test_bind_variadic_loc(void) {
   sc_value *b;
   sc_bind_loc loc;
   g_autoptr(GError) err = NULL;
-  g_assert_false(bind_op(f, op, "a, nope, dim=0", &b, &loc, &err));
+  g_assert_false(fx_bind(f, op, "a, nope, dim=0", &b, &loc, &err));
   g_free(b);
   g_assert_error(err, SC_OPS_ERROR, SC_OPS_ERROR_BIND);
   g_assert_nonnull(strstr(err->message, "no tensor named 'nope'"));
@@ -1348,10 +1156,10 @@ static void test_bind_variadic_loc(void) {
   g_assert_cmpuint(loc.index, ==, 1);
   g_clear_error(&err);
   /* an explicit list still works for sc.cat */
-  g_assert_true(bind_op(f, op, "[a, a], 1", &b, &loc, &err));
+  g_assert_true(fx_bind(f, op, "[a, a], 1", &b, &loc, &err));
   g_assert_cmpuint(b[0].u.list.n, ==, 2);
-  bound_free(op, b);
-  g_assert_false(bind_op(f, op, "a, a, 0, 1", &b, &loc, &err));
+  fx_bound_free(op, b);
+  g_assert_false(fx_bind(f, op, "a, a, 0, 1", &b, &loc, &err));
   g_free(b);
   g_assert_nonnull(strstr(err->message, "too many positional"));
   g_assert_cmpuint(loc.index, ==, 3);
@@ -1431,31 +1239,31 @@ static void test_infer_out_array(void) {
   g_autoptr(fx) f = std_fx();
   const sc_op *op = sc_ops_lookup("aten.split.Tensor", NULL);
   sc_value *b;
-  g_assert_true(bind_op(f, op, "a, 1", &b, NULL, NULL));
-  sc_op_call call = {op, b, type_of, f, f->st};
+  g_assert_true(fx_bind(f, op, "a, 1", &b, NULL, NULL));
+  sc_op_call call = {op, b, fx_type_of, f, f->st};
   g_autoptr(GArray) out = g_array_new(FALSE, FALSE, sizeof(sc_ttype));
   sc_ttype pre = {sc_shape_scalar(), SC_DTYPE_I8};
   g_array_append_val(out, pre);
   g_assert_true(sc_ops_infer(&call, out, NULL));
   g_assert_cmpuint(out->len, ==, 3); /* appended after what was there */
   g_assert_cmpint(g_array_index(out, sc_ttype, 0).dtype, ==, SC_DTYPE_I8);
-  bound_free(op, b);
+  fx_bound_free(op, b);
   /* a failing rule leaves the array as it was */
   op = sc_ops_lookup("aten.split.Tensor", NULL);
-  g_assert_true(bind_op(f, op, "a, 0", &b, NULL, NULL));
+  g_assert_true(fx_bind(f, op, "a, 0", &b, NULL, NULL));
   call.args = b;
   g_autoptr(GError) err = NULL;
   g_assert_false(sc_ops_infer(&call, out, &err));
   g_assert_cmpuint(out->len, ==, 3);
   g_assert_error(err, SC_OPS_ERROR, SC_OPS_ERROR_SHAPE);
-  bound_free(op, b);
+  fx_bound_free(op, b);
 }
 
 static void test_rule_unknown_tensor(void) {
   g_autoptr(fx) f = std_fx();
   const sc_op *op = sc_ops_lookup("aten.clone.default", NULL);
   sc_value args[2] = {sc_value_tensor(999), sc_value_none()};
-  sc_op_call call = {op, args, type_of, f, f->st};
+  sc_op_call call = {op, args, fx_type_of, f, f->st};
   g_autoptr(GArray) out = g_array_new(FALSE, FALSE, sizeof(sc_ttype));
   g_autoptr(GError) err = NULL;
   g_assert_false(sc_ops_infer(&call, out, &err));
@@ -1509,11 +1317,11 @@ static void test_bind_builtins_empty(void) {
         first_required = (int32_t)a;
     sc_value *b;
     g_autoptr(GError) err = NULL;
-    gboolean ok = bind_op(f, op, "", &b, NULL, &err);
+    gboolean ok = fx_bind(f, op, "", &b, NULL, &err);
     if (first_required < 0) {
       g_assert_no_error(err);
       g_assert_true(ok);
-      bound_free(op, b);
+      fx_bound_free(op, b);
     } else {
       g_assert_false(ok);
       g_free(b);
