@@ -1,9 +1,10 @@
 /* check-fixture.h — shared by the unit tests that run a whole check
- * (test-random.c, test-vocab.c): a bundle, the lemma set it was checked
- * with and the result, and the text report of a check.
+ * (test-random.c, test-vocab.c, test-report.c): a bundle, the lemma set it
+ * was checked with and the result, and a report of the check as text.
  *
  * Ownership: a `checked` owns its three members (checked_clear frees
- * them); text_report returns a new string (g_free). */
+ * them; SET may be NULL when the lemmas are borrowed); checked_write and
+ * text_report return a new string (g_free). */
 #ifndef SC_TEST_CHECK_FIXTURE_H
 #define SC_TEST_CHECK_FIXTURE_H
 
@@ -24,17 +25,27 @@ static inline void checked_clear(checked *c) {
   sc_bundle_free(c->b);
 }
 
-/* The text report of C (sc_report_text, default options). */
-static inline char *text_report(const checked *c) {
+/* A report writer: sc_report_text, sc_report_dot, sc_report_html. */
+typedef void (*checked_writer)(FILE *, const sc_bundle *, const sc_infer_result *,
+                               const sc_report_options *);
+
+/* What W writes for C with options O (may be NULL). */
+static inline char *checked_write(checked_writer w, const checked *c,
+                                  const sc_report_options *o) {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   g_assert_nonnull(f);
-  sc_report_text(f, c->b, c->r, NULL);
+  w(f, c->b, c->r, o);
   fclose(f);
   char *out = g_strdup(buf);
   free(buf);
   return out;
+}
+
+/* The text report of C (sc_report_text, default options). */
+static inline char *text_report(const checked *c) {
+  return checked_write(sc_report_text, c, NULL);
 }
 
 #endif

@@ -3,18 +3,13 @@
  * colour, and the DOT and HTML pictures of the failing neighbourhood, on
  * models of the repository checked with the lemma library. */
 #include "report/report-private.h"
+#include "check-fixture.h"
 
 #include <glib/gstdio.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct {
-  sc_bundle *b;
-  sc_lemma_set *set;
-  sc_infer_result *r;
-} checked;
 
 /* The lemma library, loaded once for every test (loading it is most of
  * a small check's time, under the sanitizers). */
@@ -37,28 +32,6 @@ static void check_model(checked *c, const char *rel) {
   opts.lemmas = library;
   c->r = sc_infer_run(c->b, &opts, &err);
   g_assert_no_error(err);
-}
-
-static void checked_clear(checked *c) {
-  sc_infer_result_free(c->r);
-  if (c->set != NULL)
-    sc_lemma_set_free(c->set);
-  sc_bundle_free(c->b);
-}
-
-typedef void (*writer)(FILE *, const sc_bundle *, const sc_infer_result *,
-                       const sc_report_options *);
-
-static char *write_to_string(writer w, const checked *c, const sc_report_options *o) {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  g_assert_nonnull(f);
-  w(f, c->b, c->r, o);
-  fclose(f);
-  char *out = g_strdup(buf);
-  free(buf);
-  return out;
 }
 
 #define EXTRA_SCALING "models/mlp-tp2-bugs/extra-scaling.json"
@@ -86,7 +59,7 @@ static void test_mark(void) {
 static void test_text_names(void) {
   checked c;
   check_model(&c, EXTRA_SCALING);
-  g_autofree char *text = write_to_string(sc_report_text, &c, NULL);
+  g_autofree char *text = checked_write(sc_report_text, &c, NULL);
   g_assert_nonnull(strstr(text, "    gelu = cat(r0:gelu, r1:gelu_1, dim=1)\n"));
   g_assert_nonnull(strstr(text, "impl tensors named above"));
   g_assert_nonnull(strstr(text, "  r1:gelu_1  rank 1, aten.gelu.default at model.py:42, f32[4, 8]\n"));
@@ -140,7 +113,7 @@ static void test_colour(void) {
   checked c;
   check_model(&c, EXTRA_SCALING);
   sc_report_options o = {.colour = TRUE};
-  g_autofree char *text = write_to_string(sc_report_text, &c, &o);
+  g_autofree char *text = checked_write(sc_report_text, &c, &o);
   g_assert_true(g_str_has_prefix(text, "mlp-tp2-extra-scaling: \033[1;31mfails\033[0m\n"));
   g_assert_nonnull(strstr(text, "first unmapped spec node: \033[1;31mmm_1\033[0m"));
   checked_clear(&c);
@@ -149,7 +122,7 @@ static void test_colour(void) {
 static void test_dot(void) {
   checked c;
   check_model(&c, EXTRA_SCALING);
-  g_autofree char *dot = write_to_string(sc_report_dot, &c, NULL);
+  g_autofree char *dot = checked_write(sc_report_dot, &c, NULL);
   g_assert_true(g_str_has_prefix(dot, "digraph shardcheck {"));
   g_assert_true(g_str_has_suffix(dot, "}\n"));
   /* the failing node, its inputs with their relations, the impl side */
@@ -166,7 +139,7 @@ static void test_dot(void) {
   checked_clear(&c);
 
   check_model(&c, "models/mlp-tp2/bundle.json");
-  g_autofree char *ok = write_to_string(sc_report_dot, &c, NULL);
+  g_autofree char *ok = checked_write(sc_report_dot, &c, NULL);
   g_assert_nonnull(strstr(ok, "no failure to draw"));
   checked_clear(&c);
 }
@@ -175,7 +148,7 @@ static void test_html(void) {
   checked c;
   check_model(&c, EXTRA_SCALING);
   sc_report_options o = {.colour = TRUE}; /* colour never reaches HTML */
-  g_autofree char *html = write_to_string(sc_report_html, &c, &o);
+  g_autofree char *html = checked_write(sc_report_html, &c, &o);
   g_assert_true(g_str_has_prefix(html, "<!DOCTYPE html>"));
   g_assert_nonnull(strstr(html, "<span class=\"verdict v-fails\" id=\"verdict\">fails</span>"));
   g_assert_nonnull(strstr(html, "id=\"failing-node\">mm_1</code>"));
@@ -196,7 +169,7 @@ static void test_html(void) {
   checked_clear(&c);
 
   check_model(&c, "models/mlp-tp2/bundle.json");
-  g_autofree char *ok = write_to_string(sc_report_html, &c, NULL);
+  g_autofree char *ok = checked_write(sc_report_html, &c, NULL);
   g_assert_nonnull(strstr(ok, "id=\"verdict\">refines</span>"));
   g_assert_null(strstr(ok, "<svg"));
   g_assert_nonnull(strstr(ok, "<code>r0:y_0</code>"));
@@ -270,7 +243,7 @@ static void test_diagnose_differ(void) {
   /* y = y_0 + y_1 does hold, but is not what the bundle expects */
   g_assert_cmpstr(d->other_match, ==, "sum(y_0, y_1)");
   sc_report_options o = {.diagnosis = d};
-  g_autofree char *text = write_to_string(sc_report_text, &c, &o);
+  g_autofree char *text = checked_write(sc_report_text, &c, &o);
   g_assert_nonnull(strstr(text, "  the values differ: on related random inputs (seed 1), mm_1 is "
                                 "the first spec node whose values no clean expression tried "
                                 "matches\n  counterexample: at [0, 0], spec y = "));
@@ -283,7 +256,7 @@ static void test_diagnose_differ(void) {
   g_assert_cmpstr(json_string_value(json_object_get(json_object_get(root, "failure"), "kind")), ==,
                   "unmapped"); /* the spec's key is unchanged */
   json_decref(root);
-  g_autofree char *html = write_to_string(sc_report_html, &c, &o);
+  g_autofree char *html = checked_write(sc_report_html, &c, &o);
   g_assert_nonnull(strstr(html, "id=\"diagnosis\">The values differ"));
   checked_clear(&c);
 }
@@ -302,7 +275,7 @@ static void test_diagnose_partial(void) {
   g_assert_null(d->partial_tensors[1]);
   g_assert_cmpstr(d->index, ==, "[4, 0]");
   sc_report_options o = {.diagnosis = d};
-  g_autofree char *text = write_to_string(sc_report_text, &c, &o);
+  g_autofree char *text = checked_write(sc_report_text, &c, &o);
   g_assert_nonnull(strstr(text, "  spec mul along dim 0 in 2 chunks: [0, 4) = r0:mul, [4, 8) "
                                 "matches no impl tensor\n"));
   checked_clear(&c);
@@ -378,7 +351,7 @@ static void test_diagnose_not_proved(void) {
   g_assert_cmpstr(d->expression, ==, "cat(mm, mm_2, dim=1)");
   g_assert_cmpuint(d->confirmations, ==, 2);
   sc_report_options o = {.diagnosis = d};
-  g_autofree char *text = write_to_string(sc_report_text, &c, &o);
+  g_autofree char *text = checked_write(sc_report_text, &c, &o);
   g_assert_nonnull(strstr(text, "    mm = cat(r0:mm, r1:mm_2, dim=1)\n  a lemma is probably "
                                 "missing for the step aten.mm.default(x, w1) = cat(r0:mm, r1:mm_2, "
                                 "dim=1)"));
