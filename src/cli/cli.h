@@ -30,6 +30,9 @@ int sc_cli_validate(const sc_bundle *b, const sc_infer_result *res, const sc_lem
  * (may be NULL), ", "-separated.  NULL with an error (a file's first
  * errors, or a DIR that is not a directory). */
 sc_lemma_set *sc_cli_load_lemmas(gboolean builtin, char **dirs, GString *where, GError **error);
+/* sc_cli_load_lemmas(TRUE, DIRS, NULL): NULL after printing the error as
+ * "shardcheck: MESSAGE" on stderr. */
+sc_lemma_set *sc_cli_load_lemmas_or_say(char **dirs);
 
 /* The built-in library loaded deferred (lemma.h), for `check` without
  * --lemmas: select it with sc_cli_select_lemmas once the bundle is read.

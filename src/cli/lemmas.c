@@ -44,22 +44,16 @@ static int lemmas_check(int argc, char **argv) {
           entries, &argc, &argv) ||
       !sc_cli_set_max_input(&common))
     return SC_EXIT_INPUT_ERROR;
-  GError *err = NULL;
   gboolean json = common.json;
-  if (rest != NULL && rest[0] != NULL) {
-    fprintf(stderr, "shardcheck: lemmas check takes no argument ('%s')\n%s", rest[0], lemmas_usage);
+  if (!sc_cli_no_argument(rest, "lemmas check", lemmas_usage))
     return SC_EXIT_INPUT_ERROR;
-  }
   if (instances < 1 || instances > 100000 || seed < 0) {
     fprintf(stderr, "shardcheck: --instances must be in [1, 100000] and --seed non-negative\n");
     return SC_EXIT_INPUT_ERROR;
   }
-  g_autoptr(sc_lemma_set) set = sc_cli_load_lemmas(TRUE, dirs, NULL, &err);
-  if (set == NULL) {
-    fprintf(stderr, "shardcheck: %s\n", err->message);
-    g_error_free(err);
+  g_autoptr(sc_lemma_set) set = sc_cli_load_lemmas_or_say(dirs);
+  if (set == NULL)
     return SC_EXIT_INPUT_ERROR;
-  }
   sc_lemcheck_options opts;
   sc_lemcheck_options_init(&opts);
   opts.seed = (uint64_t)seed;
@@ -155,23 +149,16 @@ static int lemmas_prove(int argc, char **argv) {
           entries, &argc, &argv) ||
       !sc_cli_set_max_input(&common))
     return SC_EXIT_INPUT_ERROR;
-  GError *err = NULL;
   gboolean json = common.json;
-  if (rest != NULL && rest[0] != NULL) {
-    fprintf(stderr, "shardcheck: lemmas prove takes no argument ('%s')\n%s", rest[0],
-            prove_usage);
+  if (!sc_cli_no_argument(rest, "lemmas prove", prove_usage))
     return SC_EXIT_INPUT_ERROR;
-  }
   if (rank_bound < 0 || rank_bound > 6) {
     fprintf(stderr, "shardcheck: --rank-bound must be in [0, 6]\n");
     return SC_EXIT_INPUT_ERROR;
   }
-  g_autoptr(sc_lemma_set) set = sc_cli_load_lemmas(TRUE, dirs, NULL, &err);
-  if (set == NULL) {
-    fprintf(stderr, "shardcheck: %s\n", err->message);
-    g_error_free(err);
+  g_autoptr(sc_lemma_set) set = sc_cli_load_lemmas_or_say(dirs);
+  if (set == NULL)
     return SC_EXIT_INPUT_ERROR;
-  }
   sc_lemprove_options opts;
   sc_lemprove_options_init(&opts);
   opts.rank_bound = (uint32_t)rank_bound;

@@ -92,6 +92,16 @@ sc_lemma_set *sc_cli_load_lemmas(gboolean builtin, char **dirs, GString *where, 
   return set;
 }
 
+sc_lemma_set *sc_cli_load_lemmas_or_say(char **dirs) {
+  GError *err = NULL;
+  sc_lemma_set *set = sc_cli_load_lemmas(TRUE, dirs, NULL, &err);
+  if (set == NULL) {
+    fprintf(stderr, "shardcheck: %s\n", err->message);
+    g_error_free(err);
+  }
+  return set;
+}
+
 sc_lemma_set *sc_cli_load_lemmas_deferred(GString *where, GError **error) {
   sc_lemma_set *set = sc_lemma_set_new();
   const char *dir = sc_lemma_builtin_dir();

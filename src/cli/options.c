@@ -42,6 +42,13 @@ gboolean sc_cli_parse_common(sc_cli_common *c, const char *prgname, const char *
   return TRUE;
 }
 
+gboolean sc_cli_no_argument(char **rest, const char *command, const char *usage) {
+  if (rest == NULL || rest[0] == NULL)
+    return TRUE;
+  fprintf(stderr, "shardcheck: %s takes no argument ('%s')\n%s", command, rest[0], usage);
+  return FALSE;
+}
+
 gboolean sc_cli_set_max_input(const sc_cli_common *c) {
   if (c->max_input <= 0) {
     fprintf(stderr, "shardcheck: --max-input-bytes takes a number > 0\n");

@@ -57,6 +57,11 @@ gboolean sc_cli_parse_common(sc_cli_common *c, const char *prgname, const char *
  * message when it is not > 0. */
 gboolean sc_cli_set_max_input(const sc_cli_common *c);
 
+/* FALSE after "shardcheck: COMMAND takes no argument ('ARG')" and USAGE
+ * on stderr when REST (the G_OPTION_REMAINING array, may be NULL) holds
+ * an argument. */
+gboolean sc_cli_no_argument(char **rest, const char *command, const char *usage);
+
 /* "text" or "json" (from --format); FALSE with a message otherwise. */
 gboolean sc_cli_parse_format(const char *s, gboolean *json, GError **error);
 

@@ -328,12 +328,9 @@ int sc_cli_show(int argc, char **argv) {
   /* The lemma files declare operators (custom kernels) that bundles use. */
   g_autoptr(sc_lemma_set) lemmas = NULL;
   if (!no_lemmas) {
-    lemmas = sc_cli_load_lemmas(TRUE, lemma_dirs, NULL, &err);
-    if (lemmas == NULL) {
-      fprintf(stderr, "shardcheck: %s\n", err->message);
-      g_error_free(err);
+    lemmas = sc_cli_load_lemmas_or_say(lemma_dirs);
+    if (lemmas == NULL)
       return SC_EXIT_INPUT_ERROR;
-    }
   }
   /* A model folder stands for its bundle.json. */
   g_autofree char *path = g_file_test(rest[0], G_FILE_TEST_IS_DIR)
