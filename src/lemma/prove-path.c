@@ -151,6 +151,8 @@ static pres run_path(prun *P, char **why) {
   P->concrete = FALSE;
   P->st = sc_symtab_new();
   lp_build_instance(P, TRUE);
+  if (P->values_mode)
+    lp_declare_index_symbols(P);
   run_clear_values(P);
   for (guint i = 0; i < P->path->len; i++) {
     g_autoptr(GError) err = NULL;
@@ -165,24 +167,85 @@ static pres run_path(prun *P, char **why) {
   }
   lp_build_instance(P, FALSE);
   sc_symtab_set_oracle(P->st, &wrap_oracle, P);
-  return lp_obligation(P, why);
+  pres res = lp_obligation(P, why);
+  if (res == PR_OK && P->values_mode)
+    res = lp_value_obligation(P, why);
+  return res;
+}
+
+/* The normal form of every symbol under the path (the symtab's
+ * substitutions solve its equalities: "s2_0 - s0_1 == 0" makes s2_0 read
+ * s0_1), in a symtab of its own (*PST); NULL when the path cannot be
+ * assumed.  Keeps P->sym_is_size as it was.  (transfer full) */
+static sc_dim *path_forms(prun *P, sc_symtab **pst) {
+  guint len = P->sym_is_size->len;
+  lp_run_clear(P);
+  P->concrete = FALSE;
+  P->st = sc_symtab_new();
+  lp_build_instance(P, TRUE);
+  if (P->values_mode)
+    lp_declare_index_symbols(P);
+  g_array_set_size(P->sym_is_size, len);
+  run_clear_values(P);
+  sc_dim *nf = NULL;
+  gboolean ok = TRUE;
+  for (guint i = 0; ok && i < P->path->len; i++)
+    ok = sc_symtab_assume(P->st, g_ptr_array_index(P->path, i), NULL);
+  if (ok) {
+    uint32_t n = sc_symtab_n_symbols(P->st);
+    nf = g_new0(sc_dim, n ? n : 1);
+    for (uint32_t i = 0; i < n; i++) {
+      sc_dim d;
+      if (sc_dim_symbol(P->st, sc_symtab_symbol_name(P->st, i), &d, NULL))
+        nf[i] = sc_dim_add(P->st, d, sc_dim_const(0));
+    }
+  }
+  *pst = g_steal_pointer(&P->st);
+  return nf;
+}
+
+/* Random values for the N symbols; on even tries with the path's forms
+ * NF, the symbols the path fixes take the value of their form (the path's
+ * equalities solved).  FALSE when that gives a size below 1. */
+static gboolean draw_values(prun *P, GRand *r, uint32_t t, const sc_symtab *pst, const sc_dim *nf,
+                            int64_t *val, uint32_t n) {
+  static const int64_t sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 17, 32, 100};
+  static const int64_t ints[] = {-33, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 16, 33, 101};
+  for (uint32_t i = 0; i < n; i++)
+    val[i] = g_array_index(P->sym_is_size, gboolean, i)
+                 ? sizes[g_rand_int_range(r, 0, G_N_ELEMENTS(sizes))]
+                 : ints[g_rand_int_range(r, 0, G_N_ELEMENTS(ints))];
+  if (nf == NULL || t % 2 == 1)
+    return TRUE;
+  uint32_t all = sc_symtab_n_symbols(pst);
+  g_autofree int64_t *in = g_new0(int64_t, all ? all : 1);
+  memcpy(in, val, sizeof(int64_t) * MIN(n, all));
+  for (uint32_t i = 0; i < n && i < all; i++) {
+    int64_t v;
+    if (!sc_dim_eval(pst, nf[i], in, &v))
+      return FALSE;
+    if (g_array_index(P->sym_is_size, gboolean, i) && v < 1)
+      return FALSE;
+    val[i] = v;
+  }
+  return TRUE;
 }
 
 /* A concrete instance of the configuration that breaks the obligation
- * under the concrete shape rules, searched among N_WITNESS random sizes
- * and integers; NULL when none is found.  (transfer full) */
+ * under the concrete shape rules (for values: whose sides the interpreter
+ * finds different), searched among N_WITNESS instances, half of them
+ * drawn at random, half solving the path's equalities; NULL when none is
+ * found.  (transfer full) */
 static char *find_witness(prun *P, uint32_t seed) {
-  static const int64_t sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 17, 32, 100};
-  static const int64_t ints[] = {-33, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 16, 33, 101};
   uint32_t n = P->sym_is_size->len;
   g_autofree int64_t *val = g_new0(int64_t, n ? n : 1);
+  sc_symtab *pst = NULL;
+  g_autofree sc_dim *nf = path_forms(P, &pst);
   GRand *r = g_rand_new_with_seed(seed);
   char *found = NULL;
   for (uint32_t t = 0; found == NULL && t < N_WITNESS; t++) {
-    for (uint32_t i = 0; i < n; i++)
-      val[i] = g_array_index(P->sym_is_size, gboolean, i)
-                   ? sizes[g_rand_int_range(r, 0, G_N_ELEMENTS(sizes))]
-                   : ints[g_rand_int_range(r, 0, G_N_ELEMENTS(ints))];
+    if (!draw_values(P, r, t, pst, nf, val, n))
+      continue;
     lp_run_clear(P);
     g_clear_pointer(&P->stuck, g_free);
     P->concrete = TRUE;
@@ -190,14 +253,25 @@ static char *find_witness(prun *P, uint32_t seed) {
     P->st = sc_symtab_new();
     lp_build_instance(P, FALSE);
     g_autofree char *why = NULL;
-    if (lp_obligation(P, &why) == PR_BAD) {
+    pres res = lp_obligation(P, &why);
+    if (res == PR_BAD && !P->values_mode) {
       g_autofree char *inst = lp_instance_text(P);
       found = g_strdup_printf("with %s, %s", inst, why);
+    } else if (res == PR_OK && P->values_mode && P->opts->check_instance) {
+      /* values: the interpreter judges the concrete instance */
+      sc_lemma_instance inst = {P->st, P->types, P->values};
+      g_autofree char *detail = NULL;
+      if (P->opts->check_instance(P->opts->check_user, P->set, P->li, &inst, &detail) == SC_NO) {
+        g_autofree char *text = lp_instance_text(P);
+        found = g_strdup_printf("with %s, the interpreter finds the sides' values differ: %s",
+                                text, detail ? detail : "?");
+      }
     }
   }
   g_clear_pointer(&P->stuck, g_free);
   P->concrete = FALSE;
   g_rand_free(r);
+  sc_symtab_free(pst);
   return found;
 }
 

@@ -8,6 +8,8 @@
  *   prove-path.c   path enumeration: the wrapped oracle that turns an
  *                  undecided comparison into a split, one run per path,
  *                  every path of a configuration, the concrete witness;
+ *   prove-values.c value equality of layout lemmas: both sides as index
+ *                  maps, compared on every path;
  *   prove.c        the driver: configurations of a lemma, the report.
  *
  * A run (prun) is one configuration (a digit per variable, then the dtype)
@@ -66,6 +68,11 @@ typedef struct {
                                 is the whole question, context included) */
   uint32_t solver_calls;     /* the lemma's calls of the inner oracle */
   uint32_t runs;             /* the lemma's runs (paths, splits, infeasible) */
+  /* values (prove-values.c) */
+  const sc_lemma_set *set;
+  uint32_t li;               /* the lemma's index in SET */
+  gboolean values_mode;      /* runs check values after typing */
+  const sc_lemprove_options *opts;
 } prun;
 
 /* What a run ends with */
@@ -96,6 +103,20 @@ char *lp_config_text(prun *P);
 pres lp_obligation(prun *P, char **why);
 /* "f32[s0_0, 4]".  (transfer full) */
 char *lp_type_text(const sc_ttype *t);
+
+/* The type of P under the run; FALSE with *CODE (an sc_ops_error, or -1:
+ * a computed argument) and *MSG (transfer full) when refused. */
+gboolean lp_infer(prun *P, const pnode *p, sc_ttype *out, int *code, char **msg);
+/* The ev_env lookup of a run (ENV is the prun). */
+gboolean lp_run_lookup(void *env, const lx *ref, ev_val *out);
+
+/* prove-values.c.  Is every operator of both sides a layout operator? */
+gboolean lp_values_applies(const ld_checked *k);
+/* Declare the output index symbols o0..o7 (after the instance's). */
+void lp_declare_index_symbols(prun *P);
+/* On a run whose typing obligation holds: do both sides pick the same
+ * element at every output index?  *why (transfer full) on PR_BAD. */
+pres lp_value_obligation(prun *P, char **why);
 
 /* prove-path.c.  Free the run's symtab, types, values and branch. */
 void lp_run_clear(prun *P);

@@ -8,6 +8,23 @@
 
 #include <string.h>
 
+/* Every configuration of the lemma of P (TOTAL of them), until one stops. */
+static void run_configs(prun *P, uint64_t total, const sc_lemprove_options *o,
+                        sc_lemprove_result *r) {
+  uint32_t *digit = (uint32_t *)P->digit;
+  for (uint64_t c = 0; c < total; c++) {
+    uint64_t x = c;
+    for (uint32_t v = 0; v < P->nv; v++) {
+      digit[v] = (uint32_t)(x % P->plan[v].n);
+      x /= P->plan[v].n;
+    }
+    digit[P->nv] = (uint32_t)x;
+    r->configs++;
+    if (!lp_prove_config(P, o, r))
+      break;
+  }
+}
+
 static void prove_lemma(const sc_lemma_set *set, uint32_t li, const sc_lemprove_options *o,
                         const sc_sym_oracle *oracle, void *user, sc_lemprove_result *r) {
   const ld_checked *k = sc_lemma_set_checked(set, li);
@@ -41,20 +58,28 @@ static void prove_lemma(const sc_lemma_set *set, uint32_t li, const sc_lemprove_
   P.values = g_new0(sc_value, nv ? nv : 1);
   P.sym_is_size = g_array_new(FALSE, FALSE, sizeof(gboolean));
   P.answers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-  for (uint64_t c = 0; c < total; c++) {
-    uint64_t x = c;
-    for (uint32_t v = 0; v < nv; v++) {
-      digit[v] = (uint32_t)(x % plan[v].n);
-      x /= plan[v].n;
-    }
-    digit[nv] = (uint32_t)x;
-    r->configs++;
-    if (!lp_prove_config(&P, o, r))
-      break;
-  }
+  P.set = set;
+  P.li = li;
+  P.opts = o;
+  run_configs(&P, total, o, r);
   if (r->status == SC_LEMPROVE_PROVED && r->typed == 0) {
     r->status = SC_LEMPROVE_NOT_PROVABLE;
     r->why = g_strdup_printf("the left side is well-typed in no configuration at rank <= %u", R);
+  }
+  r->layout = lp_values_applies(k);
+  if (o->values && r->layout && r->status == SC_LEMPROVE_PROVED) {
+    /* the same configurations again, each typed path checked for values;
+     * the typing's counts and budgets are not the values' */
+    sc_lemprove_result v = {0};
+    v.name = r->name;
+    v.status = SC_LEMPROVE_PROVED;
+    P.values_mode = TRUE;
+    P.runs = 0;
+    P.solver_calls = 0;
+    run_configs(&P, total, o, &v);
+    r->values = v.status;
+    r->values_why = v.why;
+    r->value_paths = v.paths;
   }
   lp_run_clear(&P);
   g_free(P.types);
@@ -69,7 +94,12 @@ static void prove_lemma(const sc_lemma_set *set, uint32_t li, const sc_lemprove_
 struct sc_lemprove_report {
   GArray *results; /* sc_lemprove_result */
   uint32_t rank_bound;
+  gboolean values;  /* values were tried (options) */
 };
+
+static gboolean values_tried(const sc_lemprove_report *rep, const sc_lemprove_result *r) {
+  return rep->values && r->layout && r->status == SC_LEMPROVE_PROVED;
+}
 
 void sc_lemprove_options_init(sc_lemprove_options *opts) {
   opts->rank_bound = 2;
@@ -78,6 +108,9 @@ void sc_lemprove_options_init(sc_lemprove_options *opts) {
   opts->only = NULL;
   opts->part = 0;
   opts->parts = 1;
+  opts->values = TRUE;
+  opts->check_instance = NULL;
+  opts->check_user = NULL;
 }
 
 const char *sc_lemprove_status_name(sc_lemprove_status s) {
@@ -96,6 +129,7 @@ sc_lemprove_report *sc_lemprove_run(const sc_lemma_set *set, const sc_lemprove_o
   sc_lemprove_report *rep = g_new0(sc_lemprove_report, 1);
   rep->results = g_array_new(FALSE, TRUE, sizeof(sc_lemprove_result));
   rep->rank_bound = opts->rank_bound;
+  rep->values = opts->values;
   /* SC_LEMPROVE_TRACE=1: one line per lemma on stderr, with its wall time */
   gboolean trace = g_getenv("SC_LEMPROVE_TRACE") != NULL;
   for (uint32_t i = 0; i < sc_lemma_set_n_lemmas(set); i++) {
@@ -110,8 +144,9 @@ sc_lemprove_report *sc_lemprove_run(const sc_lemma_set *set, const sc_lemprove_o
     gint64 t0 = g_get_monotonic_time();
     prove_lemma(set, i, opts, oracle, oracle_user, &r);
     if (trace)
-      fprintf(stderr, "lemmas prove: %s %s %u configurations %u paths %.3f s\n", r.name,
-              sc_lemprove_status_name(r.status), r.configs, r.paths,
+      fprintf(stderr, "lemmas prove: %s %s (values %s) %u configurations %u paths %.3f s\n",
+              r.name, sc_lemprove_status_name(r.status),
+              values_tried(rep, &r) ? sc_lemprove_status_name(r.values) : "-", r.configs, r.paths,
               (double)(g_get_monotonic_time() - t0) / 1e6);
     g_array_append_val(rep->results, r);
   }
@@ -122,7 +157,10 @@ void sc_lemprove_report_free(sc_lemprove_report *rep) {
   if (rep == NULL)
     return;
   for (guint i = 0; i < rep->results->len; i++)
+  {
     g_free(g_array_index(rep->results, sc_lemprove_result, i).why);
+    g_free(g_array_index(rep->results, sc_lemprove_result, i).values_why);
+  }
   g_array_free(rep->results, TRUE);
   g_free(rep);
 }
@@ -156,11 +194,40 @@ void sc_lemprove_report_text(FILE *out, const sc_lemprove_report *rep) {
       fprintf(out, "%-13s %s: %s\n",
               r->status == SC_LEMPROVE_REFUTED ? "refuted" : "not provable", r->name,
               r->why ? r->why : "");
+    if (values_tried(rep, r) && r->values == SC_LEMPROVE_PROVED)
+      fprintf(out, "  values proved for all sizes (%u paths)\n", r->value_paths);
+    else if (values_tried(rep, r))
+      fprintf(out, "  values %s: %s\n",
+              r->values == SC_LEMPROVE_REFUTED ? "refuted" : "not provable",
+              r->values_why ? r->values_why : "");
   }
-  uint32_t p, f, u;
+  uint32_t p, f, u, vt, vp, vf, vu;
   sc_lemprove_report_counts(rep, &p, &f, &u);
   fprintf(out,
           "%u lemmas: %u proved well-typed for all sizes at rank <= %u, %u refuted, %u not "
           "provable by this method\n",
           rep->results->len, p, rep->rank_bound, f, u);
+  sc_lemprove_report_value_counts(rep, &vt, &vp, &vf, &vu);
+  if (rep->values)
+    fprintf(out,
+            "%u layout lemmas with typing proved: values proved for all sizes %u, refuted %u, "
+            "not provable %u\n",
+            vt, vp, vf, vu);
+}
+
+void sc_lemprove_report_value_counts(const sc_lemprove_report *rep, uint32_t *tried,
+                                     uint32_t *proved, uint32_t *refuted,
+                                     uint32_t *not_provable) {
+  uint32_t c[3] = {0, 0, 0}, n = 0;
+  for (guint i = 0; i < rep->results->len; i++) {
+    const sc_lemprove_result *r = &g_array_index(rep->results, sc_lemprove_result, i);
+    if (!values_tried(rep, r))
+      continue;
+    n++;
+    c[r->values]++;
+  }
+  *tried = n;
+  *proved = c[SC_LEMPROVE_PROVED];
+  *refuted = c[SC_LEMPROVE_REFUTED];
+  *not_provable = c[SC_LEMPROVE_NOT_PROVABLE];
 }
