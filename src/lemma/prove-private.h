@@ -35,6 +35,7 @@ typedef enum {
   VK_BOOL,     /* digit: FALSE, TRUE */
   VK_DTYPE,    /* digit: every dtype */
   VK_FIXED,    /* a fixed value (a float, or a string's default) */
+  VK_STRCHOICE, /* digit: a string among its known values, or None */
   VK_SCALAR,   /* digit: a representative Scalar (representative()) */
   VK_PROB,     /* digit: a representative float p (representative()) */
 } vkind;

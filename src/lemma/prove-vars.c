@@ -105,6 +105,18 @@ static const sc_value *representative(vkind kind, uint32_t i) {
   return kind == VK_SCALAR ? &scalars[i] : &probs[i];
 }
 
+/* The values a string argument takes (as PyTorch's schemas document
+ * them), by argument name; NULL when not known. */
+static const char *const *str_choices(const char *name) {
+  static const char *const rounding[] = {"trunc", "floor", NULL};
+  static const char *const approximate[] = {"none", "tanh", NULL};
+  if (strcmp(name, "rounding_mode") == 0)
+    return rounding;
+  if (strcmp(name, "approximate") == 0)
+    return approximate;
+  return NULL;
+}
+
 /* Plan the variables of lemma I; NULL with *why when the method does not
  * apply. */
 vplan *lp_plan_vars(const sc_lemma_set *set, uint32_t li, const ld_checked *k, uint32_t R,
@@ -175,6 +187,15 @@ vplan *lp_plan_vars(const sc_lemma_set *set, uint32_t li, const ld_checked *k, u
       break;
     case SC_ARG_FLOAT:
     case SC_ARG_STR:
+      if (t == SC_ARG_STR && a && str_choices(a->name) != NULL) {
+        /* every value the schema's callers pass (and None when optional) */
+        p[v].kind = VK_STRCHOICE;
+        p[v].n = 0;
+        while (str_choices(a->name)[p[v].n])
+          p[v].n++;
+        p[v].n += a->optional ? 1 : 0;
+        break;
+      }
       if (mentions_var(k->where, name) || computes_var(k->rhs, name)) {
         *why = g_strdup_printf("the condition or a computed argument reads the %s attribute ?%s",
                                t == SC_ARG_FLOAT ? "float" : "string", name);
@@ -295,6 +316,19 @@ uint32_t lp_build_instance(prun *P, gboolean declare) {
     case VK_PROB:
       sc_value_copy(x, representative(pl->kind, d));
       break;
+    case VK_STRCHOICE: {
+      const char *const *c = str_choices(pl->arg->name);
+      uint32_t nc = 0;
+      while (c[nc])
+        nc++;
+      if (d < nc) {
+        x->kind = SC_VAL_STR;
+        x->u.s = g_strdup(c[d]);
+      } else {
+        *x = sc_value_none();
+      }
+      break;
+    }
     case VK_FIXED:
       if (pl->arg && pl->arg->type == SC_ARG_STR)
         sc_value_copy(x, &pl->arg->default_value);
