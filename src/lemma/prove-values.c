@@ -298,14 +298,20 @@ static gboolean kid_type(prun *P, const pnode *kid, sc_ttype *t) {
   return FALSE;
 }
 
-static gboolean map_op(prun *P, const pnode *p, const sc_value *args, sc_dim *idx,
-                       uint32_t rank, vtarget *t) {
+/* The index before a reorder: identity, transpose, t, permute, unsqueeze,
+ * squeeze, view, flip. */
+static gboolean map_reorder(prun *P, const pnode *p, const sc_value *args, const pnode *x,
+                          const sc_ttype *xtp, const sc_ttype *otp, sc_dim *idx, uint32_t rank,
+                          vtarget *t) {
   const sc_op *op = p->op;
-  const pnode *x = kid_at(p, 0, 0);
-  sc_ttype xt, ot;
-  if (x == NULL || !kid_type(P, x, &xt) || !kid_type(P, p, &ot))
-    return FALSE;
+  const sc_ttype xt = *xtp, ot = *otp;
   uint32_t d, e;
+  (void)op;
+  (void)ot;
+  (void)xt;
+  (void)x;
+  (void)e;
+  (void)args;
   switch (layout_op(op)) {
   case LO_IDENTITY:
     return elem(P, x, idx, rank, t);
@@ -350,6 +356,42 @@ static gboolean map_op(prun *P, const pnode *p, const sc_value *args, sc_dim *id
     if (!view_map(P, &xt.shape, &ot.shape, idx, &rank))
       return FALSE;
     return elem(P, x, idx, rank, t);
+  case LO_FLIP: {
+    const sc_value *v = arg_named(op, args, "dims");
+    if (v == NULL || v->kind != SC_VAL_INT_LIST)
+      return FALSE;
+    gboolean done[SC_MAX_RANK] = {FALSE};
+    for (uint32_t j = 0; j < v->u.ints.n; j++) {
+      sc_value one = sc_value_dim(v->u.ints.v[j]);
+      if (!const_dim(P, &one, rank, &d))
+        return FALSE;
+      if (done[d])
+        continue;
+      done[d] = TRUE;
+      idx[d] = sc_dim_sub(P->st, sc_dim_sub(P->st, xt.shape.dims[d], sc_dim_const(1)), idx[d]);
+    }
+    return elem(P, x, idx, rank, t);
+  }
+  default:
+    break;
+  }
+  return FALSE;
+}
+
+/* The index before taking a part: slice, narrow, select, unbind, split. */
+static gboolean map_part(prun *P, const pnode *p, const sc_value *args, const pnode *x,
+                          const sc_ttype *xtp, const sc_ttype *otp, sc_dim *idx, uint32_t rank,
+                          vtarget *t) {
+  const sc_op *op = p->op;
+  const sc_ttype xt = *xtp, ot = *otp;
+  uint32_t d, e;
+  (void)op;
+  (void)ot;
+  (void)xt;
+  (void)x;
+  (void)e;
+  (void)args;
+  switch (layout_op(op)) {
   case LO_SLICE: {
     if (!const_dim(P, arg_named(op, args, "dim"), rank, &d))
       return FALSE;
@@ -401,6 +443,26 @@ static gboolean map_op(prun *P, const pnode *p, const sc_value *args, sc_dim *id
     idx[d] = sc_dim_add(P->st, idx[d], off);
     return elem(P, x, idx, rank, t);
   }
+  default:
+    break;
+  }
+  return FALSE;
+}
+
+/* The index before a join: which part of a cat or stack. */
+static gboolean map_join(prun *P, const pnode *p, const sc_value *args, const pnode *x,
+                          const sc_ttype *xtp, const sc_ttype *otp, sc_dim *idx, uint32_t rank,
+                          vtarget *t) {
+  const sc_op *op = p->op;
+  const sc_ttype xt = *xtp, ot = *otp;
+  uint32_t d, e;
+  (void)op;
+  (void)ot;
+  (void)xt;
+  (void)x;
+  (void)e;
+  (void)args;
+  switch (layout_op(op)) {
   case LO_CAT:
   case LO_STACK: {
     gboolean stack = layout_op(op) == LO_STACK;
@@ -429,6 +491,26 @@ static gboolean map_op(prun *P, const pnode *p, const sc_value *args, sc_dim *id
     }
     return FALSE;
   }
+  default:
+    break;
+  }
+  return FALSE;
+}
+
+/* The index before an expand, or a pad's fill value. */
+static gboolean map_fill(prun *P, const pnode *p, const sc_value *args, const pnode *x,
+                          const sc_ttype *xtp, const sc_ttype *otp, sc_dim *idx, uint32_t rank,
+                          vtarget *t) {
+  const sc_op *op = p->op;
+  const sc_ttype xt = *xtp, ot = *otp;
+  uint32_t d, e;
+  (void)op;
+  (void)ot;
+  (void)xt;
+  (void)x;
+  (void)e;
+  (void)args;
+  switch (layout_op(op)) {
   case LO_EXPAND: {
     uint32_t lead = rank - xt.shape.rank;
     for (uint32_t i = 0; i < xt.shape.rank; i++) {
@@ -438,22 +520,6 @@ static gboolean map_op(prun *P, const pnode *p, const sc_value *args, sc_dim *id
       idx[i] = one ? sc_dim_const(0) : idx[i + lead];
     }
     return elem(P, x, idx, xt.shape.rank, t);
-  }
-  case LO_FLIP: {
-    const sc_value *v = arg_named(op, args, "dims");
-    if (v == NULL || v->kind != SC_VAL_INT_LIST)
-      return FALSE;
-    gboolean done[SC_MAX_RANK] = {FALSE};
-    for (uint32_t j = 0; j < v->u.ints.n; j++) {
-      sc_value one = sc_value_dim(v->u.ints.v[j]);
-      if (!const_dim(P, &one, rank, &d))
-        return FALSE;
-      if (done[d])
-        continue;
-      done[d] = TRUE;
-      idx[d] = sc_dim_sub(P->st, sc_dim_sub(P->st, xt.shape.dims[d], sc_dim_const(1)), idx[d]);
-    }
-    return elem(P, x, idx, rank, t);
   }
   case LO_PAD: {
     const sc_value *v = arg_named(op, args, "pad");
@@ -476,6 +542,41 @@ static gboolean map_op(prun *P, const pnode *p, const sc_value *args, sc_dim *id
     }
     return elem(P, x, idx, rank, t);
   }
+  default:
+    break;
+  }
+  return FALSE;
+}
+
+static gboolean map_op(prun *P, const pnode *p, const sc_value *args, sc_dim *idx,
+                       uint32_t rank, vtarget *t) {
+  const pnode *x = kid_at(p, 0, 0);
+  sc_ttype xt, ot;
+  if (x == NULL || !kid_type(P, x, &xt) || !kid_type(P, p, &ot))
+    return FALSE;
+  switch (layout_op(p->op)) {
+  case LO_IDENTITY:
+  case LO_TRANSPOSE:
+  case LO_T:
+  case LO_PERMUTE:
+  case LO_UNSQUEEZE:
+  case LO_SQUEEZE:
+  case LO_VIEW:
+  case LO_FLIP:
+    return map_reorder(P, p, args, x, &xt, &ot, idx, rank, t);
+  case LO_SLICE:
+  case LO_NARROW:
+  case LO_SELECT:
+  case LO_UNBIND:
+  case LO_SPLIT:
+  case LO_SPLIT_SIZES:
+    return map_part(P, p, args, x, &xt, &ot, idx, rank, t);
+  case LO_CAT:
+  case LO_STACK:
+    return map_join(P, p, args, x, &xt, &ot, idx, rank, t);
+  case LO_EXPAND:
+  case LO_PAD:
+    return map_fill(P, p, args, x, &xt, &ot, idx, rank, t);
   case LO_NONE:
     break;
   }
