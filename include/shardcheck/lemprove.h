@@ -11,8 +11,9 @@
  * (every value), the length (0..R) of each size list, and one dtype shared
  * by every tensor variable; a Scalar attribute takes each of 8
  * representatives (-1, 0, 1, 2, 0.5, -0.5, True, False: the shape rules read
- * a Scalar's kind and an int's sign, never its magnitude, except arange's,
- * full's and linspace's bounds, whose lemmas are not provable here), a float
+ * a Scalar's kind and an int's sign, never its magnitude, except arange's
+ * and linspace's bounds, whose lemmas are not provable here; full's Scalar
+ * is its fill value, whose kind alone gives the dtype), a float
  * attribute passed as a probability p (dropout) each of 0, 0.5, 1, -0.5, 2
  * (the rules read whether it lies in [0, 1]), any other float 0.5 (not read
  * by any rule), a string its default.  Everything else is a fresh symbol: each size
@@ -82,6 +83,7 @@ typedef struct {
   uint32_t part, parts;  /* prove only the lemmas whose index in the set is
                             PART modulo PARTS (0 of 1: all) */
   gboolean values;       /* also prove layout lemmas' values (TRUE) */
+  gboolean layout_only;  /* prove only the pure layout lemmas (FALSE) */
   /* The interpreter's judgement of one concrete instance of LEMMA: SC_NO
    * when its sides' values differ (*DETAIL, transfer full, says where),
    * SC_YES when they agree on the values drawn, SC_UNKNOWN when it cannot

@@ -117,7 +117,7 @@ static int lemmas_check(int argc, char **argv) {
 
 static const char prove_usage[] =
     "Usage: shardcheck lemmas prove [--lemmas DIR] [--rank-bound R] [--only PREFIX] [--part I/N] "
-    "[--no-values] [--format text|json]\n";
+    "[--no-values] [--layout-only] [--format text|json]\n";
 
 /* A value refutation's witness, judged by the interpreter (lemprove.h). */
 static sc_truth prove_check_instance(void *user, const sc_lemma_set *set, uint32_t lemma,
@@ -164,13 +164,15 @@ static int lemmas_prove(int argc, char **argv) {
   g_auto(GStrv) dirs = NULL;
   g_auto(GStrv) rest = NULL;
   gint rank_bound = 2;
-  gboolean no_values = FALSE;
+  gboolean no_values = FALSE, layout_only = FALSE;
   gint64 max_input = (gint64)SC_INPUT_DEFAULT_MAX_BYTES;
   GOptionEntry entries[] = {
       {"lemmas", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &dirs,
        "Also prove the lemma files (*.lemma) of DIR (repeatable)", "DIR"},
       {"no-values", 0, 0, G_OPTION_ARG_NONE, &no_values,
        "Prove typing only (not the values of layout lemmas)", NULL},
+      {"layout-only", 0, 0, G_OPTION_ARG_NONE, &layout_only,
+       "Prove only the pure layout lemmas (typing and values)", NULL},
       {"rank-bound", 0, 0, G_OPTION_ARG_INT, &rank_bound,
        "Prove for every rank up to R (2; at most 6)", "R"},
       {"only", 0, 0, G_OPTION_ARG_STRING, &only,
@@ -225,6 +227,7 @@ static int lemmas_prove(int argc, char **argv) {
   opts.rank_bound = (uint32_t)rank_bound;
   opts.only = only;
   opts.values = !no_values;
+  opts.layout_only = layout_only;
   opts.check_instance = prove_check_instance;
   if (part != NULL) {
     unsigned pi = 0, pn = 0;

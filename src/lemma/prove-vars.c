@@ -80,8 +80,8 @@ static gboolean lemma_uses(const ld_checked *k, uint32_t var, const char *op_pre
 
 /* Representatives of a Scalar attribute: the shape rules read a Scalar's
  * kind (int, float, bool: alpha, value) and an int's sign (pow's
- * exponent), never its magnitude (arange's and full's bounds excepted:
- * those lemmas are out).  Of a float attribute named p or dropout_p: the
+ * exponent), never its magnitude (arange's and linspace's bounds
+ * excepted: those lemmas are out; full's Scalar is a fill value).  Of a float attribute named p or dropout_p: the
  * rules read whether it lies in [0, 1]; other floats are not read. */
 static const sc_value *representative(vkind kind, uint32_t i) {
   static sc_value scalars[8], probs[5];
@@ -155,9 +155,10 @@ vplan *lp_plan_vars(const sc_lemma_set *set, uint32_t li, const ld_checked *k, u
         g_free(p);
         return NULL;
       }
-      if (lemma_uses(k, v, "arange", NULL) || lemma_uses(k, v, "full", NULL) ||
-          lemma_uses(k, v, "linspace", NULL)) {
-        *why = g_strdup_printf("the Scalar attribute ?%s is a bound of arange/full/linspace "
+      /* full's Scalar is its fill value: its kind (the dtype when none is
+       * given) is all a rule reads, as for any other Scalar */
+      if (lemma_uses(k, v, "arange", NULL) || lemma_uses(k, v, "linspace", NULL)) {
+        *why = g_strdup_printf("the Scalar attribute ?%s is a bound of arange/linspace "
                                "(its magnitude makes sizes)",
                                name);
         g_free(p);

@@ -109,6 +109,7 @@ void sc_lemprove_options_init(sc_lemprove_options *opts) {
   opts->part = 0;
   opts->parts = 1;
   opts->values = TRUE;
+  opts->layout_only = FALSE;
   opts->check_instance = NULL;
   opts->check_user = NULL;
 }
@@ -137,6 +138,8 @@ sc_lemprove_report *sc_lemprove_run(const sc_lemma_set *set, const sc_lemprove_o
     if (opts->only && !g_str_has_prefix(info->name, opts->only))
       continue;
     if (opts->parts > 1 && i % opts->parts != opts->part)
+      continue;
+    if (opts->layout_only && !lp_values_applies(sc_lemma_set_checked(set, i)))
       continue;
     sc_lemprove_result r = {0};
     r.lemma = i;
