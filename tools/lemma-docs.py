@@ -116,7 +116,48 @@ def load_proofs(path):
         return None, {}
     with open(path, encoding="utf-8") as f:
         rep = json.load(f)
-    return rep["rank_bound"], {l["name"]: (l["status"], l.get("why")) for l in rep["lemmas"]}
+    return rep["rank_bound"], {l["name"]: (l["status"], l.get("why"), l.get("values"),
+                                           l.get("values_why")) for l in rep["lemmas"]}
+
+
+def values_category(w):
+    """A short reason why a layout lemma's values are not proved."""
+    w = w or ""
+    table = [
+        ("merges dims", "a view merging dims (div/mod)"),
+        ("budget", "over budget"),
+        ("no concrete instance", "refuted symbolically, no interpreter witness"),
+        ("not a constant", "a symbolic dim argument"),
+        ("undecided", "a comparison left undecided"),
+    ]
+    for key, text in table:
+        if key in w:
+            return text
+    return "other: " + w[:60]
+
+
+def values_cell(name, proofs, rank_bound):
+    """What the prover says of statement NAME's values (layout lemmas only)."""
+    mine = [v for k, v in proofs.items() if k == name or k.startswith(name + "[")]
+    tried = [(v, vw) for _, _, v, vw in mine if v is not None]
+    if not tried:
+        return "fuzzed only"
+    proved = sum(1 for v, _ in tried if v == "proved")
+    refuted = sum(1 for v, _ in tried if v == "refuted")
+    reasons = sorted({values_category(vw) for v, vw in tried if v == "not_provable"})
+    if len(mine) == 1:
+        v, vw = tried[0]
+        if v == "proved":
+            return f"proved (rank <= {rank_bound})"
+        if v == "refuted":
+            return "**refuted**"
+        return "fuzzed only: " + values_category(vw)
+    text = f"proved {proved}/{len(mine)} instances"
+    if refuted:
+        text += f", **{refuted} refuted**"
+    if reasons:
+        text += "; fuzzed only: " + "; ".join(reasons)
+    return text
 
 
 def status_cell(name, proofs, rank_bound):
@@ -124,11 +165,11 @@ def status_cell(name, proofs, rank_bound):
     mine = [v for k, v in proofs.items() if k == name or k.startswith(name + "[")]
     if not mine:
         return "fuzzed only: not run by the prover"
-    proved = sum(1 for st, _ in mine if st == "proved")
-    refuted = sum(1 for st, _ in mine if st == "refuted")
-    reasons = sorted({category(w, rank_bound) for st, w in mine if st == "not_provable"})
+    proved = sum(1 for st, *_ in mine if st == "proved")
+    refuted = sum(1 for st, *_ in mine if st == "refuted")
+    reasons = sorted({category(w, rank_bound) for st, w, *_ in mine if st == "not_provable"})
     if len(mine) == 1:
-        st, w = mine[0]
+        st, w, *_ = mine[0]
         if st == "proved":
             return f"proved (rank <= {rank_bound})"
         if st == "refuted":
@@ -207,11 +248,11 @@ def render(lemma_dir, proofs_path=None):
         "interpreter on random instances (ranks 1-4, random sizes, dims, keepdim,",
         "split points, dtypes, and for class lemmas every operator of the class), and",
         "the load-time instance test checks that both sides have one type on 600",
-        "instances.  This refutes; it does not prove.  **Values are fuzzed only**:",
-        "no lemma's value equality is proved for all sizes.",
+        "instances.  This refutes; it does not prove.  Values are fuzzed only,",
+        "except those of the pure layout lemmas below.",
         "",
         "What is proved for all sizes is **typing**, by `shardcheck lemmas prove`",
-        "(include/shardcheck/lemprove.h, src/lemma/prove.c), after TensorRight",
+        "(include/shardcheck/lemprove.h, src/lemma/prove*.c), after TensorRight",
         "(POPL 2025): wherever the left side is well-typed and the where condition",
         "holds, the right side is well-typed with the same shape and dtype (for a",
         "`<=>` lemma, the converse too), for every size, at every rank up to a",
@@ -219,8 +260,8 @@ def render(lemma_dir, proofs_path=None):
         "length <= R), bools, dtypes (one dtype shared by the tensor variables,",
         "each of the 9) and loss reductions are enumerated, a Scalar attribute takes",
         "8 representatives (-1, 0, 1, 2, 0.5, -0.5, True, False: the shape rules read",
-        "a Scalar's kind and sign, not its magnitude; a Scalar bound of arange, full",
-        "or linspace is not provable), a float probability p (dropout) 0, 0.5, 1,",
+        "a Scalar's kind and sign, not its magnitude; a Scalar bound of arange or",
+        "linspace is not provable), a float probability p (dropout) 0, 0.5, 1,",
         "-0.5 and 2, any other float 0.5 (no shape rule reads it); every size (in [1,",
         "2^31]) and every other integer (starts, ends, lengths, view and expand",
         "sizes: in [-2^40, 2^40]) is a symbol.  The operators' own shape rules run",
@@ -238,12 +279,35 @@ def render(lemma_dir, proofs_path=None):
         "`shardcheck lemmas prove --rank-bound 3` proves more of the lemmas that",
         "need rank 3 (at a cost: a few seconds per lemma with several tensors).",
         "",
+        "**Values for all sizes** are proved for the pure layout lemmas (every",
+        "operator of both sides among cat, stack, slice, narrow, select, split,",
+        "split_with_sizes, unbind, transpose, t, permute, unsqueeze, squeeze,",
+        "expand, view/reshape/flatten, flip, constant_pad_nd and the identities)",
+        "whose typing is proved (src/lemma/prove-values.c).  Both sides are index",
+        "maps: at a symbolic output index o (one symbol per dim, assumed in",
+        "bounds), each side is walked from its root to its leaves, each operator",
+        "rewriting the index (cat: which part, by comparing o with the parts'",
+        "offsets; slice: start + o * step; permute: a reorder; expand: 0 where the",
+        "operand's size is 1; pad: a shift, or the fill value outside; a view whose",
+        "non-1 sizes match one to one or split an input size into consecutive",
+        "output sizes: the linearised index), every comparison decided by the",
+        "normal form or cvc5 or split as for typing.  On every path both sides",
+        "must read the same element of the same variable (every index component",
+        "provably equal) or the same fill value.  A value refutation is reported",
+        "only with a concrete instance on which the interpreter finds the sides'",
+        "values different.  Not provable: a view merging dims (its input index is",
+        "a div/mod of the linearised index), a dim argument that is not a",
+        "constant, chunk, repeat, roll.",
+        "",
     ]
     if proofs:
         counts = {"proved": 0, "refuted": 0, "not_provable": 0}
         reasons = {}
-        for st, w in proofs.values():
+        vcounts = {"proved": 0, "refuted": 0, "not_provable": 0}
+        for st, w, v, _ in proofs.values():
             counts[st] += 1
+            if v is not None:
+                vcounts[v] += 1
             if st == "not_provable":
                 c = category(w, rank_bound)
                 reasons[c] = reasons.get(c, 0) + 1
@@ -258,7 +322,16 @@ def render(lemma_dir, proofs_path=None):
             "|---|---:|",
         ]
         out += [f"| {c} | {n} |" for c, n in sorted(reasons.items(), key=lambda x: -x[1])]
-        out += ["", "Each lemma's line below says which (column \"typing for all sizes\").", ""]
+        vtried = sum(vcounts.values())
+        out += [
+            "",
+            f"Values: of the {vtried} layout lemmas and instances whose typing is proved,",
+            f"**{vcounts['proved']} values proved for all sizes at rank <= {rank_bound}**, "
+            f"{vcounts['refuted']} refuted,",
+            f"{vcounts['not_provable']} fuzzed only (not provable by the method).",
+        ]
+        out += ["", "Each lemma's line below says which (columns \"typing for all sizes\" and",
+                "\"values for all sizes\").", ""]
     out += [
         "A few lemmas get few random instances (a random target shape rarely fits",
         "a view): `view_view_cat_aligned` and `view_cat_regroup_aligned`",
@@ -280,8 +353,10 @@ def render(lemma_dir, proofs_path=None):
             out += [f"| `{n}` | {sentence(c)} |" for n, c in ops]
             out.append("")
         if lemmas and proofs:
-            out += ["| lemma | identity | typing for all sizes |", "|---|---|---|"]
-            out += [f"| `{n} | {sentence(c)} | {status_cell(b, proofs, rank_bound)} |"
+            out += ["| lemma | identity | typing for all sizes | values for all sizes |",
+                    "|---|---|---|---|"]
+            out += [f"| `{n} | {sentence(c)} | {status_cell(b, proofs, rank_bound)} | "
+                    f"{values_cell(b, proofs, rank_bound)} |"
                     for (n, c), b in zip(lemmas, bare)]
         elif lemmas:
             out += ["| lemma | identity |", "|---|---|"]

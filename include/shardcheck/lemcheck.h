@@ -93,6 +93,14 @@ void sc_lemcheck_result_clear(sc_lemcheck_result *res);
 void sc_lemcheck_report_counts(const sc_lemcheck_report *r, uint32_t *passed, uint32_t *failed,
                                uint32_t *no_instance, uint32_t *not_checkable);
 
+/* One concrete instance of LEMMA judged by the interpreter (for `lemmas
+ * prove`'s value refutations): both sides evaluated on up to four draws of
+ * random values (SEED); SC_NO at the first draw where they differ (*DETAIL,
+ * transfer full: where), SC_YES when they agree on every draw evaluated,
+ * SC_UNKNOWN when a side does not instantiate or cannot be evaluated. */
+sc_truth sc_lemcheck_instance(const sc_lemma_set *set, uint32_t lemma,
+                              const sc_lemma_instance *inst, uint64_t seed, char **detail);
+
 /* An sc_interp_fallback (interp.h) for the operators declared in lemma
  * files: evaluates a call of OP through its definition (its NS_NAME_unfold
  * lemma in the sc_lemma_set USER), as `lemmas check` does, and copies the

@@ -11,8 +11,9 @@
  * (every value), the length (0..R) of each size list, and one dtype shared
  * by every tensor variable; a Scalar attribute takes each of 8
  * representatives (-1, 0, 1, 2, 0.5, -0.5, True, False: the shape rules read
- * a Scalar's kind and an int's sign, never its magnitude, except arange's,
- * full's and linspace's bounds, whose lemmas are not provable here), a float
+ * a Scalar's kind and an int's sign, never its magnitude, except arange's
+ * and linspace's bounds, whose lemmas are not provable here; full's Scalar
+ * is its fill value, whose kind alone gives the dtype), a float
  * attribute passed as a probability p (dropout) each of 0, 0.5, 1, -0.5, 2
  * (the rules read whether it lies in [0, 1]), any other float 0.5 (not read
  * by any rule), a string its default.  Everything else is a fresh symbol: each size
@@ -41,9 +42,24 @@
  *     a budget of configurations or paths exceeded, a symbolic refutation
  *     without a concrete witness, or a left side well-typed in no
  *     configuration at rank <= R.
- * What is proved is typing, not values: the numerical checker (lemcheck.h)
- * still only fuzzes values.  Not covered: mixed dtypes among tensor
- * variables, sizes 0, integers beyond 2^40, ranks above R.
+ * Values.  For a pure layout lemma (every operator of both sides among
+ * cat, stack, slice, narrow, select, split, split_with_sizes, unbind,
+ * transpose, t, permute, unsqueeze, squeeze, expand, view/reshape/flatten,
+ * flip, constant_pad_nd and the identities) whose typing is proved, the
+ * same configurations and paths are run again with the values obligation
+ * (prove-values.c): at a symbolic output index in bounds, both sides read
+ * the same element of the same variable (or the same pad fill value).  A
+ * comparison of indices that no one decides splits the path as above.
+ * Values are
+ *   - PROVED when that holds on every path of every configuration;
+ *   - REFUTED when a path breaks it and a concrete instance, found by
+ *     random sizes, is checked by the interpreter (OPTS->check_instance:
+ *     both sides evaluated on random values) to give different values;
+ *   - NOT_PROVABLE otherwise (a view merging dims: div/mod; a symbolic
+ *     dim; a budget; a symbolic refutation without an interpreter witness).
+ * Other lemmas' values are only fuzzed (lemcheck.h).  Not covered: mixed
+ * dtypes among tensor variables, sizes 0, integers beyond 2^40, ranks
+ * above R.
  *
  * Ownership: the report borrows the set's lemma names; its strings are its
  * own.  The oracle is borrowed for the call. */
@@ -66,6 +82,15 @@ typedef struct {
   const char *only;      /* prove only lemmas whose name starts with this (NULL: all) */
   uint32_t part, parts;  /* prove only the lemmas whose index in the set is
                             PART modulo PARTS (0 of 1: all) */
+  gboolean values;       /* also prove layout lemmas' values (TRUE) */
+  gboolean layout_only;  /* prove only the pure layout lemmas (FALSE) */
+  /* The interpreter's judgement of one concrete instance of LEMMA: SC_NO
+   * when its sides' values differ (*DETAIL, transfer full, says where),
+   * SC_YES when they agree on the values drawn, SC_UNKNOWN when it cannot
+   * evaluate them.  NULL: no value is ever refuted. */
+  sc_truth (*check_instance)(void *user, const sc_lemma_set *set, uint32_t lemma,
+                             const sc_lemma_instance *inst, char **detail);
+  void *check_user;
 } sc_lemprove_options;
 
 void sc_lemprove_options_init(sc_lemprove_options *opts);
@@ -91,6 +116,11 @@ typedef struct {
   uint32_t paths;           /* complete paths run */
   uint32_t typed;           /* of those, paths where the left side is
                                well-typed and the condition YES */
+  gboolean layout;          /* a pure layout lemma: values were tried when
+                               the typing is PROVED */
+  sc_lemprove_status values; /* values (layout and typing PROVED only) */
+  char *values_why;         /* as why, for the values */
+  uint32_t value_paths;     /* complete paths of the values run */
 } sc_lemprove_result;
 
 typedef struct sc_lemprove_report sc_lemprove_report;
@@ -108,8 +138,13 @@ const sc_lemprove_result *sc_lemprove_report_get(const sc_lemprove_report *rep, 
 /* Counts by status. */
 void sc_lemprove_report_counts(const sc_lemprove_report *rep, uint32_t *proved,
                                uint32_t *refuted, uint32_t *not_provable);
+/* Lemmas whose values were tried, and their counts by status. */
+void sc_lemprove_report_value_counts(const sc_lemprove_report *rep, uint32_t *tried,
+                                     uint32_t *proved, uint32_t *refuted,
+                                     uint32_t *not_provable);
 /* One line per lemma ("proved  NAME  (rank <= 3: 12 configurations, 14
- * paths)"), then the totals. */
+ * paths)"; a layout lemma's values on a line of their own), then the
+ * totals. */
 void sc_lemprove_report_text(FILE *out, const sc_lemprove_report *rep);
 uint32_t sc_lemprove_report_rank_bound(const sc_lemprove_report *rep);
 

@@ -828,6 +828,55 @@ void sc_lemcheck_lemma(const sc_lemma_set *set, uint32_t lemma, const sc_lemchec
   g_free(args);
 }
 
+sc_truth sc_lemcheck_instance(const sc_lemma_set *set, uint32_t lemma,
+                              const sc_lemma_instance *inst, uint64_t seed, char **detail) {
+  g_autofree char *lwhy = NULL, *rwhy = NULL;
+  g_autoptr(sc_lemma_program) lp =
+      sc_lemma_instantiate(set, lemma, SC_LEMMA_SIDE_LEFT, inst, &lwhy);
+  g_autoptr(sc_lemma_program) rp =
+      lp ? sc_lemma_instantiate(set, lemma, SC_LEMMA_SIDE_RIGHT, inst, &rwhy) : NULL;
+  if (lp == NULL || rp == NULL)
+    return SC_UNKNOWN;
+  uint32_t nv = sc_lemma_n_vars(set, lemma);
+  g_autofree gboolean *is_t = g_new0(gboolean, nv ? nv : 1);
+  for (uint32_t v = 0; v < nv; v++)
+    is_t[v] = !sc_lemma_var_is_attr(set, lemma, v);
+  sc_rng rng;
+  sc_rng_seed(&rng, seed);
+  evaluator E = {set, inst->st, {seed, 0, NULL, NULL}, NULL, FALSE};
+  sc_truth answer = SC_UNKNOWN;
+  for (uint32_t trial = 0; trial < 4 && answer != SC_NO && !E.uncheckable; trial++) {
+    sc_tvalue **vals = g_new0(sc_tvalue *, nv ? nv : 1);
+    g_autoptr(GError) verr = NULL;
+    if (fill_values(&rng, vals, inst->types, is_t, NULL, nv, 0, trial % 2 == 0, trial >= 2,
+                    &verr) &&
+        verr == NULL) {
+      sc_tvalue *lv = eval_program(&E, lp, vals, 0);
+      g_clear_error(&E.error);
+      sc_tvalue *rv = lv ? eval_program(&E, rp, vals, 0) : NULL;
+      g_clear_error(&E.error);
+      if (lv && rv) {
+        sc_tcompare c;
+        memset(&c, 0, sizeof c);
+        sc_tolerance tol = sc_tolerance_default();
+        if (sc_tvalue_compare(lv, rv, &tol, &c)) {
+          answer = SC_YES;
+        } else {
+          answer = SC_NO;
+          *detail = sc_tcompare_to_string(&c, lv, rv);
+        }
+      }
+      sc_tvalue_free(lv);
+      sc_tvalue_free(rv);
+    }
+    for (uint32_t v = 0; v < nv; v++)
+      sc_tvalue_free(vals[v]);
+    g_free(vals);
+  }
+  g_clear_error(&E.error);
+  return answer;
+}
+
 /* ---- the report ------------------------------------------------------------------ */
 
 struct sc_lemcheck_report {

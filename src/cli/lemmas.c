@@ -98,9 +98,16 @@ static int lemmas_check(int argc, char **argv) {
 
 static const char prove_usage[] =
     "Usage: shardcheck lemmas prove [--lemmas DIR] [--rank-bound R] [--only PREFIX] [--part I/N] "
-    "[--format text|json]\n";
+    "[--no-values] [--layout-only] [--format text|json]\n";
 
-static json_t *prove_json(const sc_lemprove_report *rep) {
+/* A value refutation's witness, judged by the interpreter (lemprove.h). */
+static sc_truth prove_check_instance(void *user, const sc_lemma_set *set, uint32_t lemma,
+                                     const sc_lemma_instance *inst, char **detail) {
+  (void)user;
+  return sc_lemcheck_instance(set, lemma, inst, 1, detail);
+}
+
+static json_t *prove_json(const sc_lemprove_report *rep, gboolean values) {
   json_t *arr = json_array();
   for (uint32_t i = 0; i < sc_lemprove_report_n(rep); i++) {
     const sc_lemprove_result *r = sc_lemprove_report_get(rep, i);
@@ -108,13 +115,26 @@ static json_t *prove_json(const sc_lemprove_report *rep) {
                           sc_lemprove_status_name(r->status), "configs", (json_int_t)r->configs,
                           "paths", (json_int_t)r->paths, "typed", (json_int_t)r->typed);
     json_object_set_new(o, "why", r->why ? json_string(r->why) : json_null());
+    /* values: null unless tried (a layout lemma whose typing is proved) */
+    gboolean tried = r->layout && r->status == SC_LEMPROVE_PROVED && values;
+    json_object_set_new(o, "values",
+                        tried ? json_string(sc_lemprove_status_name(r->values)) : json_null());
+    json_object_set_new(o, "values_why",
+                        tried && r->values_why ? json_string(r->values_why) : json_null());
     json_array_append_new(arr, o);
   }
-  uint32_t p, f, u;
+  uint32_t p, f, u, vt, vp, vf, vu;
   sc_lemprove_report_counts(rep, &p, &f, &u);
-  return json_pack("{s:i, s:o, s:i, s:i, s:i}", "rank_bound",
-                   (json_int_t)sc_lemprove_report_rank_bound(rep), "lemmas", arr, "proved",
-                   (json_int_t)p, "refuted", (json_int_t)f, "not_provable", (json_int_t)u);
+  sc_lemprove_report_value_counts(rep, &vt, &vp, &vf, &vu);
+  json_t *root =
+      json_pack("{s:i, s:o, s:i, s:i, s:i}", "rank_bound",
+                (json_int_t)sc_lemprove_report_rank_bound(rep), "lemmas", arr, "proved",
+                (json_int_t)p, "refuted", (json_int_t)f, "not_provable", (json_int_t)u);
+  json_object_set_new(root, "values",
+                      json_pack("{s:i, s:i, s:i, s:i}", "tried", (json_int_t)vt, "proved",
+                                (json_int_t)vp, "refuted", (json_int_t)vf, "not_provable",
+                                (json_int_t)vu));
+  return root;
 }
 
 /* `lemmas prove`: the typing of every lemma for all sizes at rank <= R
@@ -126,8 +146,13 @@ static int lemmas_prove(int argc, char **argv) {
   g_auto(GStrv) dirs = NULL;
   g_auto(GStrv) rest = NULL;
   gint rank_bound = 2;
+  gboolean no_values = FALSE, layout_only = FALSE;
   GOptionEntry entries[] = {
       SC_CLI_LEMMAS_ENTRY(&dirs, "Also prove the lemma files (*.lemma) of DIR (repeatable)"),
+      {"no-values", 0, 0, G_OPTION_ARG_NONE, &no_values,
+       "Prove typing only (not the values of layout lemmas)", NULL},
+      {"layout-only", 0, 0, G_OPTION_ARG_NONE, &layout_only,
+       "Prove only the pure layout lemmas (typing and values)", NULL},
       {"rank-bound", 0, 0, G_OPTION_ARG_INT, &rank_bound,
        "Prove for every rank up to R (2; at most 6)", "R"},
       {"only", 0, 0, G_OPTION_ARG_STRING, &only,
@@ -163,6 +188,9 @@ static int lemmas_prove(int argc, char **argv) {
   sc_lemprove_options_init(&opts);
   opts.rank_bound = (uint32_t)rank_bound;
   opts.only = only;
+  opts.values = !no_values;
+  opts.layout_only = layout_only;
+  opts.check_instance = prove_check_instance;
   if (part != NULL) {
     unsigned pi = 0, pn = 0;
     char extra;
@@ -183,7 +211,7 @@ static int lemmas_prove(int argc, char **argv) {
   }
   sc_smt_free(smt);
   if (json) {
-    json_t *root = prove_json(rep);
+    json_t *root = prove_json(rep, opts.values);
     char *out = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
     printf("%s\n", out);
     free(out);
@@ -191,9 +219,10 @@ static int lemmas_prove(int argc, char **argv) {
   } else {
     sc_lemprove_report_text(stdout, rep);
   }
-  uint32_t p, f, u;
+  uint32_t p, f, u, vt, vp, vf, vu;
   sc_lemprove_report_counts(rep, &p, &f, &u);
-  return f > 0 ? SC_EXIT_FAILS : SC_EXIT_REFINES;
+  sc_lemprove_report_value_counts(rep, &vt, &vp, &vf, &vu);
+  return f + vf > 0 ? SC_EXIT_FAILS : SC_EXIT_REFINES;
 }
 
 int sc_cli_lemmas(int argc, char **argv) {

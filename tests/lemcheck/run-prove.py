@@ -5,25 +5,38 @@
         The planted lemmas of PLANTED_DIR: lemprove_true_transpose proved,
         lemprove_planted_slice refuted with a concrete instance that really
         breaks it (?e >= 9 and dim 0 of ?x larger than ?e), and
-        lemprove_outside_scalar not provable (a Scalar in the condition).
+        lemprove_outside_scalar not provable (a Scalar in the condition);
+        values: lemprove_values_cat_slice's and lemprove_values_view_rows's
+        (a view splitting a dim) proved for all sizes, the two
+        planted wrong index maps (lemprove_values_planted_swap, _shift)
+        refuted with an instance whose sides the interpreter finds
+        different (the instance is read back and checked to satisfy the
+        lemma's condition), lemprove_true_transpose's proved.
     run-prove.py SHARDCHECK STATUS_JSON library [PREFIX...]
         The library's lemmas whose names start with a PREFIX (all when none
-        is given) proved again: no lemma refuted, and each status equal to
-        the one recorded in STATUS_JSON (docs/lemma-proofs.json, from which
+        is given) proved again: no lemma refuted, and each status (typing,
+        and values for layout lemmas) equal to the one recorded in
+        STATUS_JSON (docs/lemma-proofs.json, from which
         docs/lemmas.md is generated), so the page cannot claim a proof that
         the prover no longer gives.
 
 Prints "N passed, M failed" and exits 1 on a failure.  Standard library only.
 """
 import json
+import os
 import re
 import subprocess
 import sys
 
 
 def prove(exe, args):
+    # cvc5's wall-time budget per query (500 ms by default) is what a loaded
+    # machine runs out of first: raised so that the answers depend on the
+    # deterministic resource limit (SC_SMT_RLIMIT), as docs/lemma-proofs.json's
+    env = dict(os.environ)
+    env.setdefault("SC_SMT_TLIMIT_MS", "10000")
     r = subprocess.run([exe, "lemmas", "prove", "--format", "json"] + args,
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, env=env)
     if "Sanitizer" in r.stderr or "runtime error" in r.stderr:
         print(r.stderr[-3000:])
         return 99, None
@@ -54,6 +67,26 @@ def planted(exe, planted_dir):
         # the instance must satisfy the condition and break the rewrite
         if not (e >= 9 and size > e):
             failures.append(f"lemprove_planted_slice: the instance does not break it: {why}")
+    for name in ("lemprove_true_transpose", "lemprove_values_cat_slice",
+                 "lemprove_values_view_rows"):
+        v = by.get(name, {})
+        if v.get("values") != "proved":
+            failures.append(f"{name}: values not proved: {v}")
+    for name in ("lemprove_values_planted_swap", "lemprove_values_planted_shift"):
+        v = by.get(name, {})
+        vw = v.get("values_why") or ""
+        if v.get("status") != "proved" or v.get("values") != "refuted" or \
+                "the interpreter finds the sides' values differ" not in vw:
+            failures.append(f"{name}: values not refuted with an interpreter witness: {v}")
+            continue
+        a = re.search(r"\?a: \w+\[([^\]]*)\]", vw)
+        b = re.search(r"\?b: \w+\[([^\]]*)\]", vw)
+        if not a or not b or a.group(1) != b.group(1):
+            failures.append(f"{name}: the instance breaks the condition shape(?a) == shape(?b): {vw}")
+        if name.endswith("_shift"):
+            e = re.search(r"\?e = (-?\d+)", vw)
+            if not e or int(e.group(1)) != int(a.group(1).split(",")[0]) + 1:
+                failures.append(f"{name}: the instance breaks ?e == size(?a, 0) + 1: {vw}")
     o = by.get("lemprove_outside_scalar", {})
     if o.get("status") != "not_provable" or "Scalar" not in (o.get("why") or ""):
         failures.append(f"lemprove_outside_scalar: {o}")
@@ -64,7 +97,9 @@ def planted(exe, planted_dir):
 
 def library(exe, status_json, prefixes):
     with open(status_json, encoding="utf-8") as f:
-        recorded = {l["name"]: l["status"] for l in json.load(f)["lemmas"]}
+        rec = json.load(f)["lemmas"]
+    recorded = {l["name"]: l["status"] for l in rec}
+    recorded_values = {l["name"]: l.get("values") for l in rec}
     failures = []
     runs = prefixes or [None]
     for p in runs:
@@ -75,9 +110,15 @@ def library(exe, status_json, prefixes):
         for l in rep["lemmas"]:
             if l["status"] == "refuted":
                 failures.append(f"{l['name']} refuted: {l['why']}")
+            elif l.get("values") == "refuted":
+                failures.append(f"{l['name']} values refuted: {l['values_why']}")
             elif recorded.get(l["name"]) != l["status"]:
                 failures.append(f"{l['name']}: {l['status']} now, {recorded.get(l['name'])} in "
                                 f"{status_json} (regenerate it and docs/lemmas.md)")
+            elif recorded_values.get(l["name"]) != l.get("values"):
+                failures.append(f"{l['name']}: values {l.get('values')} now, "
+                                f"{recorded_values.get(l['name'])} in {status_json} "
+                                "(regenerate it and docs/lemmas.md)")
         print(f"--only {p}: {rep['proved']} proved, {rep['refuted']} refuted, "
               f"{rep['not_provable']} not provable")
     return failures
