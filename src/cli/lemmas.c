@@ -137,7 +137,8 @@ static json_t *prove_json(const sc_lemprove_report *rep, gboolean values) {
   return root;
 }
 
-/* `lemmas prove`: the typing of every lemma for all sizes at rank <= R
+/* `lemmas prove`: the typing of every lemma, and the values of pure layout
+ * lemmas, for all sizes at rank <= R
  * (lemprove.h).  Exit 0 when no lemma is refuted, 1 when one is, 2 on a
  * usage or load error. */
 static int lemmas_prove(int argc, char **argv) {
@@ -167,7 +168,8 @@ static int lemmas_prove(int argc, char **argv) {
   if (!sc_cli_parse_common(
           &common, "shardcheck lemmas prove",
           "- prove that every lemma's right side is well-typed, with the shape and dtype of its "
-          "left side, for all sizes at rank <= R",
+          "left side, and that pure layout lemmas' sides pick the same elements, for all sizes "
+          "at rank <= R",
           "Examples:\n  shardcheck lemmas prove\n  shardcheck lemmas prove --rank-bound 4 "
           "--only cat_\n"
           "\nExit codes: 0 no lemma refuted, 1 a lemma refuted, 2 usage or load error.",
