@@ -150,12 +150,6 @@ void sc_lemma_rules_rebind(sc_lemma_rules *r, sc_lang *lang);
  * The compiled rewrites live until the last rules sharing them are freed.
  * (transfer full) */
 sc_lemma_rules *sc_lemma_rules_share(const sc_lemma_rules *r);
-/* DST learns the condition answers SRC's memo recorded since DST last
- * learned from SRC (rules sharing compiled rewrites, neither in use by a
- * runner): a condition's answer is a function of the values it reads
- * (src/lemma/condmemo.h), so this changes what DST computes again, never
- * what it decides. */
-void sc_lemma_rules_learn(sc_lemma_rules *dst, const sc_lemma_rules *src);
 /* The calling thread binds no rules any more (a worker thread whose
  * rules may be freed by another thread). */
 void sc_lemma_rules_unbind(void);

@@ -210,8 +210,6 @@ static void wait_done(sc_rel_sched *sc, slot *s) {
  * free again. */
 static void slot_drop(sc_rel_sched *sc, slot *s) {
   wait_done(sc, s);
-  if (s->ctx.compiled != NULL)
-    sc_lemma_rules_learn(sc->c->compiled, s->ctx.compiled);
   sc_rel_proof_clear(&s->proof);
   sc_rel_visit_release(&s->ctx); /* its e-graph and its memo of clean terms */
   for (guint i = 0; i < s->owned->len; i++)
@@ -369,10 +367,6 @@ void sc_rel_sched_dispatch(sc_rel_sched *sc, uint32_t at) {
     s->ctx.pending = c->pending;
     s->ctx.n_live = c->n_live;
     sc_rel_memo_begin(&s->ctx);
-    /* the condition answers the walk knows (its own and those of the
-     * proofs committed), while neither rules run */
-    if (s->ctx.compiled != NULL)
-      sc_lemma_rules_learn(s->ctx.compiled, c->compiled);
     /* its own budget: a later node's e-graph reaching --max-enodes must
      * not stop an earlier node's proof (the limits are the same) */
     s->opts.limits.budget = sc_budget_new_like(c->opts->limits.budget);
@@ -404,10 +398,6 @@ gboolean sc_rel_sched_visit(sc_rel_sched *sc, uint32_t at, gboolean *stop, GErro
   slot *s = &sc->slots[sc->slot_of[at] - 1];
   sc->n_used++;
   wait_done(sc, s);
-  /* the condition answers this proof found, for the walk and the
-   * proofs dispatched from now on */
-  if (s->ctx.compiled != NULL)
-    sc_lemma_rules_learn(c->compiled, s->ctx.compiled);
   sc->ahead_seconds += s->proof.seconds;
   /* commit: the proof's expressions and counters join the walk's */
   for (guint i = 0; i < s->owned->len; i++)

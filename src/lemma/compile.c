@@ -43,7 +43,6 @@
 #include "lemma/lemma-private.h"
 #include "lemma/condmemo.h"
 
-#include <stdatomic.h>
 #include <string.h>
 
 typedef struct crule crule;
@@ -109,10 +108,6 @@ struct sc_lemma_rules {
   /* per rule (core->crules), the condition memo of a memoizable rule,
    * made at its first answer */
   sc_condmemo **memo;
-  uint64_t serial;       /* unique in the process: the key of LEARNED */
-  /* per rules learned from (sc_lemma_rules_learn), by their serial: how
-   * many answers of each rule's memo were taken (guint[n rules]) */
-  GHashTable *learned;
   GArray *assumed_now;   /* while the applier re-reads a condition: the
                             assumption ids read (match_lookup hands it to
                             vmin/vmax); NULL otherwise */
@@ -725,8 +720,6 @@ static sc_lemma_rules *rules_new(rcore *core, sc_lang *lang) {
   rules->undecided_inst = g_new0(char *, rules->n_lemmas ? rules->n_lemmas : 1);
   rules->store_vals = g_array_new(FALSE, TRUE, sizeof(sc_value));
   rules->store_offs = g_array_new(FALSE, FALSE, sizeof(guint));
-  static atomic_uint_fast64_t serials;
-  rules->serial = (uint64_t)atomic_fetch_add(&serials, 1);
   return rules;
 }
 
@@ -778,27 +771,6 @@ void sc_lemma_rules_rebind(sc_lemma_rules *r, sc_lang *lang) {
   }
 }
 
-void sc_lemma_rules_learn(sc_lemma_rules *dst, const sc_lemma_rules *src) {
-  g_return_if_fail(dst != NULL && src != NULL && dst->core == src->core && dst != src);
-  guint n = dst->core->crules->len;
-  if (dst->learned == NULL)
-    dst->learned = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
-  guint *marks = g_hash_table_lookup(dst->learned, &src->serial);
-  if (marks == NULL) {
-    marks = g_new0(guint, n ? n : 1);
-    g_hash_table_insert(dst->learned, g_memdup2(&src->serial, sizeof src->serial), marks);
-  }
-  for (guint i = 0; i < n; i++) {
-    const sc_condmemo *from = src->memo[i];
-    if (from == NULL || sc_lemma_condmemo_size(from) == marks[i])
-      continue;
-    if (dst->memo[i] == NULL)
-      dst->memo[i] = sc_lemma_condmemo_new();
-    sc_lemma_condmemo_copy_since(dst->memo[i], from, marks[i]);
-    marks[i] = sc_lemma_condmemo_size(from);
-  }
-}
-
 void sc_lemma_rules_unbind(void) {
   bound = NULL;
 }
@@ -826,8 +798,6 @@ void sc_lemma_rules_free(sc_lemma_rules *r) {
   for (guint i = 0; i < r->core->crules->len; i++)
     sc_lemma_condmemo_free(r->memo[i]);
   g_free(r->memo);
-  if (r->learned)
-    g_hash_table_unref(r->learned);
   core_unref(r->core);
   g_free(r);
 }

@@ -4,8 +4,7 @@
  * An open-addressing table of (hash, key offset, key length, answer); the
  * keys' words are stored one after the other in one array.  Invariants:
  * the table's size is a power of two, at most half full; an entry's key
- * is words[off .. off+len); LOG lists the entries in the order they were
- * recorded (for sc_lemma_condmemo_copy_since). */
+ * is words[off .. off+len). */
 #include "lemma/condmemo.h"
 
 #include <string.h>
@@ -22,16 +21,10 @@ typedef struct {
   sc_truth truth;
 } entry;
 
-typedef struct {
-  uint32_t off, len;
-  sc_truth truth;
-} logged;
-
 struct sc_condmemo {
   entry *slots;
   guint n_slots, n_entries;
   GArray *words; /* uint64_t */
-  GArray *log;   /* logged, n_entries of them */
 };
 
 /* Kinds of a key's parts (the high half of a part's first word). */
@@ -130,7 +123,6 @@ sc_condmemo *sc_lemma_condmemo_new(void) {
   m->n_slots = 64;
   m->slots = g_new0(entry, m->n_slots);
   m->words = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-  m->log = g_array_new(FALSE, FALSE, sizeof(logged));
   return m;
 }
 
@@ -139,7 +131,6 @@ void sc_lemma_condmemo_free(sc_condmemo *m) {
     return;
   g_free(m->slots);
   g_array_free(m->words, TRUE);
-  g_array_free(m->log, TRUE);
   g_free(m);
 }
 
@@ -213,19 +204,6 @@ void sc_lemma_condmemo_insert(sc_condmemo *m, const sc_condmemo_key *k, sc_truth
   e->off = m->words->len;
   e->len = k->n;
   e->truth = t;
-  logged l = {e->off, e->len, t};
-  g_array_append_val(m->log, l);
   g_array_append_vals(m->words, k->w, k->n);
   m->n_entries++;
-}
-
-void sc_lemma_condmemo_copy_since(sc_condmemo *dst, const sc_condmemo *src, guint from) {
-  sc_condmemo_key k;
-  for (guint i = from; i < src->n_entries; i++) {
-    const logged *l = &g_array_index(src->log, logged, i);
-    k.n = l->len;
-    k.ok = TRUE;
-    memcpy(k.w, &g_array_index(src->words, uint64_t, l->off), l->len * sizeof(uint64_t));
-    sc_lemma_condmemo_insert(dst, &k, l->truth);
-  }
 }

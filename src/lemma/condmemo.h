@@ -62,12 +62,6 @@ gboolean sc_lemma_condmemo_lookup(const sc_condmemo *m, const sc_condmemo_key *k
  * ignored) for K.  Past a bound on the entries nothing more is recorded. */
 void sc_lemma_condmemo_insert(sc_condmemo *m, const sc_condmemo_key *k, sc_truth t);
 
-/* Records into DST every answer SRC recorded, from its FROM-th in the
- * order they were recorded (0: all; sc_lemma_condmemo_size(SRC) now is
- * where a later call takes up).  The caller sees that neither memo is in
- * use by another thread. */
-void sc_lemma_condmemo_copy_since(sc_condmemo *dst, const sc_condmemo *src, guint from);
-
 /* Statistics, for tests: keys recorded. */
 guint sc_lemma_condmemo_size(const sc_condmemo *m);
 

@@ -134,45 +134,10 @@ static void test_table(void) {
   sc_lemma_condmemo_free(m);
 }
 
-/* copy_since: the answers recorded from the FROM-th on, in recording
- * order, join another memo (the ones it has already stay); a second copy
- * from where the first stopped adds only what came since. */
-static void test_copy_since(void) {
-  sc_condmemo *src = sc_lemma_condmemo_new(), *dst = sc_lemma_condmemo_new();
-  sc_truth out;
-  sc_condmemo_key k[6];
-  for (int64_t i = 0; i < 6; i++)
-    k[i] = key_of_type(SC_DTYPE_F32, 1, (int64_t[]){i + 1});
-  for (int i = 0; i < 3; i++)
-    sc_lemma_condmemo_insert(src, &k[i], i == 1 ? SC_NO : SC_YES);
-  sc_lemma_condmemo_insert(dst, &k[0], SC_YES);
-  sc_lemma_condmemo_copy_since(dst, src, 1); /* k[1], k[2] */
-  g_assert_cmpuint(sc_lemma_condmemo_size(dst), ==, 3);
-  g_assert_true(sc_lemma_condmemo_lookup(dst, &k[1], &out));
-  g_assert_cmpint(out, ==, SC_NO);
-  g_assert_true(sc_lemma_condmemo_lookup(dst, &k[2], &out));
-  g_assert_cmpint(out, ==, SC_YES);
-  guint mark = sc_lemma_condmemo_size(src);
-  for (int i = 3; i < 6; i++)
-    sc_lemma_condmemo_insert(src, &k[i], SC_NO);
-  sc_lemma_condmemo_copy_since(dst, src, mark);
-  g_assert_cmpuint(sc_lemma_condmemo_size(dst), ==, 6);
-  for (int i = 3; i < 6; i++) {
-    g_assert_true(sc_lemma_condmemo_lookup(dst, &k[i], &out));
-    g_assert_cmpint(out, ==, SC_NO);
-  }
-  /* copying everything again changes nothing */
-  sc_lemma_condmemo_copy_since(dst, src, 0);
-  g_assert_cmpuint(sc_lemma_condmemo_size(dst), ==, 6);
-  sc_lemma_condmemo_free(src);
-  sc_lemma_condmemo_free(dst);
-}
-
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/lemma/condmemo/keys", test_keys);
   g_test_add_func("/lemma/condmemo/unusable", test_unusable);
   g_test_add_func("/lemma/condmemo/table", test_table);
-  g_test_add_func("/lemma/condmemo/copy-since", test_copy_since);
   return g_test_run();
 }
