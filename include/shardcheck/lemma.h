@@ -139,6 +139,20 @@ sc_lemma_rules *sc_lemma_compile(const sc_lemma_set *set, sc_lang *lang, GError 
  * conditions and assumptions start again from nothing.  The rules must not
  * be in use by a runner on the old LANG. */
 void sc_lemma_rules_rebind(sc_lemma_rules *r, sc_lang *lang);
+/* New rules that share R's compiled rewrites (no compiling: the rewrites
+ * and their patterns are read-only once compiled) with counters, reports,
+ * condition memo and scratch of their own, bound to no lang yet: for
+ * another thread (`check --jobs N`).  The rewrites' callbacks act for the
+ * rules last bound on the calling thread (sc_lemma_compile or
+ * sc_lemma_rules_rebind), so a thread binds its rules (rebind) before
+ * running them, and a runner runs only the rules bound last on its
+ * thread; a rule run on an e-graph its rules are not bound to aborts.
+ * The compiled rewrites live until the last rules sharing them are freed.
+ * (transfer full) */
+sc_lemma_rules *sc_lemma_rules_share(const sc_lemma_rules *r);
+/* The calling thread binds no rules any more (a worker thread whose
+ * rules may be freed by another thread). */
+void sc_lemma_rules_unbind(void);
 void sc_lemma_rules_free(sc_lemma_rules *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(sc_lemma_rules, sc_lemma_rules_free)
 

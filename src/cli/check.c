@@ -23,11 +23,12 @@
 
 /* --jobs when not given (docs/shardcheck.1): one thread, until a second
  * one pays for itself.  The result is the same for every N
- * (tests/models/jobs-same.py); since the carries' renaming left the main
- * thread, a second one costs 13% less CPU at 126 layers, but still 6-9%
- * more on the small real captures and the test corpus (docs/performance.md,
- * "--jobs: one thread per core?" and "--jobs: the carries off the main
- * thread"). */
+ * (tests/models/jobs-same.py); since the slots share the compiled lemmas,
+ * a second thread costs 1-3% more CPU on the small real captures but still
+ * 10-12% more on the HLO capture (proofs made ahead and dropped), while it
+ * saves about a fifth at 126 layers (docs/performance.md, "--jobs: one
+ * thread per core?", "--jobs: the carries off the main thread" and
+ * "--jobs: one compiled lemma set; loading the bundle"). */
 #define SC_CLI_DEFAULT_JOBS 1
 
 typedef struct {

@@ -4,7 +4,8 @@
  *
  * A slot is a copy of the walk's context whose per-visit members (the
  * stamps of T_rel, explored and dormant impl nodes, the frontier, the
- * queued replica groups, the memo logs, the compiled rules, the e-graph)
+ * queued replica groups, the memo logs, the rules' counters and condition
+ * memo over the walk's compiled rewrites, the e-graph)
  * are its own, and whose result is a shallow copy of the walk's taking
  * the proof's counters; what the proof extracts goes to the slot's own
  * list of expressions.  The walk's relations, deferral depths, value
@@ -181,6 +182,9 @@ static void prove_on_thread(gpointer data, gpointer user) {
   pthread_mutex_unlock(&sc->lock);
   double cpu0 = thread_cpu();
   sc_rel_visit_prove(&s->ctx, sc->plan.node[pos], &s->proof);
+  /* the slot's rules are freed by the main thread; a pool thread binds
+   * them again at its next proof (visit.c) */
+  sc_lemma_rules_unbind();
   double cpu = thread_cpu() - cpu0;
   pthread_mutex_lock(&sc->lock);
   sc->worker_cpu += cpu;
@@ -235,8 +239,10 @@ sc_rel_sched *sc_rel_sched_new(sc_rel_ctx *c, const sc_id *order, uint32_t n_ord
   uint32_t jobs = c->opts->jobs;
   if (jobs <= 1 || !proofs_independent(c))
     return NULL;
-  /* the lemmas compiled for the walk and each slot here, before any
-   * thread starts: compiling fills caches of the lemma set's trees */
+  /* the lemmas compiled for the walk here, before any thread starts
+   * (compiling fills caches of the lemma set's trees), and shared by the
+   * slots: each has the counters, reports and condition memo of its own
+   * (sc_lemma_rules_share) */
   if (c->opts->lemmas != NULL && c->compiled == NULL) {
     GError *err = NULL;
     sc_lang *lang = sc_lang_new(c->st, c->impl);
@@ -266,12 +272,8 @@ sc_rel_sched *sc_rel_sched_new(sc_rel_ctx *c, const sc_id *order, uint32_t n_ord
   for (uint32_t i = 0; i < sc->n_slots; i++) {
     slot *s = &sc->slots[i];
     slot_init(s, c);
-    if (c->opts->lemmas != NULL) {
-      sc_lang *lang = sc_lang_new(c->st, c->impl);
-      s->ctx.compiled = sc_lemma_compile(c->opts->lemmas, lang, NULL);
-      g_assert(s->ctx.compiled != NULL); /* as the walk's did */
-      sc_lang_free(lang);
-    }
+    if (c->compiled != NULL)
+      s->ctx.compiled = sc_lemma_rules_share(c->compiled);
   }
   sc->slot_of = g_new0(uint32_t, sc->plan.n ? sc->plan.n : 1);
   sc->carry_hint = g_new0(gboolean, sc->plan.n ? sc->plan.n : 1);

@@ -25,14 +25,38 @@
  * collect the assumed bounds it relied on (sc_lemma_rules_assumptions), so
  * that a report can list the assumptions a proof used.
  *
+ * Sharing (sc_lemma_rules_share): the rewrites and their user data (cnode,
+ * crule) are compiled once into a core that every sc_lemma_rules made from
+ * it shares and nobody writes after compiling; what a proof writes (the
+ * lang, counters, reports, the condition memo, the applier's store) is in
+ * the sc_lemma_rules.  The rewrites' callbacks find that sc_lemma_rules
+ * through the thread: the one last bound on the calling thread
+ * (sc_lemma_compile, sc_lemma_rules_rebind) if it shares the rule's core,
+ * else the core's own (the one sc_lemma_compile returned), so that a
+ * single-threaded program that compiles several sets behaves as if nothing
+ * were shared.  The guard and the applier check that the rules they found
+ * are bound to the e-graph they run on (a misuse aborts, it never decides
+ * with another e-graph's data).
+ *
  * Invariants: predicate and guard user data (cnode, crule) live in the
- * sc_lemma_rules and outlive the rewrites that point at them. */
+ * core and outlive the rewrites that point at them. */
 #include "lemma/lemma-private.h"
 #include "lemma/condmemo.h"
 
 #include <string.h>
 
 typedef struct crule crule;
+
+/* The compiled rewrites, shared (reference-counted) by the sc_lemma_rules
+ * made from them; read-only once sc_lemma_compile returns. */
+typedef struct {
+  gint ref;
+  GPtrArray *rewrites;   /* sc_rewrite* */
+  GPtrArray *crules;     /* crule*, parallel to rewrites */
+  uint32_t n_lemmas;
+  sc_lemma_rules *home;  /* the rules sc_lemma_compile returned, NULL once freed
+                            (written on the compiling thread only) */
+} rcore;
 
 typedef struct {
   crule *rule;
@@ -42,7 +66,8 @@ typedef struct {
 } cnode;
 
 struct crule {
-  sc_lemma_rules *owner;
+  rcore *core;
+  uint32_t index;        /* in core->crules */
   const ld_checked *k;
   uint32_t lemma;        /* index in the set */
   const pnode *lhs, *rhs;
@@ -52,13 +77,11 @@ struct crule {
   uint32_t n_vars;
   gboolean reads_ranges; /* the condition uses vmin/vmax */
   gboolean *range_vars;  /* per lemma var: the condition reads its range */
-  GArray *assumed_now;   /* while the applier re-reads the condition: the
-                            assumption ids read (match_lookup hands it to
-                            vmin/vmax); NULL otherwise */
-  /* The condition's answers by the values it reads (condmemo.h): NULL
-   * when there is no condition or it reads value ranges.  COND_VARS: the
-   * lemma variables the condition names, each once, in index order. */
-  sc_condmemo *memo;
+  /* The condition's answers by the values it reads (condmemo.h), in each
+   * sc_lemma_rules: none when there is no condition or it reads value
+   * ranges.  COND_VARS: the lemma variables the condition names, each
+   * once, in index order. */
+  gboolean memoizable;
   uint32_t *cond_vars;
   uint32_t n_cond_vars;
   /* the right side has operator nodes, each of which can be looked up
@@ -67,9 +90,9 @@ struct crule {
 };
 
 struct sc_lemma_rules {
+  rcore *core;
   sc_lang *lang;
-  GPtrArray *rewrites;   /* sc_rewrite* */
-  GPtrArray *crules;     /* crule*, parallel to rewrites */
+  const sc_egraph *eg;   /* LANG's */
   sc_lemma_counters *counters; /* per lemma */
   uint32_t n_lemmas;
   /* Per lemma (NULL until used): the assumption ids (uint32_t, each once)
@@ -82,7 +105,36 @@ struct sc_lemma_rules {
    * application that is not nested in another (store_busy) */
   GArray *store_vals, *store_offs;
   gboolean store_busy;
+  /* per rule (core->crules), the condition memo of a memoizable rule,
+   * made at its first answer */
+  sc_condmemo **memo;
+  GArray *assumed_now;   /* while the applier re-reads a condition: the
+                            assumption ids read (match_lookup hands it to
+                            vmin/vmax); NULL otherwise */
 };
+
+/* The rules last bound on this thread (see the head of this file). */
+static _Thread_local sc_lemma_rules *bound;
+
+/* The rules whose data rule R's callbacks read and write on this thread. */
+static inline sc_lemma_rules *rules_of(const crule *r) {
+  sc_lemma_rules *b = bound;
+  if (G_LIKELY(b != NULL && b->core == r->core))
+    return b;
+  b = r->core->home;
+  if (b == NULL)
+    g_error("lemma rules: a shared rule ran on a thread where no rules of its set are bound");
+  return b;
+}
+
+/* As rules_of, for a callback that runs on EG. */
+static inline sc_lemma_rules *rules_on(const crule *r, const sc_egraph *eg) {
+  sc_lemma_rules *b = rules_of(r);
+  if (G_UNLIKELY(b->eg != eg))
+    g_error("lemma rules: a rule ran on an e-graph its rules are not bound to (rebind them "
+            "on the thread that runs them)");
+  return b;
+}
 
 /* ------------------------------------------------------------------------ */
 /* Attribute checks                                                          */
@@ -137,17 +189,18 @@ static gboolean check_attr(const sc_lang *lang, const pnode *p, uint32_t attr,
 
 static gboolean pred_fn(uint32_t attr, void *user) {
   cnode *c = user;
-  return check_attr(c->rule->owner->lang, c->p, attr, NULL);
+  return check_attr(rules_of(c->rule)->lang, c->p, attr, NULL);
 }
 
 /* Decode the hidden attribute variables of a substitution. */
-static gboolean decode(const crule *r, const uint32_t *subst, const sc_value **bind) {
+static gboolean decode(const crule *r, const sc_lang *lang, const uint32_t *subst,
+                       const sc_value **bind) {
   memset(bind, 0, sizeof(*bind) * (r->n_vars ? r->n_vars : 1));
   for (guint i = 0; i < r->cnodes->len; i++) {
     const cnode *c = g_ptr_array_index(r->cnodes, i);
     if (c->hidden == UINT32_MAX)
       continue;
-    if (!check_attr(r->owner->lang, c->p, subst[c->hidden], bind))
+    if (!check_attr(lang, c->p, subst[c->hidden], bind))
       return FALSE;
   }
   return TRUE;
@@ -155,6 +208,7 @@ static gboolean decode(const crule *r, const uint32_t *subst, const sc_value **b
 
 typedef struct {
   const crule *r;
+  sc_lemma_rules *o; /* rules_of(r) */
   const uint32_t *subst;
   const sc_value **bind;
 } match_env;
@@ -191,14 +245,14 @@ static gboolean match_lookup(void *envp, const lx *ref, ev_val *out) {
   if (m->r->qvar[v] == UINT32_MAX)
     return FALSE;
   sc_id cls = m->subst[m->r->qvar[v]];
-  const sc_ttype *t = sc_lang_class_type(m->r->owner->lang, cls);
+  const sc_ttype *t = sc_lang_class_type(m->o->lang, cls);
   if (t == NULL)
     return FALSE;
   out->kind = EV_TENSOR;
   out->type = t;
   if (m->r->reads_ranges) {
-    out->range = sc_lang_class_range(m->r->owner->lang, cls);
-    out->assumed = m->r->assumed_now;
+    out->range = sc_lang_class_range(m->o->lang, cls);
+    out->assumed = m->o->assumed_now;
   }
   return TRUE;
 }
@@ -208,13 +262,13 @@ static gboolean match_lookup(void *envp, const lx *ref, ev_val *out) {
  * because nothing is known of the values, not because a comparison could
  * not be decided: it is not counted as undecided (the lookups a lemma
  * library builds, e.g. a masked lookup's clamped ids, carry no facts). */
-static gboolean lacks_range_fact(const crule *r, const uint32_t *subst) {
+static gboolean lacks_range_fact(const crule *r, const sc_lang *lang, const uint32_t *subst) {
   if (!r->reads_ranges)
     return FALSE;
   for (uint32_t v = 0; v < r->n_vars; v++) {
     if (!r->range_vars[v] || r->qvar[v] == UINT32_MAX)
       continue;
-    const sc_vrange *f = sc_lang_class_range(r->owner->lang, subst[r->qvar[v]]);
+    const sc_vrange *f = sc_lang_class_range(lang, subst[r->qvar[v]]);
     if (f == NULL || f->lo_src == SC_VRANGE_NONE || f->hi_src == SC_VRANGE_NONE)
       return TRUE;
   }
@@ -222,18 +276,19 @@ static gboolean lacks_range_fact(const crule *r, const uint32_t *subst) {
 }
 
 static gboolean guard_fn(const sc_egraph *eg, sc_id root, const uint32_t *subst, void *user) {
-  crule *r = user;
+  const crule *r = user;
+  sc_lemma_rules *o = rules_on(r, eg);
   const sc_value **bind = g_newa(const sc_value *, r->n_vars ? r->n_vars : 1);
-  if (!decode(r, subst, bind))
+  if (!decode(r, o->lang, subst, bind))
     return FALSE;
-  sc_lemma_counters *cnt = &r->owner->counters[r->lemma];
+  sc_lemma_counters *cnt = &o->counters[r->lemma];
   cnt->matches++;
   if (r->k->where == NULL)
     return TRUE;
   /* what match_lookup would hand the condition, as a memo key */
   sc_condmemo_key key;
   key.ok = FALSE;
-  if (r->memo != NULL) {
+  if (r->memoizable) {
     sc_lemma_condmemo_key_init(&key);
     for (uint32_t i = 0; i < r->n_cond_vars && key.ok; i++) {
       uint32_t v = r->cond_vars[i];
@@ -242,26 +297,27 @@ static gboolean guard_fn(const sc_egraph *eg, sc_id root, const uint32_t *subst,
       else
         sc_lemma_condmemo_key_type(&key, r->qvar[v] == UINT32_MAX
                                              ? NULL
-                                             : sc_lang_class_type(r->owner->lang,
-                                                                  subst[r->qvar[v]]));
+                                             : sc_lang_class_type(o->lang, subst[r->qvar[v]]));
     }
     sc_truth known;
-    if (sc_lemma_condmemo_lookup(r->memo, &key, &known))
+    if (o->memo[r->index] != NULL && sc_lemma_condmemo_lookup(o->memo[r->index], &key, &known))
       return known == SC_YES;
   }
-  match_env m = {r, subst, bind};
-  ev_env env = {sc_lang_symtab(r->owner->lang), match_lookup, &m};
+  match_env m = {r, o, subst, bind};
+  ev_env env = {sc_lang_symtab(o->lang), match_lookup, &m};
   sc_truth t = ev_condition(&env, r->k->where);
-  if (r->memo != NULL)
-    sc_lemma_condmemo_insert(r->memo, &key, t);
-  if (t == SC_UNKNOWN && !lacks_range_fact(r, subst)) {
+  if (r->memoizable) {
+    if (o->memo[r->index] == NULL)
+      o->memo[r->index] = sc_lemma_condmemo_new();
+    sc_lemma_condmemo_insert(o->memo[r->index], &key, t);
+  }
+  if (t == SC_UNKNOWN && !lacks_range_fact(r, o->lang, subst)) {
     cnt->undecided++;
-    sc_lemma_rules *owner = r->owner;
-    if (owner->undecided_cond[r->lemma] == NULL) {
+    if (o->undecided_cond[r->lemma] == NULL) {
       GString *w = g_string_new(NULL);
       lx_append(w, r->k->where);
-      owner->undecided_cond[r->lemma] = g_string_free(w, FALSE);
-      owner->undecided_inst[r->lemma] = ev_undecided_text(&env, r->k->where);
+      o->undecided_cond[r->lemma] = g_string_free(w, FALSE);
+      o->undecided_inst[r->lemma] = ev_undecided_text(&env, r->k->where);
     }
   }
   return t == SC_YES;
@@ -359,50 +415,50 @@ static void set_tensor_args(const pnode *p, sc_value *args) {
 }
 
 /* Phase 2: add the nodes bottom-up. *next indexes VALS in preorder. */
-static sc_id build(const crule *r, const pnode *p, const uint32_t *subst, arg_store *vals,
-                   guint *next, GError **error) {
+static sc_id build(const crule *r, sc_lang *lang, const pnode *p, const uint32_t *subst,
+                   arg_store *vals, guint *next, GError **error) {
   if (p->is_var)
     return subst[r->qvar[p->var]];
   sc_value *args = store_args(vals, (*next)++); /* the store is not grown here */
   sc_id *kids = g_newa(sc_id, p->n_kids ? p->n_kids : 1);
   for (uint32_t i = 0; i < p->n_kids; i++) {
-    kids[i] = build(r, p->kids[i], subst, vals, next, error);
+    kids[i] = build(r, lang, p->kids[i], subst, vals, next, error);
     if (kids[i] == SC_ID_NONE)
       return SC_ID_NONE;
   }
   set_tensor_args(p, args);
-  return sc_lang_add_call(r->owner->lang, p->op, args, kids, p->n_kids, p->result, error);
+  return sc_lang_add_call(lang, p->op, args, kids, p->n_kids, p->result, error);
 }
 
 /* Phase 2 without adding: the class of the right side when every node of
  * it is its own canonical form and already in the e-graph
  * (sc_lang_find_call), else SC_ID_NONE.  Same preorder walk as build. */
-static sc_id find_built(const crule *r, const pnode *p, const uint32_t *subst, arg_store *vals,
-                        guint *next) {
+static sc_id find_built(const crule *r, sc_lang *lang, const pnode *p, const uint32_t *subst,
+                        arg_store *vals, guint *next) {
   if (p->is_var)
     return subst[r->qvar[p->var]];
   sc_value *args = store_args(vals, (*next)++);
   sc_id *kids = g_newa(sc_id, p->n_kids ? p->n_kids : 1);
   for (uint32_t i = 0; i < p->n_kids; i++) {
-    kids[i] = find_built(r, p->kids[i], subst, vals, next);
+    kids[i] = find_built(r, lang, p->kids[i], subst, vals, next);
     if (kids[i] == SC_ID_NONE)
       return SC_ID_NONE;
   }
   set_tensor_args(p, args);
-  return sc_lang_find_call(r->owner->lang, p->op, args, kids, p->n_kids, p->result);
+  return sc_lang_find_call(lang, p->op, args, kids, p->n_kids, p->result);
 }
 
 /* An application of a lemma whose condition reads value ranges changed
  * the e-graph: read the condition again, collecting the assumed bounds it
  * reads (lang.h, value ranges), and remember them for the lemma. */
-static void record_assumptions(crule *r, const uint32_t *subst, const sc_value **bind) {
+static void record_assumptions(const crule *r, sc_lemma_rules *o, const uint32_t *subst,
+                               const sc_value **bind) {
   GArray *ids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-  r->assumed_now = ids;
-  match_env m = {r, subst, bind};
-  ev_env env = {sc_lang_symtab(r->owner->lang), match_lookup, &m};
+  o->assumed_now = ids;
+  match_env m = {r, o, subst, bind};
+  ev_env env = {sc_lang_symtab(o->lang), match_lookup, &m};
   (void)ev_condition(&env, r->k->where);
-  r->assumed_now = NULL;
-  sc_lemma_rules *o = r->owner;
+  o->assumed_now = NULL;
   for (guint i = 0; i < ids->len; i++) {
     uint32_t id = g_array_index(ids, uint32_t, i);
     if (o->assumptions[r->lemma] == NULL)
@@ -419,14 +475,14 @@ static void record_assumptions(crule *r, const uint32_t *subst, const sc_value *
 
 static sc_id applier_fn(sc_egraph *eg, sc_id root, const uint32_t *subst, uint32_t just,
                         void *user) {
-  crule *r = user;
-  sc_lemma_counters *cnt = &r->owner->counters[r->lemma];
+  const crule *r = user;
+  sc_lemma_rules *o = rules_on(r, eg);
+  sc_lemma_counters *cnt = &o->counters[r->lemma];
   const sc_value **bind = g_newa(const sc_value *, r->n_vars ? r->n_vars : 1);
-  if (!decode(r, subst, bind))
+  if (!decode(r, o->lang, subst, bind))
     return SC_ID_NONE;
-  match_env m = {r, subst, bind};
-  ev_env env = {sc_lang_symtab(r->owner->lang), match_lookup, &m};
-  sc_lemma_rules *o = r->owner;
+  match_env m = {r, o, subst, bind};
+  ev_env env = {sc_lang_symtab(o->lang), match_lookup, &m};
   gboolean own = !o->store_busy;
   arg_store vals = {own ? o->store_vals : g_array_new(FALSE, TRUE, sizeof(sc_value)),
                     own ? o->store_offs : g_array_new(FALSE, FALSE, sizeof(guint))};
@@ -440,12 +496,13 @@ static sc_id applier_fn(sc_egraph *eg, sc_id root, const uint32_t *subst, uint32
      * refuses): skip it.  Else build (no error: a refusal is only counted,
      * and the shape rules skip formatting their messages). */
     guint next = 0;
-    sc_id have = r->rhs_findable ? find_built(r, r->rhs, subst, &vals, &next) : SC_ID_NONE;
+    sc_id have = r->rhs_findable ? find_built(r, o->lang, r->rhs, subst, &vals, &next)
+                                 : SC_ID_NONE;
     if (have != SC_ID_NONE && sc_egraph_find(eg, have) == sc_egraph_find(eg, root)) {
       out = have;
     } else {
       next = 0;
-      out = build(r, r->rhs, subst, &vals, &next, NULL);
+      out = build(r, o->lang, r->rhs, subst, &vals, &next, NULL);
     }
   }
   store_reset(&vals);
@@ -462,7 +519,7 @@ static sc_id applier_fn(sc_egraph *eg, sc_id root, const uint32_t *subst, uint32
   if (sc_egraph_find(eg, out) != sc_egraph_find(eg, root)) {
     cnt->applications++;
     if (r->reads_ranges)
-      record_assumptions(r, subst, bind);
+      record_assumptions(r, o, subst, bind);
   }
   return out;
 }
@@ -503,7 +560,6 @@ static void crule_free(gpointer p) {
   if (r->req)
     g_ptr_array_free(r->req, TRUE);
   g_free(r->qvar);
-  sc_lemma_condmemo_free(r->memo);
   g_free(r->cond_vars);
   g_free(r);
 }
@@ -561,10 +617,11 @@ static void resolve_computed(const pnode *p, const GPtrArray *names) {
 }
 
 /* One rewrite for lemma K in one direction. */
-static gboolean add_rule(sc_lemma_rules *rules, const ld_checked *k, uint32_t lemma,
-                         gboolean reverse, GError **error) {
+static gboolean add_rule(rcore *core, const ld_checked *k, uint32_t lemma, gboolean reverse,
+                         GError **error) {
   crule *r = g_new0(crule, 1);
-  r->owner = rules;
+  r->core = core;
+  r->index = core->crules->len;
   r->k = k;
   r->lemma = lemma;
   r->lhs = reverse ? k->rhs : k->lhs;
@@ -592,7 +649,7 @@ static gboolean add_rule(sc_lemma_rules *rules, const ld_checked *k, uint32_t le
       if (seen[v])
         r->cond_vars[r->n_cond_vars++] = v;
     g_free(seen);
-    r->memo = sc_lemma_condmemo_new();
+    r->memoizable = TRUE;
   }
   g_autoptr(sc_pattern) lp = sc_pattern_new();
   sc_pattern_set_root(lp, lower(r, lp, r->lhs));
@@ -633,35 +690,65 @@ static gboolean add_rule(sc_lemma_rules *rules, const ld_checked *k, uint32_t le
    * Not so for a condition that reads value ranges: a union can narrow a
    * class's range and turn an old match's UNKNOWN into YES. */
   sc_rewrite_set_pure(rw, !r->reads_ranges);
-  g_ptr_array_add(rules->rewrites, rw);
-  g_ptr_array_add(rules->crules, r);
+  g_ptr_array_add(core->rewrites, rw);
+  g_ptr_array_add(core->crules, r);
   return TRUE;
 }
 
 /* Defined in lemma.c: the checked lemmas of a set. */
 const ld_checked *sc_lemma_set_checked(const sc_lemma_set *set, uint32_t i);
 
-sc_lemma_rules *sc_lemma_compile(const sc_lemma_set *set, sc_lang *lang, GError **error) {
-  g_return_val_if_fail(set != NULL && lang != NULL, NULL);
+static void core_unref(rcore *core) {
+  if (core == NULL || !g_atomic_int_dec_and_test(&core->ref))
+    return;
+  g_ptr_array_free(core->rewrites, TRUE);
+  g_ptr_array_free(core->crules, TRUE);
+  g_free(core);
+}
+
+/* New rules over CORE (a reference taken), bound to LANG (may be NULL). */
+static sc_lemma_rules *rules_new(rcore *core, sc_lang *lang) {
   sc_lemma_rules *rules = g_new0(sc_lemma_rules, 1);
+  g_atomic_int_inc(&core->ref);
+  rules->core = core;
   rules->lang = lang;
-  rules->rewrites = g_ptr_array_new_with_free_func((GDestroyNotify)sc_rewrite_free);
-  rules->crules = g_ptr_array_new_with_free_func(crule_free);
-  rules->n_lemmas = sc_lemma_set_n_lemmas(set);
+  rules->eg = lang ? sc_lang_egraph(lang) : NULL;
+  rules->n_lemmas = core->n_lemmas;
   rules->counters = g_new0(sc_lemma_counters, rules->n_lemmas ? rules->n_lemmas : 1);
   rules->assumptions = g_new0(GArray *, rules->n_lemmas ? rules->n_lemmas : 1);
   rules->undecided_cond = g_new0(char *, rules->n_lemmas ? rules->n_lemmas : 1);
   rules->undecided_inst = g_new0(char *, rules->n_lemmas ? rules->n_lemmas : 1);
   rules->store_vals = g_array_new(FALSE, TRUE, sizeof(sc_value));
   rules->store_offs = g_array_new(FALSE, FALSE, sizeof(guint));
-  for (uint32_t i = 0; i < rules->n_lemmas; i++) {
+  return rules;
+}
+
+sc_lemma_rules *sc_lemma_compile(const sc_lemma_set *set, sc_lang *lang, GError **error) {
+  g_return_val_if_fail(set != NULL && lang != NULL, NULL);
+  rcore *core = g_new0(rcore, 1);
+  core->rewrites = g_ptr_array_new_with_free_func((GDestroyNotify)sc_rewrite_free);
+  core->crules = g_ptr_array_new_with_free_func(crule_free);
+  core->n_lemmas = sc_lemma_set_n_lemmas(set);
+  for (uint32_t i = 0; i < core->n_lemmas; i++) {
     const ld_checked *k = sc_lemma_set_checked(set, i);
-    if (!add_rule(rules, k, i, FALSE, error) ||
-        (k->dir == SC_LEMMA_BOTH && !add_rule(rules, k, i, TRUE, error))) {
-      sc_lemma_rules_free(rules);
+    if (!add_rule(core, k, i, FALSE, error) ||
+        (k->dir == SC_LEMMA_BOTH && !add_rule(core, k, i, TRUE, error))) {
+      g_atomic_int_inc(&core->ref);
+      core_unref(core);
       return NULL;
     }
   }
+  sc_lemma_rules *rules = rules_new(core, lang);
+  rules->memo = g_new0(sc_condmemo *, core->crules->len ? core->crules->len : 1);
+  core->home = rules;
+  bound = rules;
+  return rules;
+}
+
+sc_lemma_rules *sc_lemma_rules_share(const sc_lemma_rules *r) {
+  g_return_val_if_fail(r != NULL, NULL);
+  sc_lemma_rules *rules = rules_new(r->core, NULL);
+  rules->memo = g_new0(sc_condmemo *, r->core->crules->len ? r->core->crules->len : 1);
   return rules;
 }
 
@@ -671,6 +758,8 @@ void sc_lemma_rules_rebind(sc_lemma_rules *r, sc_lang *lang) {
    * and hidden variables decoded through r->lang, operators are registry
    * ids.  Only the per-e-graph reports start again. */
   r->lang = lang;
+  r->eg = sc_lang_egraph(lang);
+  bound = r;
   memset(r->counters, 0, sizeof(sc_lemma_counters) * (r->n_lemmas ? r->n_lemmas : 1));
   for (uint32_t i = 0; i < r->n_lemmas; i++) {
     if (r->assumptions[i]) {
@@ -682,11 +771,17 @@ void sc_lemma_rules_rebind(sc_lemma_rules *r, sc_lang *lang) {
   }
 }
 
+void sc_lemma_rules_unbind(void) {
+  bound = NULL;
+}
+
 void sc_lemma_rules_free(sc_lemma_rules *r) {
   if (r == NULL)
     return;
-  g_ptr_array_free(r->rewrites, TRUE);
-  g_ptr_array_free(r->crules, TRUE);
+  if (bound == r)
+    bound = NULL;
+  if (r->core->home == r)
+    r->core->home = NULL;
   g_free(r->counters);
   for (uint32_t i = 0; i < r->n_lemmas; i++)
     if (r->assumptions[i])
@@ -700,17 +795,21 @@ void sc_lemma_rules_free(sc_lemma_rules *r) {
   g_free(r->undecided_inst);
   g_array_free(r->store_vals, TRUE);
   g_array_free(r->store_offs, TRUE);
+  for (guint i = 0; i < r->core->crules->len; i++)
+    sc_lemma_condmemo_free(r->memo[i]);
+  g_free(r->memo);
+  core_unref(r->core);
   g_free(r);
 }
 
 sc_rewrite *const *sc_lemma_rules_array(const sc_lemma_rules *r, uint32_t *n_rules) {
-  *n_rules = r->rewrites->len;
-  return (sc_rewrite *const *)r->rewrites->pdata;
+  *n_rules = r->core->rewrites->len;
+  return (sc_rewrite *const *)r->core->rewrites->pdata;
 }
 
 uint32_t sc_lemma_rules_lemma_of(const sc_lemma_rules *r, uint32_t rule) {
-  g_return_val_if_fail(rule < r->crules->len, UINT32_MAX);
-  return ((const crule *)g_ptr_array_index(r->crules, rule))->lemma;
+  g_return_val_if_fail(rule < r->core->crules->len, UINT32_MAX);
+  return ((const crule *)g_ptr_array_index(r->core->crules, rule))->lemma;
 }
 
 void sc_lemma_rules_counters(const sc_lemma_rules *r, uint32_t lemma, sc_lemma_counters *out) {

@@ -20,9 +20,10 @@
  * tensor id, a symbolic size), makes the whole key unusable: the condition
  * is then evaluated as before.
  *
- * Ownership: a memo is owned by its crule (sc_lemma_condmemo_free); keys
- * live on the caller's stack.  A memo is used by one thread (each thread
- * compiles its own rules). */
+ * Ownership: a memo is owned by the sc_lemma_rules whose guard made it,
+ * one per rule (sc_lemma_condmemo_free); keys live on the caller's stack.
+ * A memo is used by one thread (rules that share compiled rewrites,
+ * sc_lemma_rules_share, each have their own memos). */
 #ifndef SC_LEMMA_CONDMEMO_H
 #define SC_LEMMA_CONDMEMO_H
 

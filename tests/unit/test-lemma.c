@@ -912,6 +912,127 @@ static void test_condition_memo(void) {
   world_clear(&w);
 }
 
+/* Rules that share compiled rewrites (sc_lemma_rules_share, `check
+ * --jobs N`): the copy, bound on another thread to its own e-graph, proves
+ * there what the original proves in its own, with counters of its own,
+ * both running at the same time; the original's counters are untouched
+ * by the copy's run.  A rule run on an e-graph its rules are not bound to
+ * aborts (trapped in a subprocess). */
+typedef struct {
+  world *w;
+  sc_lemma_rules *rules;
+  sc_lang *lang;
+  gboolean equal;
+} shared_run;
+
+static const char *const shared_lemma =
+    "lemma narrow: slice(?x, dim=?d, start=?s, end=?e)\n"
+    "    => slice(slice(?x, dim=?d, start=?s - 1, end=?e), dim=?d, start=1, end=?e - ?s + 1)\n"
+    "  where 0 <= ?d and 0 < ?s and ?s < ?e and ?e < size(?x, ?d)\n";
+
+static gboolean shared_equal(shared_run *r, const char *a, const char *b) {
+  g_autoptr(GError) err = NULL;
+  g_autoptr(sc_texpr) ta = sc_texpr_parse(a, r->w->g, FALSE, &err);
+  g_autoptr(sc_texpr) tb = sc_texpr_parse(b, r->w->g, FALSE, &err);
+  g_assert_no_error(err);
+  sc_id x = sc_lang_add_texpr(r->lang, ta, &err), y = sc_lang_add_texpr(r->lang, tb, &err);
+  g_assert_no_error(err);
+  sc_egraph *eg = sc_lang_egraph(r->lang);
+  sc_egraph_rebuild(eg);
+  return sc_egraph_find(eg, x) == sc_egraph_find(eg, y);
+}
+
+static gpointer shared_prove(gpointer data) {
+  shared_run *r = data;
+  g_autoptr(GError) err = NULL;
+  sc_lemma_rules_rebind(r->rules, r->lang); /* on the thread that runs them */
+  g_autoptr(sc_texpr) t = sc_texpr_parse("slice(x, dim=0, start=2, end=6)", r->w->g, FALSE, &err);
+  g_assert_no_error(err);
+  g_assert_cmpuint(sc_lang_add_texpr(r->lang, t, &err), !=, SC_ID_NONE);
+  sc_egraph *eg = sc_lang_egraph(r->lang);
+  sc_egraph_rebuild(eg);
+  sc_runner_limits lim;
+  sc_runner_limits_init(&lim);
+  lim.iter_limit = 10;
+  g_autoptr(sc_runner) run = sc_runner_new(eg, &lim);
+  uint32_t n;
+  sc_rewrite *const *rw = sc_lemma_rules_array(r->rules, &n);
+  (void)sc_runner_run(run, rw, n);
+  r->equal = shared_equal(r, "slice(x, dim=0, start=2, end=6)",
+                          "slice(slice(x, dim=0, start=1, end=6), dim=0, start=1, end=5)");
+  sc_lemma_rules_unbind();
+  return NULL;
+}
+
+static void shared_world(world *w) {
+  world_init(w);
+  g_autoptr(GError) err = NULL;
+  g_assert_true(sc_lemma_set_load_string(w->set, "m.lemma", shared_lemma, &err));
+  g_assert_no_error(err);
+  sc_ttype t8 = {sc_shape_of(1, (int64_t[]){8}), SC_DTYPE_F32};
+  sc_id id;
+  g_assert_true(sc_graph_add_input(w->g, "x", &t8, &id, &err));
+  w->rules = sc_lemma_compile(w->set, world_lang(w), &err);
+  g_assert_no_error(err);
+}
+
+static void test_shared_rules(void) {
+  world w;
+  shared_world(&w);
+  uint32_t narrow = (uint32_t)sc_lemma_set_find(w.set, "narrow");
+  sc_lemma_rules *copy = sc_lemma_rules_share(w.rules);
+  uint32_t n_a, n_b;
+  g_assert_true(sc_lemma_rules_array(copy, &n_b) == sc_lemma_rules_array(w.rules, &n_a));
+  g_assert_cmpuint(n_a, ==, n_b);
+  shared_run a = {&w, w.rules, world_lang(&w), FALSE};
+  shared_run b = {&w, copy, sc_lang_new(w.st, w.g), FALSE};
+  GThread *th = g_thread_new("shared", shared_prove, &b);
+  shared_prove(&a);
+  g_thread_join(th);
+  g_assert_true(a.equal);
+  g_assert_true(b.equal);
+  sc_lemma_counters ca, cb;
+  sc_lemma_rules_counters(w.rules, narrow, &ca);
+  sc_lemma_rules_counters(copy, narrow, &cb);
+  /* each counted its own run's applications only (the same ones) */
+  g_assert_cmpuint(ca.applications, >=, 1);
+  g_assert_cmpuint(cb.applications, ==, ca.applications);
+  uint64_t before = ca.applications;
+  /* the copy runs again alone; the original's counters stay */
+  sc_lang_free(b.lang);
+  b.lang = sc_lang_new(w.st, w.g);
+  shared_prove(&b);
+  g_assert_true(b.equal);
+  sc_lemma_rules_counters(w.rules, narrow, &ca);
+  g_assert_cmpuint(ca.applications, ==, before);
+  /* the original freed first: the copy still runs its rewrites */
+  sc_lemma_rules_free(w.rules);
+  w.rules = NULL;
+  sc_lang_free(b.lang);
+  b.lang = sc_lang_new(w.st, w.g);
+  shared_prove(&b);
+  g_assert_true(b.equal);
+  sc_lemma_rules_free(copy);
+  sc_lang_free(b.lang);
+  world_clear(&w);
+}
+
+static void test_shared_rules_misuse(void) {
+  if (g_test_subprocess()) {
+    world w;
+    shared_world(&w);
+    sc_lemma_rules *copy = sc_lemma_rules_share(w.rules);
+    sc_lang *other = sc_lang_new(w.st, w.g);
+    sc_lemma_rules_rebind(copy, other); /* this thread now runs the copy */
+    world_add(&w, "slice(x, dim=0, start=2, end=6)");
+    world_run(&w); /* the original's rewrites on the original's e-graph */
+    return;
+  }
+  g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed();
+  g_test_trap_assert_stderr("*e-graph its rules are not bound to*");
+}
+
 /* ------------------------------------------------------------------------ */
 /* Operator declarations                                                     */
 
@@ -1198,6 +1319,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/lemma/run/constrained", test_constrained);
   g_test_add_func("/lemma/run/undecided", test_undecided);
   g_test_add_func("/lemma/run/condition-memo", test_condition_memo);
+  g_test_add_func("/lemma/run/shared-rules", test_shared_rules);
+  g_test_add_func("/lemma/run/shared-rules-misuse", test_shared_rules_misuse);
   g_test_add_func("/lemma/decl/shape-rule", test_decl_shape);
   g_test_add_func("/lemma/decl/unfold", test_decl_unfold);
   g_test_add_func("/lemma/range/conditions", test_range_conditions);
