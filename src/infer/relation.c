@@ -29,7 +29,7 @@ static gint cmp_u32(gconstpointer a, gconstpointer b) {
 }
 
 static void alias_exprs(sc_rel_ctx *c, const sc_term *first, const gboolean *allowed_leaf,
-                        GHashTable *covered, GPtrArray *out);
+                        GHashTable *covered, gboolean new_ranks, GPtrArray *out);
 
 /* The layout of a term: its operators and attributes with every impl
  * tensor written T (cat(T, T, dim=0), sum(T, T), T), node by node (linear
@@ -116,6 +116,7 @@ typedef struct {
   const sc_term *finest_cut; /* the kept cut form (is_cut_form) with the most distinct
                               * leaves (the first of them), or NULL */
   guint finest_leaves;
+  gboolean parts_first;  /* the choices of parts were kept first (pick_part_choices) */
 } pick_state;
 
 static gboolean reads_uncovered(const sc_term *t, GHashTable *covered);
@@ -403,13 +404,14 @@ void sc_rel_clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
  * ranks' copies of the parts are read by no kept term, and a consumer
  * that runs on those ranks (an argmax of each rank's rows) is never
  * explored there.  One more term per name of a part, not per
- * combination. */
+ * combination.  Only where the choices of parts were kept first: elsewhere
+ * the families kept in enumeration order already rename the parts. */
 static void all_alias_exprs(sc_rel_ctx *c, const pick_state *p, const gboolean *allowed_leaf,
                             GPtrArray *out) {
   if (p->first)
-    alias_exprs(c, p->first, allowed_leaf, p->covered, out);
-  if (p->finest_cut && p->finest_cut != p->first)
-    alias_exprs(c, p->finest_cut, allowed_leaf, p->covered, out);
+    alias_exprs(c, p->first, allowed_leaf, p->covered, FALSE, out);
+  if (p->parts_first && p->finest_cut && p->finest_cut != p->first)
+    alias_exprs(c, p->finest_cut, allowed_leaf, p->covered, TRUE, out);
 }
 
 /* The cut forms' call from where a call without them stopped (FROM,
@@ -423,7 +425,7 @@ static gboolean clean_exprs_resumed(sc_rel_ctx *c, sc_id cls, GPtrArray *out, GP
                                         (GDestroyNotify)g_bytes_unref, NULL),
                   from->covered, c->opts->max_terms, 0, c->opts->max_terms,
                   MAX(c->opts->max_terms / 2, 1), from->first, from->kept_terms,
-                  from->finest_cut, from->finest_leaves};
+                  from->finest_cut, from->finest_leaves, from->canon != NULL};
   GPtrArray *terms = from->terms;
   for (guint i = from->next; i < terms->len && p.extra < p.max_extra; i++)
     pick_term(c, &p, g_ptr_array_index(terms, i), out, extra);
@@ -500,7 +502,7 @@ static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_le
                                         (GDestroyNotify)g_bytes_unref, NULL),
                   g_hash_table_new(g_direct_hash, g_direct_equal), 0, 0,
                   c->opts->max_terms, extra ? MAX(c->opts->max_terms / 2, 1) : 0, NULL,
-                  extra || save ? g_ptr_array_new() : NULL, NULL, 0};
+                  extra || save ? g_ptr_array_new() : NULL, NULL, 0, FALSE};
   /* The enumeration cut short: the first max_terms families in its
    * order can all be renamings of one choice of parts (three names of
    * each of three blocks: 27 families over the even ranks' blocks, while
@@ -512,6 +514,7 @@ static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_le
   GPtrArray *canon = terms->len >= 4 * c->opts->max_terms
                          ? pick_part_choices(c, cls, &wc, &p, out, extra)
                          : NULL;
+  p.parts_first = canon != NULL;
   guint i;
   for (i = 0; i < terms->len && (p.kept < p.max_kept || p.extra < p.max_extra); i++)
     pick_term(c, &p, g_ptr_array_index(terms, i), out, extra);
@@ -650,8 +653,32 @@ static gboolean reads_uncovered(const sc_term *t, GHashTable *covered) {
   return fresh;
 }
 
+/* Does T read an impl tensor on a rank where no tensor of class CLS that a
+ * kept term reads (COVERED) lives?  A part's copy on another rank, not a
+ * further name of a copy already read. */
+static gboolean reads_new_rank(sc_rel_ctx *c, const sc_term *t, sc_id cls, GHashTable *covered) {
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  uint32_t n = 0;
+  const sc_id *ls = sc_egraph_class_nodes_with_op(eg, cls, SC_LANG_OP_TENSOR, &n);
+  for (uint32_t q = 0; q < sc_term_n_nodes(t); q++) {
+    const sc_term_node *tn = sc_term_node_at(t, q);
+    if (tn->op != SC_LANG_OP_TENSOR || g_hash_table_contains(covered, GUINT_TO_POINTER(tn->attr + 1)))
+      continue;
+    int32_t rank = sc_graph_tensor(c->impl, tn->attr)->rank;
+    gboolean seen = FALSE;
+    for (uint32_t j = 0; j < n && !seen; j++) {
+      uint32_t id = sc_egraph_node_attr(eg, ls[j]);
+      seen = g_hash_table_contains(covered, GUINT_TO_POINTER(id + 1)) &&
+             sc_graph_tensor(c->impl, id)->rank == rank;
+    }
+    if (!seen)
+      return TRUE;
+  }
+  return FALSE;
+}
+
 static void alias_exprs(sc_rel_ctx *c, const sc_term *first, const gboolean *allowed_leaf,
-                        GHashTable *covered, GPtrArray *out) {
+                        GHashTable *covered, gboolean new_ranks, GPtrArray *out) {
   sc_egraph *eg = sc_lang_egraph(c->lang);
   uint32_t n = sc_term_n_nodes(first);
   for (uint32_t i = 0; i < n; i++)
@@ -677,7 +704,8 @@ static void alias_exprs(sc_rel_ctx *c, const sc_term *first, const gboolean *all
                                            sc_infer_clean_weight, &wc, NULL);
     alts[i] = g_ptr_array_new_with_free_func((GDestroyNotify)sc_term_free);
     for (guint t = 0; t < terms->len && alts[i]->len < ALIAS_PER_CLASS; t++)
-      if (reads_uncovered(g_ptr_array_index(terms, t), covered))
+      if (reads_uncovered(g_ptr_array_index(terms, t), covered) &&
+          (!new_ranks || reads_new_rank(c, g_ptr_array_index(terms, t), cls[i], covered)))
         g_ptr_array_add(alts[i], g_ptr_array_steal_index(terms, t--));
     g_ptr_array_unref(terms);
     rounds = MAX(rounds, alts[i]->len);
