@@ -205,7 +205,7 @@ struct sc_rel_ctx {
 
 /* How many spec nodes in a row may have a relation that is not clean
  * (sc_rel_defer_outputs). */
-#define MAX_DEFER_DEPTH 6
+#define MAX_DEFER_DEPTH 8
 /* How many expressions a deferred tensor keeps. */
 #define MAX_DEFER_TERMS 8
 

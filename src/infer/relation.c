@@ -29,7 +29,7 @@ static gint cmp_u32(gconstpointer a, gconstpointer b) {
 }
 
 static void alias_exprs(sc_rel_ctx *c, const sc_term *first, const gboolean *allowed_leaf,
-                        GHashTable *covered, GPtrArray *out);
+                        GHashTable *covered, gboolean new_ranks, GPtrArray *out);
 
 /* The layout of a term: its operators and attributes with every impl
  * tensor written T (cat(T, T, dim=0), sum(T, T), T), node by node (linear
@@ -113,6 +113,10 @@ typedef struct {
   guint kept, extra, max_kept, max_extra;
   const sc_term *first;
   GPtrArray *kept_terms; /* const sc_term*: the kept terms, until their layouts are known */
+  const sc_term *finest_cut; /* the kept cut form (is_cut_form) with the most distinct
+                              * leaves (the first of them), or NULL */
+  guint finest_leaves;
+  gboolean parts_first;  /* the choices of parts were kept first (pick_part_choices) */
 } pick_state;
 
 static gboolean reads_uncovered(const sc_term *t, GHashTable *covered);
@@ -174,18 +178,25 @@ static gboolean pick_term(sc_rel_ctx *c, pick_state *p, const sc_term *term, GPt
       g_bytes_unref(layout);
     return FALSE;
   }
+  gboolean main_pick = p->kept < p->max_kept;
   g_ptr_array_add(c->owned, t);
-  g_ptr_array_add(p->kept < p->max_kept ? out : extra, t);
+  g_ptr_array_add(main_pick ? out : extra, t);
   if (layout)
     g_hash_table_add(p->layouts, layout);
   else if (p->kept_terms)
     g_ptr_array_add(p->kept_terms, (gpointer)term);
-  if (p->kept < p->max_kept)
+  if (main_pick)
     p->kept++;
   else
     p->extra++;
   if (!p->first)
     p->first = term;
+  /* (an extra past max_kept may be of an enumeration freed before the
+   * aliases are made: fresh_exprs) */
+  if (main_pick && n_distinct > p->finest_leaves && is_cut_form(term)) {
+    p->finest_cut = term;
+    p->finest_leaves = n_distinct;
+  }
   for (uint32_t j = 0; j < sc_term_n_nodes(term); j++) {
     const sc_term_node *tn = sc_term_node_at(term, j);
     if (tn->op == SC_LANG_OP_TENSOR)
@@ -258,6 +269,8 @@ typedef struct {
   GPtrArray *kept_terms; /* const sc_term* of TERMS or CANON, the kept ones in order */
   GPtrArray *canon;      /* sc_term*: pick_part_choices' enumeration, or NULL (owned) */
   const sc_term *first;
+  const sc_term *finest_cut;
+  guint finest_leaves;
   guint n_kept;          /* the entry's first n_kept expressions are theirs */
 } exprs_resume;
 
@@ -381,6 +394,26 @@ void sc_rel_clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
   exprs_memo_add(c, cls, allowed_leaf, out, first, full, resume);
 }
 
+/* The aliases of P's first kept term and of its finest kept cut form (the
+ * one with the most distinct leaves; alias_exprs).  The first kept term is
+ * often a whole name (one rank's gathered copy), whose aliases are the
+ * other whole names; the parts of a cut form have names of their own:
+ * with one choice of parts
+ * kept per class layout (pick_part_choices: each part named by the first
+ * tensor of its class, the even ranks' blocks on a 4x2 mesh), the other
+ * ranks' copies of the parts are read by no kept term, and a consumer
+ * that runs on those ranks (an argmax of each rank's rows) is never
+ * explored there.  One more term per name of a part, not per
+ * combination.  Only where the choices of parts were kept first: elsewhere
+ * the families kept in enumeration order already rename the parts. */
+static void all_alias_exprs(sc_rel_ctx *c, const pick_state *p, const gboolean *allowed_leaf,
+                            GPtrArray *out) {
+  if (p->first)
+    alias_exprs(c, p->first, allowed_leaf, p->covered, FALSE, out);
+  if (p->parts_first && p->finest_cut && p->finest_cut != p->first)
+    alias_exprs(c, p->finest_cut, allowed_leaf, p->covered, TRUE, out);
+}
+
 /* The cut forms' call from where a call without them stopped (FROM,
  * consumed; its families' expressions already appended to OUT): the
  * picks past max_terms families, the forms over fresh leaves, then the
@@ -391,14 +424,14 @@ static gboolean clean_exprs_resumed(sc_rel_ctx *c, sc_id cls, GPtrArray *out, GP
                   g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
                                         (GDestroyNotify)g_bytes_unref, NULL),
                   from->covered, c->opts->max_terms, 0, c->opts->max_terms,
-                  MAX(c->opts->max_terms / 2, 1), from->first, from->kept_terms};
+                  MAX(c->opts->max_terms / 2, 1), from->first, from->kept_terms,
+                  from->finest_cut, from->finest_leaves, from->canon != NULL};
   GPtrArray *terms = from->terms;
   for (guint i = from->next; i < terms->len && p.extra < p.max_extra; i++)
     pick_term(c, &p, g_ptr_array_index(terms, i), out, extra);
   if (p.extra < p.max_extra)
     fresh_exprs(c, cls, NULL, &p, extra);
-  if (p.first)
-    alias_exprs(c, p.first, NULL, p.covered, out);
+  all_alias_exprs(c, &p, NULL, out);
   pick_state_clear(&p);
   g_ptr_array_unref(terms);
   if (from->canon)
@@ -469,7 +502,7 @@ static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_le
                                         (GDestroyNotify)g_bytes_unref, NULL),
                   g_hash_table_new(g_direct_hash, g_direct_equal), 0, 0,
                   c->opts->max_terms, extra ? MAX(c->opts->max_terms / 2, 1) : 0, NULL,
-                  extra || save ? g_ptr_array_new() : NULL};
+                  extra || save ? g_ptr_array_new() : NULL, NULL, 0, FALSE};
   /* The enumeration cut short: the first max_terms families in its
    * order can all be renamings of one choice of parts (three names of
    * each of three blocks: 27 families over the even ranks' blocks, while
@@ -481,6 +514,7 @@ static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_le
   GPtrArray *canon = terms->len >= 4 * c->opts->max_terms
                          ? pick_part_choices(c, cls, &wc, &p, out, extra)
                          : NULL;
+  p.parts_first = canon != NULL;
   guint i;
   for (i = 0; i < terms->len && (p.kept < p.max_kept || p.extra < p.max_extra); i++)
     pick_term(c, &p, g_ptr_array_index(terms, i), out, extra);
@@ -502,14 +536,16 @@ static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_le
     r->kept_terms = g_ptr_array_ref(p.kept_terms);
     r->canon = canon ? g_ptr_array_ref(canon) : NULL;
     r->first = p.first;
+    r->finest_cut = p.finest_cut;
+    r->finest_leaves = p.finest_leaves;
     r->n_kept = out->len;
   }
   if (p.kept >= p.max_kept && p.extra < p.max_extra)
     fresh_exprs(c, cls, NULL, &p, extra);
   /* the enumeration was cut short (or the families were): impl tensors
    * that no kept term reads may still equal one of its parts */
-  if (p.first && cut)
-    alias_exprs(c, p.first, allowed_leaf, p.covered, out);
+  if (cut)
+    all_alias_exprs(c, &p, allowed_leaf, out);
   pick_state_clear(&p);
   g_ptr_array_unref(terms);
   if (canon)
@@ -617,8 +653,32 @@ static gboolean reads_uncovered(const sc_term *t, GHashTable *covered) {
   return fresh;
 }
 
+/* Does T read an impl tensor on a rank where no tensor of class CLS that a
+ * kept term reads (COVERED) lives?  A part's copy on another rank, not a
+ * further name of a copy already read. */
+static gboolean reads_new_rank(sc_rel_ctx *c, const sc_term *t, sc_id cls, GHashTable *covered) {
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  uint32_t n = 0;
+  const sc_id *ls = sc_egraph_class_nodes_with_op(eg, cls, SC_LANG_OP_TENSOR, &n);
+  for (uint32_t q = 0; q < sc_term_n_nodes(t); q++) {
+    const sc_term_node *tn = sc_term_node_at(t, q);
+    if (tn->op != SC_LANG_OP_TENSOR || g_hash_table_contains(covered, GUINT_TO_POINTER(tn->attr + 1)))
+      continue;
+    int32_t rank = sc_graph_tensor(c->impl, tn->attr)->rank;
+    gboolean seen = FALSE;
+    for (uint32_t j = 0; j < n && !seen; j++) {
+      uint32_t id = sc_egraph_node_attr(eg, ls[j]);
+      seen = g_hash_table_contains(covered, GUINT_TO_POINTER(id + 1)) &&
+             sc_graph_tensor(c->impl, id)->rank == rank;
+    }
+    if (!seen)
+      return TRUE;
+  }
+  return FALSE;
+}
+
 static void alias_exprs(sc_rel_ctx *c, const sc_term *first, const gboolean *allowed_leaf,
-                        GHashTable *covered, GPtrArray *out) {
+                        GHashTable *covered, gboolean new_ranks, GPtrArray *out) {
   sc_egraph *eg = sc_lang_egraph(c->lang);
   uint32_t n = sc_term_n_nodes(first);
   for (uint32_t i = 0; i < n; i++)
@@ -644,7 +704,8 @@ static void alias_exprs(sc_rel_ctx *c, const sc_term *first, const gboolean *all
                                            sc_infer_clean_weight, &wc, NULL);
     alts[i] = g_ptr_array_new_with_free_func((GDestroyNotify)sc_term_free);
     for (guint t = 0; t < terms->len && alts[i]->len < ALIAS_PER_CLASS; t++)
-      if (reads_uncovered(g_ptr_array_index(terms, t), covered))
+      if (reads_uncovered(g_ptr_array_index(terms, t), covered) &&
+          (!new_ranks || reads_new_rank(c, g_ptr_array_index(terms, t), cls[i], covered)))
         g_ptr_array_add(alts[i], g_ptr_array_steal_index(terms, t--));
     g_ptr_array_unref(terms);
     rounds = MAX(rounds, alts[i]->len);

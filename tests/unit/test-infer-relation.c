@@ -5,7 +5,8 @@
  * (a union, an add) empties the memo; and in every state the memoized
  * answer equals the one computed afresh (the memo reset before the call);
  * and, when the families are capped, every choice of parts is kept
- * before the renamings of one choice (/infer/relation/part-choices). */
+ * before the renamings of one choice (/infer/relation/part-choices), and
+ * every copy of a part is read by a kept form (/infer/relation/part-copies). */
 #include "infer-fixture.h"
 
 /* a .. e: [4] f32 impl tensors; d and e are the "outputs" */
@@ -213,10 +214,87 @@ static void test_part_choices(void) {
   teardown(&f);
 }
 
+/* Parts held twice (a 4x2 mesh: ranks 2k and 2k+1 hold block k), and the
+ * whole gathered on every rank, so that the cat forms mixing slices of the
+ * gathered copies with the blocks fill the enumeration's budget: the kept
+ * forms must still read both copies of every block, so that a consumer
+ * running on each rank's own block (an argmax of the rows on the odd
+ * ranks) is explored there (seed 16014: cat(mm, mm_2, mm_4, mm_6) kept,
+ * the odd ranks' blocks read by no form). */
+static void test_part_copies(void) {
+  ifx f;
+  ifx_init(&f);
+  int64_t s2[1] = {2}, s8[1] = {8};
+  const char *blocks = "abcd";
+  for (int b = 0; b < 4; b++)
+    for (int r = 0; r < 2; r++) {
+      char name[8];
+      g_snprintf(name, sizeof name, "%c%d", blocks[b], r);
+      ifx_input(&f, name, SC_DTYPE_F32, 1, s2);
+    }
+  for (int r = 0; r < 8; r++) {
+    char name[8];
+    g_snprintf(name, sizeof name, "g%d", r);
+    ifx_input(&f, name, SC_DTYPE_F32, 1, s8);
+  }
+  /* block b's copy r on rank 2b + r, the gathered g_r on rank r */
+  for (sc_id t = 0; t < 16; t++)
+    sc_graph_tensor(f.g, t)->rank = t < 8 ? (int32_t)t : (int32_t)t - 8;
+  ifx_finish(&f);
+  sc_infer_options opts;
+  sc_infer_options_init(&opts);
+  f.c.opts = &opts;
+  f.c.term_size = opts.max_term_size;
+  f.c.owned = g_ptr_array_new_with_free_func((GDestroyNotify)sc_texpr_free);
+  sc_egraph *eg = ifx_eg(&f);
+  sc_id x = ifx_add(&f, "cat(a0, b0, c0, d0, dim=0)");
+  for (int b = 0; b < 4; b++) {
+    char a[8], o[8];
+    g_snprintf(a, sizeof a, "%c0", blocks[b]);
+    g_snprintf(o, sizeof o, "%c1", blocks[b]);
+    sc_egraph_union(eg, ifx_add(&f, a), ifx_add(&f, o), SC_JUST_ASSERTED);
+  }
+  for (int r = 0; r < 8; r++) {
+    char g[8], text[64];
+    g_snprintf(g, sizeof g, "g%d", r);
+    sc_egraph_union(eg, x, ifx_add(&f, g), SC_JUST_ASSERTED);
+    for (int b = 0; b < 4; b++) {
+      char a[8];
+      g_snprintf(a, sizeof a, "%c0", blocks[b]);
+      g_snprintf(text, sizeof text, "slice(g%d, dim=0, start=%d, end=%d)", r, 2 * b, 2 * b + 2);
+      sc_egraph_union(eg, ifx_add(&f, a), ifx_add(&f, text), SC_JUST_ASSERTED);
+    }
+    /* the first three blocks at once (a split of the gathered copy) */
+    g_snprintf(text, sizeof text, "slice(g%d, dim=0, start=0, end=6)", r);
+    sc_egraph_union(eg, ifx_add(&f, "cat(a0, b0, c0, dim=0)"), ifx_add(&f, text),
+                    SC_JUST_ASSERTED);
+  }
+  GPtrArray *t = fresh_texts(&f, x, NULL);
+  g_assert_cmpuint(t->len, >=, opts.max_terms);
+  for (int b = 0; b < 4; b++)
+    for (int r = 0; r < 2; r++) {
+      char copy[8];
+      g_snprintf(copy, sizeof copy, "%c%d,", blocks[b], r);
+      char last[8];
+      g_snprintf(last, sizeof last, "%c%d)", blocks[b], r);
+      gboolean read = FALSE;
+      for (guint i = 0; i < t->len && !read; i++) {
+        const char *s = g_ptr_array_index(t, i);
+        read = strstr(s, copy) != NULL || strstr(s, last) != NULL || strcmp(s, copy) == 0;
+      }
+      if (!read)
+        g_printerr("no kept form reads %c%d\n", blocks[b], r);
+      g_assert_true(read);
+    }
+  g_ptr_array_unref(t);
+  teardown(&f);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/infer/relation/memo-hit", test_hit_same_exprs);
   g_test_add_func("/infer/relation/memo-change", test_change_misses);
   g_test_add_func("/infer/relation/part-choices", test_part_choices);
+  g_test_add_func("/infer/relation/part-copies", test_part_copies);
   return g_test_run();
 }
