@@ -65,6 +65,7 @@ def _stop_node(res, bundle):
         for e in bundle["spec"]["nodes"]:
             if any(o is not None and o["name"] == res["tensor"] for o in e["outputs"]):
                 return e["name"]
+        return res["tensor"]  # an output no spec node produces (a spec input)
     return None
 
 

@@ -444,4 +444,10 @@ def first_divergence(correct, cexp, mutant, mexp, mesh):
             return nm, "node", unmatched_correct
         if nm in prods:
             return nm, "output", unmatched_correct
+    # a wrong output that no spec node produces (a spec input returned as
+    # it is: the gradient of an input passed straight through) diverges
+    # at that output itself
+    for t, p in zip(bad, prods):
+        if p is None:
+            return t, "output", unmatched_correct
     return None, "none", unmatched_correct
