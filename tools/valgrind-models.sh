@@ -3,7 +3,7 @@
 # every bundle of models/ that tests/models/verdicts.json lists (issue 19:
 # valgrind stays clean on the models).
 #
-#   tools/valgrind-models.sh [-j JOBS] [--all] [BUNDLE...]
+#   tools/valgrind-models.sh [-j JOBS] [--all] [--skip-done FILE] [BUNDLE...]
 #
 # Builds ./build-valgrind (debugoptimized, no sanitizer: valgrind and ASan
 # do not mix) when it is missing, then checks each bundle (default: every
@@ -21,14 +21,20 @@
 # with the code the same build gives it natively.  tests/valgrind.supp suppresses CLN's
 # (cvc5's number library) one allocation at load, as tests/lsan.supp does.
 # Logs go to $VALGRIND_WORK (default ./build-valgrind/memcheck).  Prints one
-# line per bundle as it ends and then
-# "valgrind: P passed, F failed"; exits 1 when any failed.
+# line per bundle as it ends (also appended to $VALGRIND_WORK/results.txt)
+# and then "valgrind: P passed, F failed" for this run; exits 1 when any
+# failed.  --skip-done FILE resumes a run cut short: a bundle with an "ok"
+# line in FILE (a results.txt, or one bundle path per line) is not run
+# again; FAIL lines are run again.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=2
 all=0
 if [ "${1:-}" = "-j" ]; then jobs=$2; shift 2; fi
 if [ "${1:-}" = "--all" ]; then all=1; shift; fi
+done_file=
+if [ "${1:-}" = "--skip-done" ]; then done_file=$2; shift 2; fi
+[ -z "$done_file" ] || [ -r "$done_file" ] || { echo "valgrind-models: $done_file: cannot read"; exit 2; }
 build=${VALGRIND_BUILD:-$root/build-valgrind}
 work=${VALGRIND_WORK:-$build/memcheck}
 command -v valgrind >/dev/null || { echo "valgrind-models: valgrind is not installed (apt-get install valgrind)"; exit 2; }
@@ -68,6 +74,24 @@ for b, v in json.load(open(sys.argv[1])).items():
         print(b, v["verdict"])' "$root/tests/models/verdicts.json")
 fi
 
+if [ -n "$done_file" ]; then
+  # "ok   BUNDLE (...)" lines of a results.txt, or bare bundle paths
+  list=$(/usr/bin/python3 -c '
+import sys
+done = set()
+for line in open(sys.argv[1]):
+    w = line.split()
+    if len(w) >= 2 and w[0] == "ok":
+        done.add(w[1])
+    elif len(w) == 1:
+        done.add(w[0])
+rows = [l for l in sys.stdin.read().splitlines() if l.strip()]
+left = [l for l in rows if l.split()[0] not in done]
+print("valgrind-models: %d of %d bundles done in %s, %d to run"
+      % (len(rows) - len(left), len(rows), sys.argv[1], len(left)), file=sys.stderr)
+print("\n".join(left))' "$done_file" <<<"$list")
+fi
+
 one() {
   local bundle=$1 verdict=$2 want lemmas=() log rc t0
   local folder lemma_dir="$root/lemmas"
@@ -105,9 +129,12 @@ one() {
 }
 export -f one
 export root build work
-# one line per bundle as it finishes (also in $work/results.txt)
-echo "$list" | xargs -P "$jobs" -L 1 bash -c 'one "$0" "$1"' | tee "$work/results.txt"
-passed=$(grep -c '^ok ' "$work/results.txt")
-failed=$(grep -c '^FAIL' "$work/results.txt")
+# one line per bundle as it finishes (also appended to $work/results.txt)
+run_log=$(mktemp)
+[ -z "$list" ] || echo "$list" | xargs -P "$jobs" -L 1 bash -c 'one "$0" "$1"' |
+  tee "$run_log" | tee -a "$work/results.txt"
+passed=$(grep -c '^ok ' "$run_log")
+failed=$(grep -c '^FAIL' "$run_log")
+rm -f "$run_log"
 echo "valgrind: $passed passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+[ "$failed" -eq 0 ] && { [ "$passed" -gt 0 ] || [ -z "$list" ]; }

@@ -227,11 +227,19 @@ static sc_sym_ival atom_ival_walk(sc_symtab *st, const sc_sym_atom *a) {
     break;
   }
   }
+  sc_sym_ival b = r;
   if (a->has_lo)
-    r.lo = xmax(r.lo, XF(a->lo));
+    b.lo = xmax(b.lo, XF(a->lo));
   if (a->has_hi)
-    r.hi = xmin(r.hi, XF(a->hi));
-  return r;
+    b.hi = xmin(b.hi, XF(a->hi));
+  if (xcmp(b.lo, b.hi) > 0) {
+    /* the bounds and the definition do not meet: the assumptions that made
+     * them contradict each other.  The interval stays nonempty (see
+     * "contradictions"): any interval is sound where nothing is true. */
+    st->contradiction = TRUE;
+    return xcmp(r.lo, r.hi) <= 0 ? r : ival_full();
+  }
+  return b;
 }
 
 static sc_sym_ival dim_ival(sc_symtab *st, sc_dim d) {
@@ -275,7 +283,7 @@ sc_sym_ival sc_sym_interval(const sc_symtab *st, sc_dim d) {
 static void push_fact(GArray *facts, sc_dim f);
 
 /* The facts' new forms; a fact that became a constant is dropped, and a
- * false one (p >= 0 with p < 0, ...) sets st->facts_false. */
+ * false one (p >= 0 with p < 0, ...) sets st->contradiction. */
 static GArray *facts_rewritten(sc_symtab *st, const GArray *facts, sc_sym_rel rel) {
   GArray *out = g_array_sized_new(FALSE, FALSE, sizeof(sc_dim), facts->len);
   for (uint32_t i = 0; i < facts->len; i++) {
@@ -288,7 +296,7 @@ static GArray *facts_rewritten(sc_symtab *st, const GArray *facts, sc_sym_rel re
       g_array_append_val(out, g);
     } else if ((rel == SC_SYM_REL_GE && g.value < 0) || (rel == SC_SYM_REL_EQ && g.value != 0) ||
                (rel == SC_SYM_REL_NE && g.value == 0)) {
-      st->facts_false = TRUE;
+      st->contradiction = TRUE;
     }
   }
   return out;
@@ -487,6 +495,8 @@ static gboolean prove_ge0(sc_symtab *st, sc_dim q, GArray *facts) {
   return FALSE;
 }
 
+/* q >= 0 and its negation q <= -1 (nq == -1 - q >= 0) are tried alike, so
+ * that the answers to the two questions agree (see "contradictions"). */
 static sc_truth ge0_inner(sc_symtab *st, sc_dim q) {
   if (ival_ge0(st, q))
     return SC_YES;
@@ -497,13 +507,13 @@ static sc_truth ge0_inner(sc_symtab *st, sc_dim q) {
   for (uint32_t i = 0; i < st->ge_facts->len; i++)
     push_fact(facts, g_array_index(st->ge_facts, sc_dim, i));
   atom_facts(st, q, facts);
-  sc_truth r = SC_UNKNOWN;
-  if (prove_ge0(st, q, facts))
-    r = SC_YES;
-  else if (prove_ge0(st, nq, facts))
-    r = SC_NO;
+  gboolean yes = prove_ge0(st, q, facts), no = prove_ge0(st, nq, facts);
   g_array_free(facts, TRUE);
-  return r;
+  if (yes && no) {
+    st->contradiction = TRUE;
+    return SC_UNKNOWN;
+  }
+  return yes ? SC_YES : no ? SC_NO : SC_UNKNOWN;
 }
 
 sc_truth sc_sym_ge0(sc_symtab *st, sc_dim q) {
@@ -585,6 +595,43 @@ sc_truth sc_sym_eq0(sc_symtab *st, sc_dim q) {
     r = SC_UNKNOWN;
   sc_sym_overflow = saved;
   return r;
+}
+
+/* ---- contradictions -------------------------------------------------- *
+ *
+ * Assumptions can contradict each other without any one of them being false
+ * on its own (S*T*T == T and T == 4 leave 16*S - 4 == 0, which no integer
+ * S solves).  Where nothing is true every answer is "sound", but answers
+ * that contradict each other (a <= b and b < a both YES, fuzz-sym, issue
+ * 19) are of no use to anyone, and a bundle whose assumptions contradict
+ * each other must be refused, not proved.  So:
+ *  - a question and its negation are never both YES (q >= 0 and q <= -1:
+ *    a <= b and b < a): ge0_inner tries both alike, and one proved both
+ *    ways answers UNKNOWN; interval evaluation cannot prove both unless an
+ *    atom's interval is empty, and atom_ival never returns an empty one;
+ *  - each of these (a question proved both ways, an atom whose bounds and
+ *    definition do not meet, a fact rewritten to a false constant) sets the
+ *    sticky st->contradiction;
+ *  - after each assumption, every fact is decided with the epoch's facts
+ *    (facts_check): a fact refuted (p >= 0 decided NO, p == 0 decided NO,
+ *    p != 0 decided YES) or proved both ways is a contradiction;
+ *  - sc_sym_assume_rel refuses the assumption that raised the flag.
+ * This finds what the decision procedure can see (intervals, the atoms'
+ * definitions, up to two facts at once), not every contradiction: a set
+ * that contradicts itself only through nonlinear reasoning beyond it
+ * (S*(N*S + 140) == -1 with -5 <= N <= 20) is taken; its answers still
+ * agree with each other. */
+
+static void facts_check(sc_symtab *st) {
+  for (uint32_t i = 0; i < st->ge_facts->len; i++)
+    if (sc_sym_ge0(st, g_array_index(st->ge_facts, sc_dim, i)) == SC_NO)
+      st->contradiction = TRUE;
+  for (uint32_t i = 0; i < st->eq_facts->len; i++)
+    if (sc_sym_eq0(st, g_array_index(st->eq_facts, sc_dim, i)) == SC_NO)
+      st->contradiction = TRUE;
+  for (uint32_t i = 0; i < st->ne_facts->len; i++)
+    if (sc_sym_eq0(st, g_array_index(st->ne_facts, sc_dim, i)) == SC_YES)
+      st->contradiction = TRUE;
 }
 
 /* ---- the oracle ------------------------------------------------------ *
@@ -1453,9 +1500,11 @@ gboolean sc_sym_assume_rel(sc_symtab *st, sc_dim a, const char *op, sc_dim b,
                            const char *text, GError **error) {
   if (!assume_rel(st, a, op, b, text, error))
     return FALSE;
-  if (st->facts_epoch != st->epoch)
+  if (st->facts_epoch != st->epoch) {
     sc_sym_facts_update(st);
-  if (st->facts_false)
+    facts_check(st);
+  }
+  if (st->contradiction)
     return fail_contra(text, error);
   return TRUE;
 }

@@ -146,8 +146,8 @@ struct sc_symtab {
   GArray *ne_facts;       /* sc_dim, each p != 0 */
   uint32_t facts_epoch;   /* the epoch the facts were rewritten for */
   gboolean facts_updating; /* sc_sym_facts_update is running */
-  gboolean facts_false;   /* sticky: a fact was rewritten to a false constant
-                             (the assumptions contradict each other) */
+  gboolean contradiction; /* sticky: the assumptions were found to contradict
+                             each other (sym-decide.c, "contradictions") */
   GPtrArray *texts;       /* char*, assumption texts */
   /* the oracle hook (sym-decide.c); all zero in a new symtab */
   sc_sym_oracle oracle;   /* decide == NULL: none */

@@ -725,6 +725,55 @@ static void test_assume_subst_cycle(void) {
   g_assert_cmpint(sc_dim_eq(st, P(st, "(N+1)*(T/S)"), P(st, "T")), ==, SC_YES);
 }
 
+/* fuzz-sym (lead, session 26, 555,076 executions): after a chain of
+ * assumptions, the harness saw sc_dim_le(d, 1) and sc_dim_lt(1, d) both
+ * YES for d == S*S + S*N*S.  The assumptions had no solution, and nothing
+ * noticed: a fact rewritten in a new epoch was checked only for becoming a
+ * false constant.  Minimised (libFuzzer): S*N*S + T == S*T*T == T == 4,
+ * where T == 4 rewrites S*T*T - T == 0 to 16*S - 4 == 0 (no integer S) and
+ * its half 4 - 16*S >= 0 (false for S >= 1); every question was then
+ * provable both ways.  Now every fact is decided with the others after each
+ * assumption, and a question proved both ways answers UNKNOWN and marks the
+ * assumptions as contradicting each other (sym-decide.c, "contradictions"). */
+static void test_assume_contradiction_facts(void) {
+  /* no solution, by brute force over a box (and 16*S == 4 by hand) */
+  for (int64_t S = 1; S <= 64; S++)
+    for (int64_t N = -5; N <= 20; N++)
+      for (int64_t T = 1; T <= 64; T++)
+        g_assert_false(S * N * S + T == S * T * T && S * T * T == T && T == 4);
+  g_autoptr(sc_symtab) st = new_st();
+  check_assume_error(st, "S*N*S+T==S*T*T==T==4", SC_SYM_ERROR_INVALID, "contradicts");
+  g_autoptr(sc_symtab) st2 = new_st();
+  assume(st2, "S*T*T == T");
+  check_assume_error(st2, "T == 4", SC_SYM_ERROR_INVALID, "contradicts");
+
+  /* The input as found.  Its first two lines have solutions (S = 3, N = 3,
+   * T = 4605, H = 0) and must be taken; the third has none (its parts
+   * 2+S+T == 3+S*N*S+141*S+T give S*(N*S + 140) == -1: S == 1, N == -141),
+   * but only through reasoning beyond the normal form (products, a divisor
+   * of a constant): it may be taken.  Whatever is taken, the answers agree
+   * with each other. */
+  static const char *const lines[] = {
+      "S>H/S*T==2/S//S*T==2/S %  4== 0",
+      "S/S*N*S+N/S*T==2/S/S*N*S+N*S+T==4614",
+      "S*S+S*N*S+T==462/S*T==2+S+T==3+S*N*S+141*S+T==4614",
+      "S*S+S*N*S+T==461/S*T==2/S+T==3+S*S/N*S+T==46114",
+  };
+  g_autoptr(sc_symtab) st3 = new_st();
+  assume(st3, lines[0]);
+  assume(st3, lines[1]);
+  gboolean taken = TRUE;
+  for (guint i = 2; i < G_N_ELEMENTS(lines) && taken; i++) {
+    g_autoptr(GError) error = NULL;
+    taken = sc_symtab_assume(st3, lines[i], &error);
+    if (!taken)
+      g_assert_nonnull(strstr(error->message, "contradicts"));
+  }
+  sc_dim d = P(st3, "S*S+S*N*S"), one = sc_dim_const(1);
+  g_assert_false(sc_dim_le(st3, d, one) == SC_YES && sc_dim_lt(st3, one, d) == SC_YES);
+  g_assert_false(sc_dim_le(st3, one, d) == SC_YES && sc_dim_lt(st3, d, one) == SC_YES);
+}
+
 /* fuzz-sym (session 4): a libFuzzer timeout (10 s of wall-clock time at a
  * load average of 35; 0.12 s of CPU before session 4's refresh passes, 0.20 s
  * after, release build).  Each comparison refreshed the facts, whose floor
@@ -1125,26 +1174,33 @@ typedef struct node {
 
 static const char *const fuzz_syms[] = {"S", "T", "B", "H", "N"};
 
-static node *gen(GRand *rng, int depth) {
+/* A random expression of DEPTH over the symbols SYMS (indices into
+ * fuzz_syms; NULL: all of them). */
+static node *gen_over(GRand *rng, int depth, const int *syms, int n_syms) {
   node *n = g_new0(node, 1);
   int k = depth <= 0 ? g_rand_int_range(rng, 0, 2) : g_rand_int_range(rng, 0, 11);
   n->kind = k;
   if (k == 0) {
     n->v = g_rand_int_range(rng, -5, 10);
   } else if (k == 1) {
-    n->v = g_rand_int_range(rng, 0, G_N_ELEMENTS(fuzz_syms));
+    n->v = syms ? syms[g_rand_int_range(rng, 0, n_syms)]
+                : g_rand_int_range(rng, 0, G_N_ELEMENTS(fuzz_syms));
   } else if (k == 5 || k == 6) {
-    n->l = gen(rng, depth - 1);
+    n->l = gen_over(rng, depth - 1, syms, n_syms);
     do
       n->v = g_rand_int_range(rng, -4, 7);
     while (n->v == 0);
   } else if (k == 7) {
-    n->l = gen(rng, depth - 1);
+    n->l = gen_over(rng, depth - 1, syms, n_syms);
   } else {
-    n->l = gen(rng, depth - 1);
-    n->r = gen(rng, depth - 1);
+    n->l = gen_over(rng, depth - 1, syms, n_syms);
+    n->r = gen_over(rng, depth - 1, syms, n_syms);
   }
   return n;
+}
+
+static node *gen(GRand *rng, int depth) {
+  return gen_over(rng, depth, NULL, 0);
 }
 
 static void node_free(node *n) {
@@ -1401,6 +1457,198 @@ static void test_fuzz_substitution(void) {
     run_fuzz(2, 2000000 + seed);
 }
 
+/* ---- decisions against brute force ------------------------------------ *
+ *
+ * Random sets of one to three assumptions over two or three of the
+ * symbols, then random comparisons; every symbol used is enumerated over a
+ * small box (S, T, B in [1, 9], H in [0, 9], N in [-5, 9]).  A point is a
+ * solution when every side of every assumption is defined there (no
+ * division by zero, no overflow) and the relations hold.  Whatever the
+ * symtab decides must hold at every solution in the box: a set it refuses
+ * as false or contradictory has none, and a YES or NO of le, lt or eq holds
+ * at each one (where both operands are defined).  Half of the assumptions
+ * are made true at a random point of the box, so that most sets have
+ * solutions; the others are random relations.  le(a, b) and lt(b, a) are
+ * never both YES, solutions or not (sym-decide.c, "contradictions"). */
+
+#define BF_HI 9
+#define BF_MAX_ASSUME 3
+#define BF_MAX_POINTS ((BF_HI + 1) * (BF_HI + 1) * (BF_HI + 6)) /* S*H*N: 10*10*15 */
+
+typedef struct {
+  node *a, *b;
+  int op; /* 0 ==, 1 !=, 2 <, 3 <=, 4 >, 5 >= */
+} bf_rel;
+
+static const char *const bf_ops[] = {"==", "!=", "<", "<=", ">", ">="};
+
+static gboolean bf_holds(int op, int64_t x, int64_t y) {
+  switch (op) {
+  case 0: return x == y;
+  case 1: return x != y;
+  case 2: return x < y;
+  case 3: return x <= y;
+  case 4: return x > y;
+  default: return x >= y;
+  }
+}
+
+/* The points of the box over the used symbols, unused ones at their
+ * lowest value; returns how many (at most BF_MAX_POINTS). */
+static guint bf_points(const int *syms, int n_syms, int64_t (*pts)[6]) {
+  static const int64_t lo[6] = {1, 1, 1, 0, -5, 0};
+  guint n = 0;
+  int64_t v[6];
+  memcpy(v, lo, sizeof v);
+  for (;;) {
+    memcpy(pts[n++], v, sizeof v);
+    int i = 0;
+    for (; i < n_syms; i++) {
+      int s = syms[i];
+      if (v[s] < BF_HI) {
+        v[s]++;
+        break;
+      }
+      v[s] = lo[s];
+    }
+    if (i == n_syms)
+      return n;
+  }
+}
+
+static gboolean bf_solution(const bf_rel *rels, guint n_rels, const int64_t *v) {
+  for (guint i = 0; i < n_rels; i++) {
+    int64_t x, y;
+    if (!node_eval(rels[i].a, v, &x) || !node_eval(rels[i].b, v, &y) ||
+        !bf_holds(rels[i].op, x, y))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static char *bf_text(const bf_rel *r) {
+  GString *g = g_string_new(NULL);
+  node_print(g, r->a);
+  g_string_append_printf(g, " %s ", bf_ops[r->op]);
+  node_print(g, r->b);
+  return g_string_free(g, FALSE);
+}
+
+typedef struct {
+  guint sets, refused, with_solutions, decided, checked;
+} bf_stats;
+
+/* Queries on a symtab that took every assumption; SOL: its solutions. */
+static void bf_queries(GRand *rng, sc_symtab *st, const int *syms, int n_syms,
+                       int64_t (*sol)[6], guint n_sol, const char *set_text, bf_stats *stats) {
+  for (int q = 0; q < 24; q++) {
+    node *na = gen_over(rng, g_rand_int_range(rng, 0, 4), syms, n_syms);
+    node *nb = gen_over(rng, g_rand_int_range(rng, 0, 4), syms, n_syms);
+    GString *ta = g_string_new(NULL), *tb = g_string_new(NULL);
+    node_print(ta, na);
+    node_print(tb, nb);
+    sc_dim a, b;
+    g_autoptr(GError) ea = NULL;
+    g_autoptr(GError) eb = NULL;
+    if (sc_dim_parse(st, ta->str, &a, &ea) && sc_dim_parse(st, tb->str, &b, &eb)) {
+      sc_truth le = sc_dim_le(st, a, b), lt = sc_dim_lt(st, a, b), eq = sc_dim_eq(st, a, b);
+      sc_truth rle = sc_dim_le(st, b, a), rlt = sc_dim_lt(st, b, a);
+      if ((le == SC_YES && rlt == SC_YES) || (rle == SC_YES && lt == SC_YES))
+        g_error("under %s: %s vs %s: le %d, lt %d, reversed le %d, lt %d", set_text, ta->str,
+                tb->str, le, lt, rle, rlt);
+      stats->decided += (le != SC_UNKNOWN) + (lt != SC_UNKNOWN) + (eq != SC_UNKNOWN);
+      for (guint i = 0; i < n_sol; i++) {
+        int64_t x, y;
+        if (!node_eval(na, sol[i], &x) || !node_eval(nb, sol[i], &y))
+          continue;
+        stats->checked++;
+        if ((le != SC_UNKNOWN && (le == SC_YES) != (x <= y)) ||
+            (lt != SC_UNKNOWN && (lt == SC_YES) != (x < y)) ||
+            (eq != SC_UNKNOWN && (eq == SC_YES) != (x == y)))
+          g_error("under %s: %s vs %s decided le %d, lt %d, eq %d; at S=%" G_GINT64_FORMAT
+                  " T=%" G_GINT64_FORMAT " B=%" G_GINT64_FORMAT " H=%" G_GINT64_FORMAT
+                  " N=%" G_GINT64_FORMAT " they are %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT,
+                  set_text, ta->str, tb->str, le, lt, eq, sol[i][0], sol[i][1], sol[i][2],
+                  sol[i][3], sol[i][4], x, y);
+      }
+    }
+    g_string_free(ta, TRUE);
+    g_string_free(tb, TRUE);
+    node_free(na);
+    node_free(nb);
+  }
+}
+
+static void bf_set(guint32 seed, int64_t (*pts)[6], int64_t (*sol)[6], bf_stats *stats) {
+  static const int subsets[][3] = {{0, 1, -1}, {0, 4, -1}, {1, 3, -1}, {0, 1, 4}, {0, 3, 4}};
+  GRand *rng = g_rand_new_with_seed(seed);
+  const int *syms = subsets[g_rand_int_range(rng, 0, G_N_ELEMENTS(subsets))];
+  int n_syms = syms[2] < 0 ? 2 : 3;
+  guint n_pts = bf_points(syms, n_syms, pts);
+  g_autoptr(sc_symtab) st = new_st();
+  bf_rel rels[BF_MAX_ASSUME];
+  guint n_rels = 0, want = (guint)g_rand_int_range(rng, 1, BF_MAX_ASSUME + 1);
+  GString *set_text = g_string_new(NULL);
+  gboolean refused = FALSE, skipped = FALSE;
+  while (n_rels < want && !refused && !skipped) {
+    bf_rel *r = &rels[n_rels];
+    r->a = gen_over(rng, g_rand_int_range(rng, 0, 4), syms, n_syms);
+    r->b = gen_over(rng, g_rand_int_range(rng, 0, 3), syms, n_syms);
+    r->op = g_rand_int_range(rng, 0, 6);
+    const int64_t *w = pts[g_rand_int_range(rng, 0, (gint32)n_pts)];
+    int64_t x, y;
+    if (g_rand_boolean(rng) && node_eval(r->a, w, &x) && node_eval(r->b, w, &y))
+      while (!bf_holds(r->op, x, y))
+        r->op = g_rand_int_range(rng, 0, 6);
+    n_rels++;
+    g_autofree char *text = bf_text(r);
+    g_string_append_printf(set_text, "%s%s", n_rels > 1 ? " && " : "", text);
+    g_autoptr(GError) error = NULL;
+    if (!sc_symtab_assume(st, text, &error)) {
+      refused = strstr(error->message, "contradicts") || strstr(error->message, "is false");
+      skipped = !refused; /* a divisor that is 0, an overflow */
+    }
+  }
+  guint n_sol = 0;
+  for (guint i = 0; i < n_pts; i++)
+    if (bf_solution(rels, n_rels, pts[i]))
+      memcpy(sol[n_sol++], pts[i], sizeof pts[i]);
+  stats->sets++;
+  if (refused) {
+    stats->refused++;
+    if (n_sol > 0)
+      g_error("seed %u: '%s' refused, but S=%" G_GINT64_FORMAT " T=%" G_GINT64_FORMAT
+              " B=%" G_GINT64_FORMAT " H=%" G_GINT64_FORMAT " N=%" G_GINT64_FORMAT " solves it",
+              seed, set_text->str, sol[0][0], sol[0][1], sol[0][2], sol[0][3], sol[0][4]);
+  } else if (!skipped) {
+    stats->with_solutions += n_sol > 0;
+    bf_queries(rng, st, syms, n_syms, sol, n_sol, set_text->str, stats);
+  }
+  for (guint i = 0; i < n_rels; i++) {
+    node_free(rels[i].a);
+    node_free(rels[i].b);
+  }
+  g_string_free(set_text, TRUE);
+  g_rand_free(rng);
+}
+
+/* SC_SYM_FUZZ_SEEDS=n runs 100*n sets (default 600) */
+static void test_brute_force(void) {
+  int64_t(*pts)[6] = g_malloc(sizeof(int64_t[6]) * BF_MAX_POINTS);
+  int64_t(*sol)[6] = g_malloc(sizeof(int64_t[6]) * BF_MAX_POINTS);
+  bf_stats stats = {0};
+  guint32 n = 100 * fuzz_seeds();
+  for (guint32 seed = 1; seed <= n; seed++)
+    bf_set(3000000 + seed, pts, sol, &stats);
+  g_test_message("%u sets: %u refused, %u with solutions in the box; %u decisions, %u checked "
+                 "at solutions",
+                 stats.sets, stats.refused, stats.with_solutions, stats.decided, stats.checked);
+  g_assert_cmpuint(stats.with_solutions, >, stats.sets / 4);
+  g_assert_cmpuint(stats.checked, >, 0);
+  g_free(pts);
+  g_free(sol);
+}
+
 /* ---- performance ----------------------------------------------------- */
 
 static void test_perf_concrete(void) {
@@ -1488,10 +1736,12 @@ int main(int argc, char **argv) {
   g_test_add_func("/sym/assume/refresh-deep", test_assume_refresh_deep);
   g_test_add_func("/sym/assume/facts-fixed", test_assume_facts_fixed);
   g_test_add_func("/sym/assume/subst-cycle", test_assume_subst_cycle);
+  g_test_add_func("/sym/assume/contradiction-facts", test_assume_contradiction_facts);
   g_test_add_func("/sym/limit/normal-form-size", test_nf_too_large);
   g_test_add_func("/sym/fuzz/plain", test_fuzz_plain);
   g_test_add_func("/sym/fuzz/assumptions", test_fuzz_assumptions);
   g_test_add_func("/sym/fuzz/substitution", test_fuzz_substitution);
+  g_test_add_func("/sym/fuzz/brute-force", test_brute_force);
   g_test_add_func("/sym/perf/concrete", test_perf_concrete);
   g_test_add_func("/sym/perf/poly", test_perf_poly);
   return g_test_run();
