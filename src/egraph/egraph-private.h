@@ -53,6 +53,11 @@ typedef struct {
 
 #define SC_EG_BUDGET_MATCHES 65536u
 
+/* The changed-classes cone (sc_egraph_near_changed): distances counted up
+ * to SC_NEAR_MAX; farther classes get SC_NEAR_FAR. */
+#define SC_NEAR_MAX 6
+#define SC_NEAR_FAR 255
+
 struct sc_egraph {
   /* the overall budget of the saturation running on this e-graph (set by
    * sc_runner_run for the run, borrowed, NULL: none): a search checks it
@@ -188,6 +193,15 @@ static inline sc_id *sc_eg_kids(const sc_egraph *eg, sc_id n) {
 uint32_t sc_eg_advance_epoch(sc_egraph *eg);
 /* The newest stamp given to a node of OP (0: none). */
 uint32_t sc_eg_op_epoch(const sc_egraph *eg, uint32_t op);
+/* NEAR[c] (n_ids entries; meaningful for canonical c of a clean e-graph):
+ * the fewest child edges from class c down to a class whose cstamp is
+ * >= SINCE (0: c itself), SC_NEAR_FAR beyond SC_NEAR_MAX.  Every e-node
+ * stamped >= since lies in such a class, so a match that binds one, rooted
+ * at c, has a pattern at least NEAR[c] + 1 levels deep.  Found by walking
+ * up the parent lists (a live node is in its children's lists); FRONT and
+ * NEXT are scratch. */
+void sc_egraph_near_changed(const sc_egraph *eg, uint32_t since, uint8_t *near,
+                            sc_vec *front, sc_vec *next);
 
 void sc_eg_prefetch_key(const sc_egraph *eg, uint32_t op, uint32_t attr,
                         const sc_id *kids, uint32_t n, int stage);

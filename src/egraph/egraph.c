@@ -333,6 +333,33 @@ static void stamp_node(sc_egraph *eg, sc_id n) {
     eg->op_epoch[s] = eg->epoch;
 }
 
+void sc_egraph_near_changed(const sc_egraph *eg, uint32_t since, uint8_t *near,
+                            sc_vec *front, sc_vec *next) {
+  memset(near, SC_NEAR_FAR, eg->n_ids);
+  front->len = 0;
+  for (sc_id c = 0; c < eg->n_ids; c++)
+    if (eg->uf[c] == c && eg->cstamp[c] >= since) {
+      near[c] = 0;
+      sc_vec_push(front, c);
+    }
+  for (uint8_t d = 1; d <= SC_NEAR_MAX && front->len; d++) {
+    next->len = 0;
+    for (uint32_t j = 0; j < front->len; j++) {
+      const sc_vec *pv = &eg->parents[front->v[j]];
+      for (uint32_t i = 0; i < pv->len; i++) {
+        sc_id p = sc_egraph_find_const(eg, pv->v[i]);
+        if (near[p] > d) {
+          near[p] = d;
+          sc_vec_push(next, p);
+        }
+      }
+    }
+    sc_vec t = *front;
+    *front = *next;
+    *next = t;
+  }
+}
+
 uint32_t sc_eg_op_epoch(const sc_egraph *eg, uint32_t op) {
   uint32_t s = sc_eg_op_slot(eg, op);
   return s != SC_ID_NONE ? eg->op_epoch[s] : 0;

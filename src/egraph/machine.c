@@ -245,6 +245,13 @@ uint64_t sc_query_search_since(const sc_query *q, const sc_egraph *eg,
                                uint64_t limit, sc_guard_fn guard,
                                void *guard_user, GArray *out, uint32_t since,
                                gboolean record_nodes) {
+  return sc_query_search_near(q, eg, limit, guard, guard_user, out, since, record_nodes, NULL);
+}
+
+uint64_t sc_query_search_near(const sc_query *q, const sc_egraph *eg,
+                              uint64_t limit, sc_guard_fn guard,
+                              void *guard_user, GArray *out, uint32_t since,
+                              gboolean record_nodes, const uint8_t *near) {
   g_return_val_if_fail(eg->clean, 0);
   g_return_val_if_fail(g_array_get_element_size(out) == sizeof(uint32_t), 0);
   vm m = {0};
@@ -302,9 +309,16 @@ uint64_t sc_query_search_since(const sc_query *q, const sc_egraph *eg,
         break;
     }
   } else {
+    /* semi-naive, no requires: a new match binds a changed e-node, in a
+     * class at most n_levels - 1 child edges below its root */
+    gboolean cone = near != NULL && since > 0 && q->n_req == 0 &&
+                    q->lhs.n_levels >= 1 && q->lhs.n_levels - 1 <= SC_NEAR_MAX;
+    uint32_t reach = q->lhs.n_levels - 1;
     uint32_t n_cls;
     const sc_id *cls = sc_egraph_classes_with_op(eg, q->lhs.root_op, &n_cls);
     for (uint32_t i = 0; i < n_cls; i++) {
+      if (cone && near[cls[i]] > reach)
+        continue;
       m.root = cls[i];
       m.regs[0][0] = cls[i];
       if (!run_stage(&m, 0, since == 0))

@@ -77,6 +77,9 @@ typedef struct {
   uint32_t n_code;
   uint32_t n_regs;
   uint32_t n_binds;     /* BIND instructions (e-nodes of the pattern) */
+  uint32_t n_levels;    /* levels of BINDs: a match's e-nodes lie in classes
+                           at most n_levels - 1 child edges below the root
+                           (0: a bare variable) */
   uint32_t root_op;     /* SC_ID_NONE: the pattern is a bare variable */
   uint32_t driver_pos;  /* requires: child position of a bound class var */
   uint32_t driver_var;  /* ... and that variable; SC_ID_NONE if none */
@@ -107,6 +110,15 @@ uint64_t sc_query_search_since(const sc_query *q, const sc_egraph *eg,
                                uint64_t limit, sc_guard_fn guard,
                                void *guard_user, GArray *out, uint32_t since,
                                gboolean record_nodes);
+/* The same, given NEAR (sc_egraph_near_changed for the same since, or
+ * NULL): a query without requires skips the root classes farther than
+ * lhs.n_levels - 1 child edges from every changed class, where no match
+ * can bind a changed e-node.  The matches and their order are those of
+ * sc_query_search_since. */
+uint64_t sc_query_search_near(const sc_query *q, const sc_egraph *eg,
+                              uint64_t limit, sc_guard_fn guard,
+                              void *guard_user, GArray *out, uint32_t since,
+                              gboolean record_nodes, const uint8_t *near);
 
 /* Variable table while compiling: lookup or create, checking the kind. */
 uint32_t sc_query_intern_var(sc_query *q, const char *name, gboolean is_attr,

@@ -316,6 +316,19 @@ static gboolean compile_program(sc_query *q, const sc_pattern *p,
   prog->n_regs = c.n_regs;
   prog->n_binds = c.n_binds;
   prog->code = (sc_insn *)g_array_free(c.code, FALSE);
+  /* levels: registers are written before the BIND that reads them, so one
+   * pass gives every register its distance from the root register */
+  uint32_t *depth = g_new0(uint32_t, prog->n_regs ? prog->n_regs : 1);
+  prog->n_levels = 0;
+  for (uint32_t i = 0; i < prog->n_code; i++) {
+    const sc_insn *in = &prog->code[i];
+    if (in->kind != SC_I_BIND)
+      continue;
+    prog->n_levels = MAX(prog->n_levels, depth[in->reg] + 1);
+    for (uint32_t k = 0; k < in->arity; k++)
+      depth[in->out + k] = depth[in->reg] + 1;
+  }
+  g_free(depth);
   return ok;
 }
 

@@ -12,6 +12,11 @@
  * incremental. */
 uint64_t sc_rewrite_search(const sc_rewrite *rw, const sc_egraph *eg,
                            uint64_t limit, GArray *out, uint32_t since);
+/* The same with the changed-classes cone of since (sc_query_search_near;
+ * NULL: none): the same matches, fewer root classes tried. */
+uint64_t sc_rewrite_search_near(const sc_rewrite *rw, const sc_egraph *eg,
+                                uint64_t limit, GArray *out, uint32_t since,
+                                const uint8_t *near);
 /* A purely syntactic rewrite (no guard, requires or applier, lhs rooted at
  * an operator), or one declared pure (sc_rewrite_set_pure): a match whose
  * nodes all predate its last complete search was found and applied then,

@@ -303,6 +303,12 @@ gboolean sc_rewrite_ops_present(const sc_rewrite *rw, const sc_egraph *eg) {
 
 uint64_t sc_rewrite_search(const sc_rewrite *rw, const sc_egraph *eg,
                            uint64_t limit, GArray *out, uint32_t since) {
+  return sc_rewrite_search_near(rw, eg, limit, out, since, NULL);
+}
+
+uint64_t sc_rewrite_search_near(const sc_rewrite *rw, const sc_egraph *eg,
+                                uint64_t limit, GArray *out, uint32_t since,
+                                const uint8_t *near) {
   if (!sc_rewrite_is_incremental(rw))
     since = 0;
   if (since > 0) {
@@ -316,15 +322,15 @@ uint64_t sc_rewrite_search(const sc_rewrite *rw, const sc_egraph *eg,
   }
   if (rw->root_var != SC_ID_NONE) {
     guint w = sc_rewrite_match_width(rw, eg), start = out->len;
-    uint64_t n = sc_query_search_since(rw->q, eg, limit, rw->guard, rw->guard_user, out, since,
-                                       eg->proofs);
+    uint64_t n = sc_query_search_near(rw->q, eg, limit, rw->guard, rw->guard_user, out, since,
+                                      eg->proofs, near);
     uint32_t *m = (uint32_t *)(void *)out->data;
     for (guint j = start; j + w <= out->len; j += w)
       m[j] = m[j + 1 + rw->root_var]; /* the class of ?x is the root */
     return n;
   }
-  return sc_query_search_since(rw->q, eg, limit, rw->guard, rw->guard_user,
-                               out, since, eg->proofs);
+  return sc_query_search_near(rw->q, eg, limit, rw->guard, rw->guard_user,
+                              out, since, eg->proofs, near);
 }
 
 uint32_t sc_rewrite_match_width(const sc_rewrite *rw, const sc_egraph *eg) {

@@ -89,7 +89,34 @@ struct sc_runner {
   GArray *match_buf;
   uint32_t *match_off;
   uint32_t cap_off;
+  /* the changed-classes cones of this iteration's search phase
+   * (sc_egraph_near_changed), for the two most recent values of since */
+  struct {
+    uint8_t *near;
+    uint32_t cap, since, phase; /* phase: n_phase when made (0: never) */
+  } cone[2];
+  uint32_t n_phase; /* search phases begun by this runner */
+  sc_vec front, next;
 };
+
+/* The cone of SINCE for the current search phase, made at first use. */
+static const uint8_t *cone_of(sc_runner *r, uint32_t since) {
+  for (int i = 0; i < 2; i++)
+    if (r->cone[i].phase == r->n_phase && r->cone[i].since == since)
+      return r->cone[i].near;
+  int i = r->cone[0].phase != r->n_phase ? 0 : r->cone[1].phase != r->n_phase ? 1
+          : (r->cone[0].since < r->cone[1].since ? 0 : 1);
+  uint32_t n = sc_egraph_n_ids(r->eg);
+  if (r->cone[i].cap < n) {
+    r->cone[i].cap = n + n / 2 + 64;
+    g_free(r->cone[i].near);
+    r->cone[i].near = g_new(uint8_t, r->cone[i].cap);
+  }
+  sc_egraph_near_changed(r->eg, since, r->cone[i].near, &r->front, &r->next);
+  r->cone[i].since = since;
+  r->cone[i].phase = r->n_phase;
+  return r->cone[i].near;
+}
 
 sc_runner *sc_runner_new(sc_egraph *eg, const sc_runner_limits *lim) {
   sc_runner *r = g_new0(sc_runner, 1);
@@ -113,6 +140,10 @@ void sc_runner_free(sc_runner *r) {
   g_free(r->last_rules);
   g_array_unref(r->match_buf);
   g_free(r->match_off);
+  for (int i = 0; i < 2; i++)
+    g_free(r->cone[i].near);
+  sc_vec_clear(&r->front);
+  sc_vec_clear(&r->next);
   g_free(r);
 }
 
@@ -213,6 +244,7 @@ sc_stop_reason sc_runner_run(sc_runner *r, sc_rewrite *const *rules,
     }
 
     /* search */
+    r->n_phase++;
     g_array_set_size(mbuf, 0);
     uint32_t searched_upto = 0;
     for (uint32_t i = 0; i < n_rules && stop == SC_STOP_NONE; i++, searched_upto = i) {
@@ -225,7 +257,9 @@ sc_stop_reason sc_runner_run(sc_runner *r, sc_rewrite *const *rules,
           continue;
         uint64_t threshold = (uint64_t)r->lim.match_limit
                              << MIN(s->times_banned, 40u);
-        n = s->present ? sc_rewrite_search(rules[i], eg, threshold + 1, mbuf, s->since) : 0;
+        n = s->present ? sc_rewrite_search_near(rules[i], eg, threshold + 1, mbuf, s->since,
+                                                s->since ? cone_of(r, s->since) : NULL)
+                       : 0;
         rec.skipped += !s->present;
         if (n > threshold) {
           uint64_t ban = (uint64_t)r->lim.ban_length
@@ -239,7 +273,9 @@ sc_stop_reason sc_runner_run(sc_runner *r, sc_rewrite *const *rules,
           rec.matches += n;
         }
       } else {
-        n = s->present ? sc_rewrite_search(rules[i], eg, 0, mbuf, s->since) : 0;
+        n = s->present ? sc_rewrite_search_near(rules[i], eg, 0, mbuf, s->since,
+                                                s->since ? cone_of(r, s->since) : NULL)
+                       : 0;
         rec.skipped += !s->present;
         rec.matches += n;
         s->complete = TRUE;

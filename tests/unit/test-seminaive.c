@@ -7,7 +7,9 @@
  * pattern, rooted at ?x's class, with the same applications as a search
  * over every class; the search of a rule whose operators did not change is
  * skipped; a rule one of whose operators is absent is not searched until
- * the operator appears, and then finds its matches. */
+ * the operator appears, and then finds its matches; a change as deep in a
+ * match as its pattern reaches is found although the classes of the match's
+ * upper nodes did not change (the changed-classes cone of machine.c). */
 #include "shardcheck/runner.h"
 
 #include <string.h>
@@ -262,6 +264,64 @@ static void test_absent_op_same_run(void) {
   }
 }
 
+/* f(g(...g(h(?x)))) => k(?x), pure, with DEPTH levels (f, DEPTH - 2 g,
+ * h).  The e-graph has f(g(...g(w))) and twenty like it over other
+ * leaves, none with an h; after a saturated run, h(a) is added and merged
+ * into w's class (w stays the class id: it has a parent, so the classes
+ * above it are not touched).  The only changed class is w's, DEPTH - 1
+ * child edges below f's class: the match binds the new h node at the
+ * pattern's deepest level, and the next run of the same runner
+ * (semi-naive) must find it; the other f classes are farther from any
+ * change than the pattern reaches.  A cone one level short skips f's
+ * class and this test fails. */
+static void test_deep_change(void) {
+  for (uint32_t depth = 2; depth <= 5; depth++) {
+    g_autoptr(sc_pattern) l = sc_pattern_new();
+    g_autoptr(sc_pattern) r = sc_pattern_new();
+    sc_pat_id x = pun(l, OP_H, sc_pattern_var(l, "x"));
+    for (uint32_t i = 2; i < depth; i++)
+      x = pun(l, OP_G, x);
+    pun(l, OP_F, x);
+    pun(r, OP_K, sc_pattern_var(r, "x"));
+    g_autoptr(GError) err = NULL;
+    g_autoptr(sc_rewrite) rw = sc_rewrite_new("deep", l, NULL, 0, r, &err);
+    g_assert_no_error(err);
+    counts c = {0};
+    sc_rewrite_set_guard(rw, count_guard, &c);
+    sc_rewrite_set_pure(rw, TRUE);
+    g_autoptr(sc_egraph) eg = sc_egraph_new(NULL, NULL);
+    /* every operator of the rule is there from the start */
+    un(eg, OP_H, leaf(eg, 100));
+    un(eg, OP_K, leaf(eg, 101));
+    sc_id w = leaf(eg, 2);
+    sc_id top = w;
+    for (uint32_t i = 2; i < depth; i++)
+      top = un(eg, OP_G, top);
+    sc_id f = un(eg, OP_F, top);
+    for (uint32_t i = 0; i < 20; i++) {
+      sc_id t = leaf(eg, 10 + i);
+      for (uint32_t j = 2; j < depth; j++)
+        t = un(eg, OP_G, t);
+      un(eg, OP_F, t);
+    }
+    sc_runner_limits lim;
+    limits(&lim);
+    g_autoptr(sc_runner) run = sc_runner_new(eg, &lim);
+    sc_rewrite *rules[1] = {rw};
+    g_assert_cmpint(sc_runner_run(run, rules, 1), ==, SC_STOP_SATURATED);
+    g_assert_cmpuint(c.calls, ==, 0);
+    sc_id a = leaf(eg, 0);
+    sc_egraph_union(eg, w, un(eg, OP_H, a), SC_JUST_ASSERTED);
+    sc_egraph_rebuild(eg);
+    g_assert_cmpuint(sc_egraph_find(eg, w), ==, w);
+    g_assert_cmpint(sc_runner_run(run, rules, 1), ==, SC_STOP_SATURATED);
+    g_assert_cmpuint(c.calls, ==, 1);
+    sc_id k = sc_egraph_lookup(eg, OP_K, 0, (sc_id[]){sc_egraph_find(eg, a)}, 1);
+    g_assert_cmpuint(k, !=, SC_ID_NONE);
+    g_assert_cmpuint(sc_egraph_find(eg, k), ==, sc_egraph_find(eg, f));
+  }
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/seminaive/pure-guard", test_pure_guard);
@@ -270,5 +330,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/seminaive/skip-unchanged-ops", test_skip_unchanged_ops);
   g_test_add_func("/seminaive/absent-op", test_absent_op);
   g_test_add_func("/seminaive/absent-op-same-run", test_absent_op_same_run);
+  g_test_add_func("/seminaive/deep-change", test_deep_change);
   return g_test_run();
 }
