@@ -606,11 +606,12 @@ static gboolean check_cond(cctx *c, const lx *e, gboolean in_decl) {
                {"cutat", 2, -1},   {"insert", 3, -1}, {"vmin", 1, 0},   {"vmax", 1, 0},
                {"append", 2, -1},  {"remove", 2, -1}, {"broadcast", 2, -1}, {"len", 1, -1}, {"reduced", 3, -1},
                {"reduced_before", 3, -1}, {"reduced_numel", 2, -1}, {"unitperm", 2, -1},
-               {"permshape", 2, -1}, {"unitdrop", 1, -1}, {"unitdropperm", 2, -1}};
+               {"permshape", 2, -1}, {"unitdrop", 1, -1}, {"unitdropperm", 2, -1},
+               {"ones", 1, -1}};
     for (size_t i = 0; i < G_N_ELEMENTS(fns); i++) {
       if (strcmp(e->text, fns[i].name) != 0)
         continue;
-      if (e->n != fns[i].n || e->result >= 0)
+      if (e->n != fns[i].n || e->result >= 0 || e->result_var != NULL)
         return err_at(c, e->start, SC_LEMMA_ERROR_ARGS, "%s takes %u argument%s", fns[i].name,
                       fns[i].n, fns[i].n == 1 ? "" : "s");
       for (uint32_t k = 0; k < e->n; k++)

@@ -709,7 +709,7 @@ static void test_reduced_fn(void) {
   }
 }
 
-/* permshape / unitperm / unitdrop / unitdropperm (layout-batched.lemma):
+/* permshape / unitperm / unitdrop / unitdropperm (layout-batched.lemma), ones:
  * values, and "cannot be evaluated" (no firing) where the contract says so. */
 static void test_unitperm_fns(void) {
   static const struct {
@@ -728,6 +728,12 @@ static void test_unitperm_fns(void) {
       {"unitdropperm([2, 3], [1, 0]) == [1, 0]", FALSE},      /* no unit dim */
       {"permshape([2, 1, 3], [0, 0, 1]) == [2, 2, 1]", FALSE}, /* not a permutation */
       {"permshape([2, 1, 3], [0, 1]) == [2, 1]", FALSE},       /* wrong length */
+      /* ones(N): N dims of size 1 (index-add-backward.lemma's mask view) */
+      {"with_size(ones(3), 1, 5) == [1, 5, 1]", TRUE},
+      {"ones(rank(?x)) == [1]", TRUE},
+      {"ones(0) == []", TRUE},
+      {"len(ones(2)) == 3", FALSE},
+      {"ones(-1) == []", FALSE},                              /* cannot be evaluated */
   };
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autofree char *text =
