@@ -52,3 +52,29 @@ gboolean pn_call_args(const pnode *p, const sc_value *values, const ev_env *env,
   }
   return TRUE;
 }
+
+/* A result index held by V: a concrete int in [0, 1000] (the parser's
+ * bound on a literal #k). */
+static gboolean result_value(const sc_value *v, uint32_t *out) {
+  if (v == NULL || v->kind != SC_VAL_INT || !sc_dim_is_const(v->u.i) || v->u.i.value < 0 ||
+      v->u.i.value > 1000)
+    return FALSE;
+  *out = (uint32_t)v->u.i.value;
+  return TRUE;
+}
+
+gboolean pn_result(const pnode *p, const sc_value *values, uint32_t *out) {
+  if (p->result_var == UINT32_MAX) {
+    *out = p->result;
+    return TRUE;
+  }
+  return result_value(&values[p->result_var], out);
+}
+
+gboolean pn_result_bound(const pnode *p, const sc_value *const *bind, uint32_t *out) {
+  if (p->result_var == UINT32_MAX) {
+    *out = p->result;
+    return TRUE;
+  }
+  return result_value(bind[p->result_var], out);
+}

@@ -400,6 +400,7 @@ static pnode *resolve(cctx *c, const lx *e, side s) {
     pnode *p = g_new0(pnode, 1);
     p->is_var = TRUE;
     p->var = v;
+    p->result_var = UINT32_MAX;
     p->pos = e->start;
     return p;
   }
@@ -421,8 +422,23 @@ static pnode *resolve(cctx *c, const lx *e, side s) {
       return NULL;
     }
   }
-  uint32_t result = 0;
-  if (e->result >= 0) {
+  uint32_t result = 0, result_var = UINT32_MAX;
+  if (e->result_var != NULL) {
+    /* op#?k(...): the result index is an attribute variable (an int) */
+    if (!op->results_variadic && op->n_results < 2) {
+      err_at(c, e->start, SC_LEMMA_ERROR_ARGS,
+             "%s has one result: a result-index variable #?%s has nothing to range over",
+             op->qualname, e->result_var);
+      return NULL;
+    }
+    result_var = var_use(c, e->result_var, TRUE, e->result_var_pos, NULL, s != SIDE_RHS);
+    if (result_var == UINT32_MAX) {
+      if (!c->failed)
+        err_at(c, e->result_var_pos, SC_LEMMA_ERROR_VAR,
+               "?%s on the right is not bound by the left side or requires", e->result_var);
+      return NULL;
+    }
+  } else if (e->result >= 0) {
     if (!op->results_variadic && (uint32_t)e->result >= op->n_results) {
       err_at(c, e->start, SC_LEMMA_ERROR_ARGS, "%s has %u result%s: #%d is out of range",
              op->qualname, op->n_results, op->n_results == 1 ? "" : "s", e->result);
@@ -438,6 +454,7 @@ static pnode *resolve(cctx *c, const lx *e, side s) {
   p->pos = e->start;
   p->op = op;
   p->result = result;
+  p->result_var = result_var;
   p->args = g_new0(pat_arg, op->n_args ? op->n_args : 1);
   p->layout = g_new0(uint32_t, op->n_args ? op->n_args : 1);
   GPtrArray **kids = g_new0(GPtrArray *, op->n_args ? op->n_args : 1);
@@ -589,11 +606,12 @@ static gboolean check_cond(cctx *c, const lx *e, gboolean in_decl) {
                {"cutat", 2, -1},   {"insert", 3, -1}, {"vmin", 1, 0},   {"vmax", 1, 0},
                {"append", 2, -1},  {"remove", 2, -1}, {"broadcast", 2, -1}, {"len", 1, -1}, {"reduced", 3, -1},
                {"reduced_before", 3, -1}, {"reduced_numel", 2, -1}, {"unitperm", 2, -1},
-               {"permshape", 2, -1}, {"unitdrop", 1, -1}, {"unitdropperm", 2, -1}};
+               {"permshape", 2, -1}, {"unitdrop", 1, -1}, {"unitdropperm", 2, -1},
+               {"ones", 1, -1}};
     for (size_t i = 0; i < G_N_ELEMENTS(fns); i++) {
       if (strcmp(e->text, fns[i].name) != 0)
         continue;
-      if (e->n != fns[i].n || e->result >= 0)
+      if (e->n != fns[i].n || e->result >= 0 || e->result_var != NULL)
         return err_at(c, e->start, SC_LEMMA_ERROR_ARGS, "%s takes %u argument%s", fns[i].name,
                       fns[i].n, fns[i].n == 1 ? "" : "s");
       for (uint32_t k = 0; k < e->n; k++)
@@ -650,6 +668,8 @@ static void collect_vars(const pnode *p, const ld_vars *vars, gboolean *seen) {
     seen[p->var] = TRUE;
     return;
   }
+  if (p->result_var != UINT32_MAX)
+    seen[p->result_var] = TRUE;
   for (uint32_t a = 0; a < p->op->n_args; a++)
     if (p->args[a].kind == PA_VAR)
       seen[p->args[a].var] = TRUE;
@@ -712,6 +732,7 @@ static gboolean infer(inst *I, const pnode *p, sc_ttype *out, char **why) {
   g_array_append_vals(tys, kt, p->n_kids);
   g_free(kt);
   ev_env env = {I->st, inst_lookup, I};
+  uint32_t result = p->result;
   gboolean ok = pn_call_args(p, I->values, &env, NULL, args, why);
   if (ok) {
     sc_op_call call = {op, args, scratch_type, tys, I->st};
@@ -721,12 +742,12 @@ static gboolean infer(inst *I, const pnode *p, sc_ttype *out, char **why) {
       if (why)
         *why = g_strdup_printf("%s: %s", op->qualname, err ? err->message : "refused");
       ok = FALSE;
-    } else if (p->result >= res->len) {
+    } else if (!pn_result(p, I->values, &result) || result >= res->len) {
       if (why)
-        *why = g_strdup_printf("%s has no result %u here", op->qualname, p->result);
+        *why = g_strdup_printf("%s has no result %u here", op->qualname, result);
       ok = FALSE;
     } else {
-      *out = g_array_index(res, sc_ttype, p->result);
+      *out = g_array_index(res, sc_ttype, result);
     }
     g_array_free(res, TRUE);
   }

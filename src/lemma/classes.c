@@ -106,6 +106,8 @@ static lx *inst(inst_ctx *c, const lx *e) {
   out->ival = e->ival;
   out->fval = e->fval;
   out->result = e->result;
+  out->result_var = g_strdup(e->result_var);
+  out->result_var_pos = e->result_var_pos;
   memcpy(out->op, e->op, sizeof out->op);
   for (uint32_t i = 0; i < e->n; i++) {
     lx *k = inst(c, e->kids[i]);

@@ -139,10 +139,39 @@ static inline sc_lemma_rules *rules_on(const crule *r, const sc_egraph *eg) {
 /* ------------------------------------------------------------------------ */
 /* Attribute checks                                                          */
 
+/* The values a result-index variable can take, each an int (0..1000, the
+ * bound of a literal #k), made once: a guard's bindings point at values,
+ * and an e-node's result index is no stored value of its record. */
+#define MAX_RESULT_INDEX 1000
+static const sc_value *result_ints(void) {
+  static sc_value *table;
+  if (g_once_init_enter(&table)) {
+    sc_value *t = g_new(sc_value, MAX_RESULT_INDEX + 1);
+    for (int64_t i = 0; i <= MAX_RESULT_INDEX; i++)
+      t[i] = sc_value_int(i);
+    g_once_init_leave(&table, t);
+  }
+  return table;
+}
+
 static gboolean check_attr(const sc_lang *lang, const pnode *p, uint32_t attr,
                            const sc_value **bind) {
-  if (sc_lang_attr_op(lang, attr) != p->op || sc_lang_attr_result(lang, attr) != p->result)
+  if (sc_lang_attr_op(lang, attr) != p->op)
     return FALSE;
+  uint32_t result = sc_lang_attr_result(lang, attr);
+  if (p->result_var == UINT32_MAX) {
+    if (result != p->result)
+      return FALSE;
+  } else if (bind != NULL) {
+    /* op#?k(...): bind ?k to the node's result index */
+    if (result > MAX_RESULT_INDEX)
+      return FALSE;
+    const sc_value *v = &result_ints()[result];
+    if (bind[p->result_var] == NULL)
+      bind[p->result_var] = v;
+    else if (!sc_value_equal(bind[p->result_var], v))
+      return FALSE;
+  }
   const sc_value *args = sc_lang_attr_args(lang, attr);
   for (uint32_t a = 0; a < p->op->n_args; a++) {
     const sc_arg *arg = &p->op->args[a];
@@ -361,7 +390,12 @@ static gboolean eval_args(const crule *r, const pnode *p, const ev_env *env,
   if (p->is_var)
     return TRUE;
   const sc_op *op = p->op;
-  sc_value *args = new_args(vals, op->n_args);
+  /* one more value past the arguments: the node's result index */
+  sc_value *args = new_args(vals, op->n_args + 1);
+  uint32_t result;
+  if (!pn_result_bound(p, bind, &result))
+    return FALSE;
+  args[op->n_args] = sc_value_int(result);
   for (uint32_t a = 0; a < op->n_args; a++) {
     const sc_arg *arg = &op->args[a];
     const pat_arg *pa = &p->args[a];
@@ -427,7 +461,8 @@ static sc_id build(const crule *r, sc_lang *lang, const pnode *p, const uint32_t
       return SC_ID_NONE;
   }
   set_tensor_args(p, args);
-  return sc_lang_add_call(lang, p->op, args, kids, p->n_kids, p->result, error);
+  return sc_lang_add_call(lang, p->op, args, kids, p->n_kids,
+                          (uint32_t)args[p->op->n_args].u.i.value, error);
 }
 
 /* Phase 2 without adding: the class of the right side when every node of
@@ -445,7 +480,8 @@ static sc_id find_built(const crule *r, sc_lang *lang, const pnode *p, const uin
       return SC_ID_NONE;
   }
   set_tensor_args(p, args);
-  return sc_lang_find_call(lang, p->op, args, kids, p->n_kids, p->result);
+  return sc_lang_find_call(lang, p->op, args, kids, p->n_kids,
+                           (uint32_t)args[p->op->n_args].u.i.value);
 }
 
 /* An application of a lemma whose condition reads value ranges changed
@@ -537,7 +573,7 @@ static sc_pat_id lower(crule *r, sc_pattern *pat, const pnode *p) {
   c->rule = r;
   c->p = p;
   c->hidden = UINT32_MAX;
-  gboolean has_var = FALSE;
+  gboolean has_var = p->result_var != UINT32_MAX;
   for (uint32_t a = 0; a < p->op->n_args; a++)
     has_var |= p->args[a].kind == PA_VAR;
   g_ptr_array_add(r->cnodes, c);
@@ -583,7 +619,7 @@ static void mark_cond_vars(const crule *r, const lx *e, gboolean *seen) {
 static gboolean rhs_findable(const pnode *p) {
   if (p->is_var)
     return TRUE;
-  if (p->result == 0 && !sc_lang_findable_op(p->op))
+  if ((p->result == 0 || p->result_var != UINT32_MAX) && !sc_lang_findable_op(p->op))
     return FALSE;
   for (uint32_t i = 0; i < p->n_kids; i++)
     if (!rhs_findable(p->kids[i]))

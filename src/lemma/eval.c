@@ -50,6 +50,7 @@ enum {
   FN_PERMSHAPE,
   FN_UNITDROP,
   FN_UNITDROPPERM,
+  FN_ONES,
 };
 
 static uint8_t fn_code(const char *f) {
@@ -68,6 +69,7 @@ static uint8_t fn_code(const char *f) {
       {"reduced_numel", FN_REDUCED_NUMEL},
       {"unitperm", FN_UNITPERM}, {"permshape", FN_PERMSHAPE},
       {"unitdrop", FN_UNITDROP}, {"unitdropperm", FN_UNITDROPPERM},
+      {"ones", FN_ONES},
   };
   if (f == NULL)
     return FN_OTHER;
@@ -270,6 +272,21 @@ static gboolean range_call(const ev_env *env, const lx *e, uint8_t fn, ev_val *o
     s.rank--;
     out->kind = EV_SHAPE;
     out->shape = s;
+    return TRUE;
+  }
+  if (fn == FN_ONES && e->n == 1) {
+    /* ones(N): the shape of N dims of size 1 (N a concrete rank), the
+     * shape a mask is viewed to before it is sized along one dim
+     * (with_size(ones(rank(?g)), ?d, n)) */
+    sc_dim n;
+    if (!want_dim(env, e->kids[0], &n) || !sc_dim_is_const(n) || n.value < 0 ||
+        n.value > SC_MAX_RANK)
+      return FALSE;
+    out->kind = EV_SHAPE;
+    out->shape.rank = (uint32_t)n.value;
+    memset(out->shape.dims, 0, sizeof out->shape.dims);
+    for (uint32_t i = 0; i < out->shape.rank; i++)
+      out->shape.dims[i] = sc_dim_const(1);
     return TRUE;
   }
   if (fn == FN_LEN && e->n == 1) {

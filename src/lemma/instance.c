@@ -65,6 +65,8 @@ const sc_arg *sc_lemma_var_arg(const sc_lemma_set *set, uint32_t lemma, uint32_t
 static gboolean uses_var(const pnode *p, uint32_t var) {
   if (p->is_var)
     return p->var == var;
+  if (p->result_var == var)
+    return TRUE;
   for (uint32_t a = 0; a < p->op->n_args; a++)
     if (p->args[a].kind == PA_VAR && p->args[a].var == var)
       return TRUE;
@@ -362,6 +364,7 @@ static gboolean flatten(builder *B, const pnode *p, uint32_t *slot, char **why) 
     }
   sc_value *args = g_new0(sc_value, op->n_args ? op->n_args : 1);
   ev_env env = {B->e.inst->st, inst_lookup, &B->e};
+  uint32_t result = p->result;
   gboolean ok = pn_call_args(p, B->e.inst->values, &env, kid_slots, args, why);
   g_free(kid_slots);
   if (ok) {
@@ -371,11 +374,11 @@ static gboolean flatten(builder *B, const pnode *p, uint32_t *slot, char **why) 
     if (!sc_ops_infer(&call, res, &err)) {
       *why = g_strdup_printf("%s: %s", op->qualname, err->message);
       ok = FALSE;
-    } else if (p->result >= res->len) {
-      *why = g_strdup_printf("%s has no result %u here", op->qualname, p->result);
+    } else if (!pn_result(p, B->e.inst->values, &result) || result >= res->len) {
+      *why = g_strdup_printf("%s has no result %u here", op->qualname, result);
       ok = FALSE;
     } else {
-      sc_lemma_step st = {op, args, p->result, g_array_index(res, sc_ttype, p->result)};
+      sc_lemma_step st = {op, args, result, g_array_index(res, sc_ttype, result)};
       g_array_append_val(B->steps, st);
       g_array_append_val(B->types, st.type);
       *slot = B->n_vars + B->steps->len - 1;

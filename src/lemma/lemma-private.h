@@ -45,6 +45,8 @@
 #define ev_to_value        sc_lemma_ev_to_value
 #define ev_undecided_text  sc_lemma_ev_undecided_text
 #define pn_call_args       sc_lemma_pn_call_args
+#define pn_result          sc_lemma_pn_result
+#define pn_result_bound    sc_lemma_pn_result_bound
 
 #include "shardcheck/lemma.h"
 
@@ -73,6 +75,9 @@ struct lx {
   int64_t ival;
   double fval;
   int32_t result;       /* CALL: #k, or -1 */
+  char *result_var;     /* CALL: #?k, the name of a result-index variable
+                           (then RESULT is -1), or NULL */
+  uint32_t result_var_pos; /* offset of that variable */
   char op[3];           /* BIN / CMP operator text ("d" for divides) */
   uint32_t n;
   lx **kids;
@@ -257,6 +262,10 @@ struct pnode {
   uint32_t pos;        /* source offset */
   const sc_op *op;
   uint32_t result;
+  /* `op#?k(...)`: the result index is attribute variable RESULT_VAR (its
+   * value an int; on the left bound from the matched e-node's result
+   * index, on the right read from the binding), UINT32_MAX: RESULT. */
+  uint32_t result_var;
   pat_arg *args;       /* op->n_args; tensor args: kind DEFAULT, unused */
   uint32_t *layout;    /* op->n_args: children of each tensor arg (UINT32_MAX:
                           optional tensor absent); 0 for others */
@@ -264,6 +273,12 @@ struct pnode {
   pnode **kids;        /* in argument order */
 };
 void pnode_free(pnode *p);
+/* The result index of P under the attribute values VALUES (indexed by
+ * variable): P->result, or the value of its result-index variable; FALSE
+ * when that value is not a non-negative int (no such result). */
+gboolean pn_result(const pnode *p, const sc_value *values, uint32_t *out);
+/* The same, VALUES given as pointers (the guard's bindings; NULL: unbound). */
+gboolean pn_result_bound(const pnode *p, const sc_value *const *bind, uint32_t *out);
 
 /* Variables of a lemma: tensor or attribute, by first use. */
 typedef struct {

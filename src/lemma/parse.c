@@ -29,6 +29,7 @@ void lx_free(lx *e) {
   g_free(e->keys);
   g_free(e->key_pos);
   g_free(e->text);
+  g_free(e->result_var);
   g_free(e);
 }
 
@@ -38,6 +39,7 @@ lx *lx_copy(const lx *e) {
   lx *c = g_new0(lx, 1);
   *c = *e;
   c->text = g_strdup(e->text);
+  c->result_var = g_strdup(e->result_var);
   if (e->n) {
     c->kids = g_new(lx *, e->n);
     for (uint32_t i = 0; i < e->n; i++)
@@ -128,6 +130,8 @@ void lx_append(GString *out, const lx *e) {
     g_string_append(out, e->text);
     if (e->result >= 0)
       g_string_append_printf(out, "#%d", e->result);
+    else if (e->result_var != NULL)
+      g_string_append_printf(out, "#?%s", e->result_var);
     g_string_append_c(out, '(');
     for (uint32_t i = 0; i < e->n; i++) {
       if (i)
@@ -564,17 +568,25 @@ static lx *p_atom(lexer *L, int depth) {
     uint32_t end = t->end;
     next(L);
     int32_t result = -1;
+    char *result_var = NULL;
+    uint32_t result_var_pos = 0;
     if (is_p(L, "#") && L->tok.start == end) {
       next(L);
-      if (L->tok.kind != T_INT || L->tok.ival > 1000) {
+      if (L->tok.kind == T_VAR) {
+        /* name#?k(...): a result-index variable */
+        result_var = g_strdup(L->tok.text);
+        result_var_pos = L->tok.start;
+      } else if (L->tok.kind != T_INT || L->tok.ival > 1000) {
         g_free(name);
-        fail(L, "a result index after '#'");
+        fail(L, "a result index (an integer or a ?variable) after '#'");
         return NULL;
+      } else {
+        result = (int32_t)L->tok.ival;
       }
-      result = (int32_t)L->tok.ival;
       next(L);
       if (!is_p(L, "(")) {
         g_free(name);
+        g_free(result_var);
         fail(L, "'(' after a result index");
         return NULL;
       }
@@ -587,6 +599,8 @@ static lx *p_atom(lexer *L, int depth) {
     lx *e = lx_new(LX_CALL, st, st);
     e->text = name;
     e->result = result;
+    e->result_var = result_var;
+    e->result_var_pos = result_var_pos;
     return p_call_items(L, e, depth);
   }
   case T_PUNCT:

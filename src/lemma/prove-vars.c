@@ -67,6 +67,18 @@ static gboolean var_used_in(const pnode *p, uint32_t var, const char *op_prefix,
   return FALSE;
 }
 
+/* Is VAR the result-index variable (op#?k) of a node of P? */
+static gboolean var_is_result(const pnode *p, uint32_t var) {
+  if (p == NULL || p->is_var)
+    return FALSE;
+  if (p->result_var == var)
+    return TRUE;
+  for (uint32_t i = 0; i < p->n_kids; i++)
+    if (var_is_result(p->kids[i], var))
+      return TRUE;
+  return FALSE;
+}
+
 static gboolean lemma_uses(const ld_checked *k, uint32_t var, const char *op_prefix,
                            const char *arg_name) {
   if (var_used_in(k->lhs, var, op_prefix, arg_name) ||
@@ -130,6 +142,16 @@ vplan *lp_plan_vars(const sc_lemma_set *set, uint32_t li, const ld_checked *k, u
       p[v].kind = VK_TENSOR;
       p[v].n = R + 1;
       continue;
+    }
+    gboolean is_result = var_is_result(k->lhs, v) || var_is_result(k->rhs, v);
+    for (guint i = 0; i < k->requires->len && !is_result; i++)
+      is_result = var_is_result(g_ptr_array_index(k->requires, i), v);
+    if (is_result) {
+      /* which result a node is depends on a value the method keeps
+       * symbolic: outside the method */
+      *why = g_strdup_printf("?%s is a result index (#?%s)", name, name);
+      g_free(p);
+      return NULL;
     }
     const sc_arg *a = sc_lemma_var_arg(set, li, v);
     p[v].arg = a;

@@ -172,7 +172,8 @@ void ld_scan_text(const char *s, GPtrArray *out) {
       if (st.for_state == F_VAR) {
         st.for_state = F_IN;
         st.cur->class_var = g_strndup(s + pos + 1, q - pos - 1);
-      } else if (q > pos + 1 && is_call(s, q)) {
+      } else if (q > pos + 1 && is_call(s, q) && !(pos > 0 && s[pos - 1] == '#')) {
+        /* (name#?k(...) is a result-index variable, not a call of ?k) */
         char *name = g_strndup(s + pos, q - pos);
         if (st.region == R_LHS)
           g_ptr_array_add(st.cur->lhs, g_strdup(name));

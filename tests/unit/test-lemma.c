@@ -386,6 +386,17 @@ static const struct {
      "t.lemma:1:10: error: aten.native_layer_norm.default has several results: write "
      "native_layer_norm#k(...) for result k",
      SC_LEMMA_ERROR_ARGS},
+    {"lemma a: neg#?k(?x) => ?x\n",
+     "t.lemma:1:10: error: aten.neg.default has one result: a result-index variable #?k has "
+     "nothing to range over",
+     SC_LEMMA_ERROR_ARGS},
+    {"lemma a: split#0(?x, ?n, ?d) => split#?k(?x, ?n, ?d)\n",
+     "t.lemma:1:39: error: ?k on the right is not bound by the left side or requires",
+     SC_LEMMA_ERROR_VAR},
+    {"lemma a: split#?k(?x, ?k, ?d) => ?x\n",
+     "t.lemma:1:...", SC_LEMMA_ERROR_TYPE},
+    {"lemma a: split#?(?x, 2, 0) => ?x\n",
+     "t.lemma:1:...", SC_LEMMA_ERROR_SYNTAX},
     {"lemma a: neg#1(?x) => ?x\n",
      "t.lemma:1:10: error: aten.neg.default has 1 result: #1 is out of range",
      SC_LEMMA_ERROR_ARGS},
@@ -582,6 +593,84 @@ static void test_class_lemmas(void) {
   world_clear(&w);
 }
 
+/* A call of OP_NAME on tensor X with the int attributes INTS after it,
+ * result RESULT: the terms of the expression language name no result of
+ * a multi-result operator. */
+static sc_id world_add_result(world *w, const char *op_name, sc_id x, const int64_t *ints,
+                              uint32_t n_ints, uint32_t result) {
+  const sc_op *op = sc_ops_lookup_func(op_name, NULL);
+  g_assert_nonnull(op);
+  g_assert_cmpuint(op->n_args, ==, n_ints + 1);
+  sc_value args[4];
+  args[0] = sc_value_tensor(0);
+  for (uint32_t i = 0; i < n_ints; i++)
+    args[i + 1] = sc_value_int(ints[i]);
+  g_autoptr(GError) err = NULL;
+  sc_id c = sc_lang_add_call(world_lang(w), op, args, &x, 1, result, &err);
+  g_assert_no_error(err);
+  g_assert_cmpuint(c, !=, SC_ID_NONE);
+  return c;
+}
+
+static gboolean world_same(world *w, sc_id c, const char *term) {
+  sc_id t = world_add(w, term);
+  sc_egraph *eg = sc_lang_egraph(w->lang);
+  sc_egraph_rebuild(eg);
+  return sc_egraph_find(eg, c) == sc_egraph_find(eg, t);
+}
+
+/* A result-index variable (`split#?k`): one lemma for every result of a
+ * multi-result operator, bound from the matched node, read by the
+ * condition and the right side, and used as a result index on the right
+ * (seed 15012: result 4 of a split, past the per-index lemmas #0..#3). */
+static void test_result_var(void) {
+  world w;
+  world_init(&w);
+  g_autoptr(GError) err = NULL;
+  /* the library's laws (slice-cat.lemma) */
+  g_autofree char *path = g_build_filename(SC_LEMMA_SOURCE_DIR, "slice-cat.lemma", NULL);
+  g_assert_true(sc_lemma_set_load_file(w.set, path, &err));
+  g_assert_no_error(err);
+  /* a condition on ?k, and ?k as a result index on the right: the
+   * results of one split are the results of the same split of the same
+   * tensor written with the dim counted from the end */
+  g_assert_true(sc_lemma_set_load_string(
+      w.set, "r.lemma",
+      "lemma r: split#?k(?x, ?n, ?d) => split#?k(?x, ?n, ?d - rank(?x))\n"
+      "  where 0 <= ?d and ?k >= 1\n",
+      &err));
+  g_assert_no_error(err);
+  sc_ttype t = {sc_shape_of(2, (int64_t[]){4, 22}), SC_DTYPE_F32};
+  sc_id x;
+  g_assert_true(sc_graph_add_input(w.g, "x", &t, &x, &err));
+  sc_id xc = world_add(&w, "x");
+  sc_id s0 = world_add_result(&w, "split.Tensor", xc, (int64_t[]){4, 1}, 2, 0);
+  sc_id s4 = world_add_result(&w, "split.Tensor", xc, (int64_t[]){4, 1}, 2, 4);
+  sc_id s5 = world_add_result(&w, "split.Tensor", xc, (int64_t[]){4, -1}, 2, 5);
+  sc_id c2 = world_add_result(&w, "chunk", xc, (int64_t[]){3, 1}, 2, 2);
+  sc_id u3 = world_add_result(&w, "unbind.int", xc, (int64_t[]){0}, 1, 3);
+  world_run(&w);
+  g_assert_true(world_same(&w, s0, "slice(x, dim=1, start=0, end=4)"));
+  g_assert_true(world_same(&w, s4, "slice(x, dim=1, start=16, end=20)"));
+  g_assert_true(world_same(&w, s5, "slice(x, dim=1, start=20, end=22)"));
+  g_assert_false(world_same(&w, s4, "slice(x, dim=1, start=12, end=16)"));
+  g_assert_true(world_same(&w, c2, "slice(x, dim=1, start=16, end=22)"));
+  g_assert_true(world_same(&w, u3, "view(slice(x, dim=0, start=3, end=4), [22])"));
+  g_assert_false(world_same(&w, u3, "view(slice(x, dim=0, start=2, end=3), [22])"));
+  /* r fired for k = 4 (the same class: split with dim -1), not for k = 0 */
+  sc_id s4n = world_add_result(&w, "split.Tensor", xc, (int64_t[]){4, -1}, 2, 4);
+  sc_egraph_rebuild(sc_lang_egraph(w.lang));
+  g_assert_cmpuint(sc_egraph_find(sc_lang_egraph(w.lang), s4n), ==,
+                   sc_egraph_find(sc_lang_egraph(w.lang), s4));
+  g_assert_cmpuint(applications(&w, "r"), >=, 1);
+  g_assert_cmpuint(applications(&w, "split_k"), >=, 3);
+  /* the text of the lemma keeps the variable */
+  int32_t k = sc_lemma_set_find(w.set, "r");
+  g_assert_cmpint(k, >=, 0);
+  g_assert_nonnull(strstr(sc_lemma_set_lemma(w.set, (uint32_t)k)->text, "split#?k("));
+  world_clear(&w);
+}
+
 /* reduced / reduced_before in conditions: which dims a dims list
  * reduces at a rank (None and [] reduce all), negative entries wrapped. */
 static void test_reduced_fn(void) {
@@ -620,7 +709,7 @@ static void test_reduced_fn(void) {
   }
 }
 
-/* permshape / unitperm / unitdrop / unitdropperm (layout-batched.lemma):
+/* permshape / unitperm / unitdrop / unitdropperm (layout-batched.lemma), ones:
  * values, and "cannot be evaluated" (no firing) where the contract says so. */
 static void test_unitperm_fns(void) {
   static const struct {
@@ -639,6 +728,12 @@ static void test_unitperm_fns(void) {
       {"unitdropperm([2, 3], [1, 0]) == [1, 0]", FALSE},      /* no unit dim */
       {"permshape([2, 1, 3], [0, 0, 1]) == [2, 2, 1]", FALSE}, /* not a permutation */
       {"permshape([2, 1, 3], [0, 1]) == [2, 1]", FALSE},       /* wrong length */
+      /* ones(N): N dims of size 1 (index-add-backward.lemma's mask view) */
+      {"with_size(ones(3), 1, 5) == [1, 5, 1]", TRUE},
+      {"ones(rank(?x)) == [1]", TRUE},
+      {"ones(0) == []", TRUE},
+      {"len(ones(2)) == 3", FALSE},
+      {"ones(-1) == []", FALSE},                              /* cannot be evaluated */
   };
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autofree char *text =
@@ -1317,6 +1412,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/lemma/errors/atomic", test_errors_atomic);
   g_test_add_func("/lemma/library/load-compile", test_library);
   g_test_add_func("/lemma/run/constrained", test_constrained);
+  g_test_add_func("/lemma/run/result-var", test_result_var);
   g_test_add_func("/lemma/run/undecided", test_undecided);
   g_test_add_func("/lemma/run/condition-memo", test_condition_memo);
   g_test_add_func("/lemma/run/shared-rules", test_shared_rules);
