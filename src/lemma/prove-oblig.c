@@ -20,7 +20,7 @@ static uint32_t var_index(const ld_vars *vars, const char *name) {
   return UINT32_MAX;
 }
 
-gboolean lp_run_lookup(void *env, const lx *ref, ev_val *out) {
+gboolean sc_lp_run_lookup(void *env, const lx *ref, ev_val *out) {
   prun *P = env;
   if (ref->kind != LX_VAR)
     return FALSE;
@@ -109,7 +109,7 @@ static void canonicalize(prun *P, const sc_op *op, GArray *tys, sc_value *args) 
 /* The type of P under the run; FALSE with *CODE (an sc_ops_error, or -1:
  * a computed argument) and *MSG when refused.  Stops early once the run
  * has a branch or is stuck. */
-gboolean lp_infer(prun *P, const pnode *p, sc_ttype *out, int *code, char **msg) {
+gboolean sc_lp_infer(prun *P, const pnode *p, sc_ttype *out, int *code, char **msg) {
   if (p->is_var) {
     *out = P->types[p->var];
     return TRUE;
@@ -118,14 +118,14 @@ gboolean lp_infer(prun *P, const pnode *p, sc_ttype *out, int *code, char **msg)
   GArray *tys = g_array_new(FALSE, FALSE, sizeof(sc_ttype));
   for (uint32_t i = 0; i < p->n_kids; i++) {
     sc_ttype t;
-    if (!lp_infer(P, p->kids[i], &t, code, msg)) {
+    if (!sc_lp_infer(P, p->kids[i], &t, code, msg)) {
       g_array_free(tys, TRUE);
       return FALSE;
     }
     g_array_append_val(tys, t);
   }
   sc_value *args = g_new0(sc_value, op->n_args ? op->n_args : 1);
-  ev_env env = {P->st, lp_run_lookup, P};
+  ev_env env = {P->st, sc_lp_run_lookup, P};
   gboolean ok = pn_call_args(p, P->values, &env, NULL, args, msg);
   if (!ok)
     *code = -1;
@@ -175,14 +175,14 @@ static pres stuck_or_branch(prun *P, int code, const char *msg) {
   return PR_STUCK;
 }
 
-char *lp_type_text(const sc_ttype *t) {
+char *sc_lp_type_text(const sc_ttype *t) {
   g_autofree char *s = sc_shape_to_string(&t->shape);
   return g_strdup_printf("%s%s", sc_dtype_name(t->dtype), s);
 }
 
 /* Is the condition NO under the run, with its negation YES? */
 static gboolean where_excludes(prun *P) {
-  ev_env env = {P->st, lp_run_lookup, P};
+  ev_env env = {P->st, sc_lp_run_lookup, P};
   if (ev_condition(&env, P->k->where) != SC_NO || P->branch || P->stuck)
     return FALSE;
   lx notn;
@@ -195,7 +195,7 @@ static gboolean where_excludes(prun *P) {
 }
 
 /* The obligation on the current run (symtab, types, values made). */
-pres lp_obligation(prun *P, char **why) {
+pres sc_lp_obligation(prun *P, char **why) {
   const ld_checked *k = P->k;
   gboolean both = k->dir == SC_LEMMA_BOTH;
   sc_ttype lt, rt;
@@ -209,14 +209,14 @@ pres lp_obligation(prun *P, char **why) {
     return PR_VACUOUS;
   if (P->branch || P->stuck)
     return stuck_or_branch(P, 0, "");
-  gboolean lok = lp_infer(P, k->lhs, &lt, &lcode, &lmsg);
+  gboolean lok = sc_lp_infer(P, k->lhs, &lt, &lcode, &lmsg);
   if (P->branch || P->stuck)
     return stuck_or_branch(P, lcode, lmsg ? lmsg : "");
   if (!lok && refusal_is_method(lcode, lmsg))
     return stuck_or_branch(P, lcode, lmsg);
   if (!lok && !both)
     return PR_VACUOUS;
-  gboolean rok = lp_infer(P, k->rhs, &rt, &rcode, &rmsg);
+  gboolean rok = sc_lp_infer(P, k->rhs, &rt, &rcode, &rmsg);
   if (P->branch || P->stuck)
     return stuck_or_branch(P, rcode, rmsg ? rmsg : "");
   if (!rok && refusal_is_method(rcode, rmsg))
@@ -224,7 +224,7 @@ pres lp_obligation(prun *P, char **why) {
   if (!lok && !rok)
     return PR_VACUOUS;
   if (k->where) {
-    ev_env env = {P->st, lp_run_lookup, P};
+    ev_env env = {P->st, sc_lp_run_lookup, P};
     sc_truth c = ev_condition(&env, k->where);
     if (P->branch || P->stuck)
       return stuck_or_branch(P, 0, "");
@@ -258,7 +258,7 @@ pres lp_obligation(prun *P, char **why) {
     sc_ttype qt;
     int qcode = 0;
     g_autofree char *qmsg = NULL;
-    gboolean qok = lp_infer(P, g_ptr_array_index(k->requires, i), &qt, &qcode, &qmsg);
+    gboolean qok = sc_lp_infer(P, g_ptr_array_index(k->requires, i), &qt, &qcode, &qmsg);
     if (P->branch || P->stuck)
       return stuck_or_branch(P, qcode, qmsg ? qmsg : "");
     if (!qok && refusal_is_method(qcode, qmsg))
@@ -267,12 +267,12 @@ pres lp_obligation(prun *P, char **why) {
       return PR_VACUOUS;
   }
   if (lok && !rok) {
-    g_autofree char *l = lp_type_text(&lt);
+    g_autofree char *l = sc_lp_type_text(&lt);
     *why = g_strdup_printf("the left side is %s but the right side is ill-typed: %s", l, rmsg);
     return PR_BAD;
   }
   if (!lok) {
-    g_autofree char *r = lp_type_text(&rt);
+    g_autofree char *r = sc_lp_type_text(&rt);
     *why = g_strdup_printf("read right to left: the right side is %s but the left side is "
                            "ill-typed: %s",
                            r, lmsg);
@@ -293,7 +293,7 @@ pres lp_obligation(prun *P, char **why) {
     same = t == SC_YES;
   }
   if (!same) {
-    g_autofree char *l = lp_type_text(&lt), *r = lp_type_text(&rt);
+    g_autofree char *l = sc_lp_type_text(&lt), *r = sc_lp_type_text(&rt);
     *why = g_strdup_printf("the left side is %s and the right side is %s", l, r);
     return PR_BAD;
   }

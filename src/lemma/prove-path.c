@@ -138,7 +138,7 @@ static void run_clear_values(prun *P) {
   memset(P->types, 0, sizeof(sc_ttype) * (P->nv ? P->nv : 1));
 }
 
-void lp_run_clear(prun *P) {
+void sc_lp_run_clear(prun *P) {
   run_clear_values(P);
   g_clear_pointer(&P->branch, g_free);
   g_clear_pointer(&P->branch_neg, g_free);
@@ -147,12 +147,12 @@ void lp_run_clear(prun *P) {
 
 /* One symbolic run of the configuration under P->path. */
 static pres run_path(prun *P, char **why) {
-  lp_run_clear(P);
+  sc_lp_run_clear(P);
   P->concrete = FALSE;
   P->st = sc_symtab_new();
-  lp_build_instance(P, TRUE);
+  sc_lp_build_instance(P, TRUE);
   if (P->values_mode)
-    lp_declare_index_symbols(P);
+    sc_lp_declare_index_symbols(P);
   run_clear_values(P);
   for (guint i = 0; i < P->path->len; i++) {
     g_autoptr(GError) err = NULL;
@@ -165,11 +165,11 @@ static pres run_path(prun *P, char **why) {
       return PR_STUCK;
     }
   }
-  lp_build_instance(P, FALSE);
+  sc_lp_build_instance(P, FALSE);
   sc_symtab_set_oracle(P->st, &wrap_oracle, P);
-  pres res = lp_obligation(P, why);
+  pres res = sc_lp_obligation(P, why);
   if (res == PR_OK && P->values_mode)
-    res = lp_value_obligation(P, why);
+    res = sc_lp_value_obligation(P, why);
   return res;
 }
 
@@ -179,12 +179,12 @@ static pres run_path(prun *P, char **why) {
  * assumed.  Keeps P->sym_is_size as it was.  (transfer full) */
 static sc_dim *path_forms(prun *P, sc_symtab **pst) {
   guint len = P->sym_is_size->len;
-  lp_run_clear(P);
+  sc_lp_run_clear(P);
   P->concrete = FALSE;
   P->st = sc_symtab_new();
-  lp_build_instance(P, TRUE);
+  sc_lp_build_instance(P, TRUE);
   if (P->values_mode)
-    lp_declare_index_symbols(P);
+    sc_lp_declare_index_symbols(P);
   g_array_set_size(P->sym_is_size, len);
   run_clear_values(P);
   sc_dim *nf = NULL;
@@ -246,23 +246,23 @@ static char *find_witness(prun *P, uint32_t seed) {
   for (uint32_t t = 0; found == NULL && t < N_WITNESS; t++) {
     if (!draw_values(P, r, t, pst, nf, val, n))
       continue;
-    lp_run_clear(P);
+    sc_lp_run_clear(P);
     g_clear_pointer(&P->stuck, g_free);
     P->concrete = TRUE;
     P->cval = val;
     P->st = sc_symtab_new();
-    lp_build_instance(P, FALSE);
+    sc_lp_build_instance(P, FALSE);
     g_autofree char *why = NULL;
-    pres res = lp_obligation(P, &why);
+    pres res = sc_lp_obligation(P, &why);
     if (res == PR_BAD && !P->values_mode) {
-      g_autofree char *inst = lp_instance_text(P);
+      g_autofree char *inst = sc_lp_instance_text(P);
       found = g_strdup_printf("with %s, %s", inst, why);
     } else if (res == PR_OK && P->values_mode && P->opts->check_instance) {
       /* values: the interpreter judges the concrete instance */
       sc_lemma_instance inst = {P->st, P->types, P->values};
       g_autofree char *detail = NULL;
       if (P->opts->check_instance(P->opts->check_user, P->set, P->li, &inst, &detail) == SC_NO) {
-        g_autofree char *text = lp_instance_text(P);
+        g_autofree char *text = sc_lp_instance_text(P);
         found = g_strdup_printf("with %s, the interpreter finds the sides' values differ: %s",
                                 text, detail ? detail : "?");
       }
@@ -287,7 +287,7 @@ static GPtrArray *path_plus(GPtrArray *path, const char *text) {
 
 /* Every path of the configuration in P->digit.  TRUE to go on with the
  * next configuration; FALSE with R's status and why set. */
-gboolean lp_prove_config(prun *P, const sc_lemprove_options *o, sc_lemprove_result *r) {
+gboolean sc_lp_prove_config(prun *P, const sc_lemprove_options *o, sc_lemprove_result *r) {
   GPtrArray *stack = g_ptr_array_new_with_free_func(free_path);
   g_ptr_array_add(stack, g_ptr_array_new_with_free_func(g_free));
   gboolean go_on = TRUE;
@@ -311,7 +311,7 @@ gboolean lp_prove_config(prun *P, const sc_lemprove_options *o, sc_lemprove_resu
       g_ptr_array_add(stack, path_plus(path, P->branch));
       break;
     case PR_STUCK: {
-      g_autofree char *c = lp_config_text(P);
+      g_autofree char *c = sc_lp_config_text(P);
       r->status = SC_LEMPROVE_NOT_PROVABLE;
       r->why = g_strdup_printf("%s (with %s)", P->stuck, c);
       go_on = FALSE;
@@ -327,7 +327,7 @@ gboolean lp_prove_config(prun *P, const sc_lemprove_options *o, sc_lemprove_resu
       if (res == PR_OK)
         r->typed++;
       if (res == PR_BAD) {
-        g_autofree char *c = lp_config_text(P);
+        g_autofree char *c = sc_lp_config_text(P);
         g_autofree char *assumed = NULL;
         {
           GString *a = g_string_new(NULL);
@@ -348,7 +348,7 @@ gboolean lp_prove_config(prun *P, const sc_lemprove_options *o, sc_lemprove_resu
         }
         go_on = FALSE;
       } else if (here > MAX_CONFIG_PATHS) {
-        g_autofree char *c = lp_config_text(P);
+        g_autofree char *c = sc_lp_config_text(P);
         r->status = SC_LEMPROVE_NOT_PROVABLE;
         r->why = g_strdup_printf("more than %u paths in one configuration (%s; budget)",
                                  MAX_CONFIG_PATHS, c);
@@ -360,7 +360,7 @@ gboolean lp_prove_config(prun *P, const sc_lemprove_options *o, sc_lemprove_resu
     P->path = NULL;
   }
   g_ptr_array_unref(stack);
-  lp_run_clear(P);
+  sc_lp_run_clear(P);
   g_clear_pointer(&P->stuck, g_free);
   return go_on;
 }

@@ -14,7 +14,7 @@
  *
  * A run (prun) is one configuration (a digit per variable, then the dtype)
  * under one path (assumption texts); it owns its symtab, types and values
- * from lp_build_instance to lp_run_clear.  Every string a prun holds is its
+ * from sc_lp_build_instance to sc_lp_run_clear.  Every string a prun holds is its
  * own. */
 #ifndef SC_LEMMA_PROVE_PRIVATE_H
 #define SC_LEMMA_PROVE_PRIVATE_H
@@ -88,41 +88,41 @@ typedef enum {
 
 /* prove-vars.c.  Plan the variables of lemma LI; NULL with *why when the
  * method does not apply.  (transfer full) */
-vplan *lp_plan_vars(const sc_lemma_set *set, uint32_t li, const ld_checked *k, uint32_t R,
+vplan *sc_lp_plan_vars(const sc_lemma_set *set, uint32_t li, const ld_checked *k, uint32_t R,
                     char **why);
 /* Declare the symbols of the configuration (DECLARE), or build the
  * variables' types and values from them, in a fixed order (which the
  * witness search's values follow).  Returns the number of symbols. */
-uint32_t lp_build_instance(prun *P, gboolean declare);
+uint32_t sc_lp_build_instance(prun *P, gboolean declare);
 /* The instance ("?x: f32[s0_0], ?e = 9") and the configuration ("?x of
  * rank 1, dtype f32") as text.  (transfer full) */
-char *lp_instance_text(prun *P);
-char *lp_config_text(prun *P);
+char *sc_lp_instance_text(prun *P);
+char *sc_lp_config_text(prun *P);
 
 /* prove-oblig.c.  The obligation on the current run (symtab, types,
  * values made); *why (transfer full) on PR_BAD. */
-pres lp_obligation(prun *P, char **why);
+pres sc_lp_obligation(prun *P, char **why);
 /* "f32[s0_0, 4]".  (transfer full) */
-char *lp_type_text(const sc_ttype *t);
+char *sc_lp_type_text(const sc_ttype *t);
 
 /* The type of P under the run; FALSE with *CODE (an sc_ops_error, or -1:
  * a computed argument) and *MSG (transfer full) when refused. */
-gboolean lp_infer(prun *P, const pnode *p, sc_ttype *out, int *code, char **msg);
+gboolean sc_lp_infer(prun *P, const pnode *p, sc_ttype *out, int *code, char **msg);
 /* The ev_env lookup of a run (ENV is the prun). */
-gboolean lp_run_lookup(void *env, const lx *ref, ev_val *out);
+gboolean sc_lp_run_lookup(void *env, const lx *ref, ev_val *out);
 
 /* prove-values.c.  Is every operator of both sides a layout operator? */
-gboolean lp_values_applies(const ld_checked *k);
+gboolean sc_lp_values_applies(const ld_checked *k);
 /* Declare the output index symbols o0..o7 (after the instance's). */
-void lp_declare_index_symbols(prun *P);
+void sc_lp_declare_index_symbols(prun *P);
 /* On a run whose typing obligation holds: do both sides pick the same
  * element at every output index?  *why (transfer full) on PR_BAD. */
-pres lp_value_obligation(prun *P, char **why);
+pres sc_lp_value_obligation(prun *P, char **why);
 
 /* prove-path.c.  Free the run's symtab, types, values and branch. */
-void lp_run_clear(prun *P);
+void sc_lp_run_clear(prun *P);
 /* Every path of the configuration in P->digit.  TRUE to go on with the
  * next configuration; FALSE with R's status and why set. */
-gboolean lp_prove_config(prun *P, const sc_lemprove_options *o, sc_lemprove_result *r);
+gboolean sc_lp_prove_config(prun *P, const sc_lemprove_options *o, sc_lemprove_result *r);
 
 #endif

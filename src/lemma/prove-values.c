@@ -23,7 +23,7 @@
  * (its input index needs the div/mod of a linearised index), chunk
  * (ceil-divided sizes), repeat/roll (a modulo), a dim or list argument
  * that is not a constant, any operator outside the table below (the lemma
- * is then not a layout lemma at all: lp_values_applies).
+ * is then not a layout lemma at all: sc_lp_values_applies).
  *
  * Invariant: an index component is always an sc_dim of the run's symtab;
  * a side's walk never assumes anything, it only asks. */
@@ -124,7 +124,7 @@ static const char *first_non_layout(const pnode *p) {
   return NULL;
 }
 
-gboolean lp_values_applies(const ld_checked *k) {
+gboolean sc_lp_values_applies(const ld_checked *k) {
   return first_non_layout(k->lhs) == NULL && first_non_layout(k->rhs) == NULL;
 }
 
@@ -291,7 +291,7 @@ static const pnode *kid_at(const pnode *p, uint32_t a, uint32_t item) {
 static gboolean kid_type(prun *P, const pnode *kid, sc_ttype *t) {
   int code = 0;
   g_autofree char *msg = NULL;
-  if (lp_infer(P, kid, t, &code, &msg))
+  if (sc_lp_infer(P, kid, t, &code, &msg))
     return TRUE;
   if (P->stuck == NULL && P->branch == NULL)
     P->stuck = g_strdup_printf("values: an operand's type: %s", msg ? msg : "?");
@@ -595,7 +595,7 @@ static gboolean elem(prun *P, const pnode *p, sc_dim *idx, uint32_t rank, vtarge
   }
   const sc_op *op = p->op;
   sc_value *args = g_new0(sc_value, op->n_args ? op->n_args : 1);
-  ev_env env = {P->st, lp_run_lookup, P};
+  ev_env env = {P->st, sc_lp_run_lookup, P};
   g_autofree char *msg = NULL;
   gboolean ok = pn_call_args(p, P->values, &env, NULL, args, &msg);
   if (!ok && P->stuck == NULL)
@@ -613,7 +613,7 @@ static gboolean elem(prun *P, const pnode *p, sc_dim *idx, uint32_t rank, vtarge
 /* ------------------------------------------------------------------------ */
 /* The obligation                                                            */
 
-void lp_declare_index_symbols(prun *P) {
+void sc_lp_declare_index_symbols(prun *P) {
   for (uint32_t j = 0; j < SC_MAX_RANK; j++) {
     char name[16];
     g_snprintf(name, sizeof name, "o%u", j);
@@ -636,7 +636,7 @@ static char *target_text(prun *P, const vtarget *t) {
   return g_string_free(s, FALSE);
 }
 
-pres lp_value_obligation(prun *P, char **why) {
+pres sc_lp_value_obligation(prun *P, char **why) {
   sc_ttype lt;
   if (!kid_type(P, P->k->lhs, &lt))
     return P->branch ? PR_BRANCH : PR_STUCK;

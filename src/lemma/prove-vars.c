@@ -4,7 +4,7 @@
  * and per other integer), the instance of a configuration built from it,
  * and their texts.
  *
- * Invariant: lp_build_instance visits the variables and their sizes in one
+ * Invariant: sc_lp_build_instance visits the variables and their sizes in one
  * fixed order, so that declaring the symbols, reading them back under a
  * path, and a witness's values (one per symbol, in declaration order)
  * agree. */
@@ -131,7 +131,7 @@ static const char *const *str_choices(const char *name) {
 
 /* Plan the variables of lemma I; NULL with *why when the method does not
  * apply. */
-vplan *lp_plan_vars(const sc_lemma_set *set, uint32_t li, const ld_checked *k, uint32_t R,
+vplan *sc_lp_plan_vars(const sc_lemma_set *set, uint32_t li, const ld_checked *k, uint32_t R,
                         char **why) {
   uint32_t nv = k->vars.names->len;
   vplan *p = g_new0(vplan, nv ? nv : 1);
@@ -281,7 +281,7 @@ static uint32_t decode_dimlist(uint32_t c, uint32_t R, int64_t *items) {
 /* Declare the symbols of the configuration (DECLARE), or build the
  * variables' types and values from them, in a fixed order (which the
  * witness search's values follow).  Returns the number of symbols. */
-uint32_t lp_build_instance(prun *P, gboolean declare) {
+uint32_t sc_lp_build_instance(prun *P, gboolean declare) {
   uint32_t next = 0;
   sc_dtype dt = (sc_dtype)P->digit[P->nv];
   for (uint32_t v = 0; v < P->nv; v++) {
@@ -362,14 +362,14 @@ uint32_t lp_build_instance(prun *P, gboolean declare) {
   }
   return next;
 }
-char *lp_instance_text(prun *P) {
+char *sc_lp_instance_text(prun *P) {
   GString *s = g_string_new(NULL);
   for (uint32_t v = 0; v < P->nv; v++) {
     const char *name = g_ptr_array_index(P->k->vars.names, v);
     if (s->len)
       g_string_append(s, ", ");
     if (P->plan[v].kind == VK_TENSOR) {
-      g_autofree char *t = lp_type_text(&P->types[v]);
+      g_autofree char *t = sc_lp_type_text(&P->types[v]);
       g_string_append_printf(s, "?%s: %s", name, t);
     } else {
       g_autofree char *t = sc_value_to_string(&P->values[v], P->st, NULL, NULL);
@@ -380,7 +380,7 @@ char *lp_instance_text(prun *P) {
 }
 
 /* The configuration as text: ranks, enumerated attributes, dtype. */
-char *lp_config_text(prun *P) {
+char *sc_lp_config_text(prun *P) {
   GString *s = g_string_new(NULL);
   for (uint32_t v = 0; v < P->nv; v++) {
     const char *name = g_ptr_array_index(P->k->vars.names, v);

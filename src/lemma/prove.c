@@ -20,7 +20,7 @@ static void run_configs(prun *P, uint64_t total, const sc_lemprove_options *o,
     }
     digit[P->nv] = (uint32_t)x;
     r->configs++;
-    if (!lp_prove_config(P, o, r))
+    if (!sc_lp_prove_config(P, o, r))
       break;
   }
 }
@@ -30,7 +30,7 @@ static void prove_lemma(const sc_lemma_set *set, uint32_t li, const sc_lemprove_
   const ld_checked *k = sc_lemma_set_checked(set, li);
   r->status = SC_LEMPROVE_PROVED;
   uint32_t R = o->rank_bound;
-  g_autofree vplan *plan = lp_plan_vars(set, li, k, R, &r->why);
+  g_autofree vplan *plan = sc_lp_plan_vars(set, li, k, R, &r->why);
   if (plan == NULL) {
     r->status = SC_LEMPROVE_NOT_PROVABLE;
     return;
@@ -66,7 +66,7 @@ static void prove_lemma(const sc_lemma_set *set, uint32_t li, const sc_lemprove_
     r->status = SC_LEMPROVE_NOT_PROVABLE;
     r->why = g_strdup_printf("the left side is well-typed in no configuration at rank <= %u", R);
   }
-  r->layout = lp_values_applies(k);
+  r->layout = sc_lp_values_applies(k);
   if (o->values && r->layout && r->status == SC_LEMPROVE_PROVED) {
     /* the same configurations again, each typed path checked for values;
      * the typing's counts and budgets are not the values' */
@@ -81,7 +81,7 @@ static void prove_lemma(const sc_lemma_set *set, uint32_t li, const sc_lemprove_
     r->values_why = v.why;
     r->value_paths = v.paths;
   }
-  lp_run_clear(&P);
+  sc_lp_run_clear(&P);
   g_free(P.types);
   g_free(P.values);
   g_array_free(P.sym_is_size, TRUE);
@@ -139,7 +139,7 @@ sc_lemprove_report *sc_lemprove_run(const sc_lemma_set *set, const sc_lemprove_o
       continue;
     if (opts->parts > 1 && i % opts->parts != opts->part)
       continue;
-    if (opts->layout_only && !lp_values_applies(sc_lemma_set_checked(set, i)))
+    if (opts->layout_only && !sc_lp_values_applies(sc_lemma_set_checked(set, i)))
       continue;
     sc_lemprove_result r = {0};
     r.lemma = i;
