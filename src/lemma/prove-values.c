@@ -306,12 +306,6 @@ static gboolean map_reorder(prun *P, const pnode *p, const sc_value *args, const
   const sc_op *op = p->op;
   const sc_ttype xt = *xtp, ot = *otp;
   uint32_t d, e;
-  (void)op;
-  (void)ot;
-  (void)xt;
-  (void)x;
-  (void)e;
-  (void)args;
   switch (layout_op(op)) {
   case LO_IDENTITY:
     return elem(P, x, idx, rank, t);
@@ -383,14 +377,8 @@ static gboolean map_part(prun *P, const pnode *p, const sc_value *args, const pn
                           const sc_ttype *xtp, const sc_ttype *otp, sc_dim *idx, uint32_t rank,
                           vtarget *t) {
   const sc_op *op = p->op;
-  const sc_ttype xt = *xtp, ot = *otp;
-  uint32_t d, e;
-  (void)op;
-  (void)ot;
-  (void)xt;
-  (void)x;
-  (void)e;
-  (void)args;
+  const sc_ttype xt = *xtp;
+  uint32_t d;
   switch (layout_op(op)) {
   case LO_SLICE: {
     if (!const_dim(P, arg_named(op, args, "dim"), rank, &d))
@@ -454,14 +442,7 @@ static gboolean map_join(prun *P, const pnode *p, const sc_value *args, const pn
                           const sc_ttype *xtp, const sc_ttype *otp, sc_dim *idx, uint32_t rank,
                           vtarget *t) {
   const sc_op *op = p->op;
-  const sc_ttype xt = *xtp, ot = *otp;
-  uint32_t d, e;
-  (void)op;
-  (void)ot;
-  (void)xt;
-  (void)x;
-  (void)e;
-  (void)args;
+  uint32_t d;
   switch (layout_op(op)) {
   case LO_CAT:
   case LO_STACK: {
@@ -502,14 +483,8 @@ static gboolean map_fill(prun *P, const pnode *p, const sc_value *args, const pn
                           const sc_ttype *xtp, const sc_ttype *otp, sc_dim *idx, uint32_t rank,
                           vtarget *t) {
   const sc_op *op = p->op;
-  const sc_ttype xt = *xtp, ot = *otp;
-  uint32_t d, e;
-  (void)op;
-  (void)ot;
-  (void)xt;
-  (void)x;
-  (void)e;
-  (void)args;
+  const sc_ttype xt = *xtp;
+  uint32_t d;
   switch (layout_op(op)) {
   case LO_EXPAND: {
     uint32_t lead = rank - xt.shape.rank;
