@@ -45,6 +45,9 @@ typedef enum {
   SC_SYM_ERROR_UNDEFINED,  /* unknown symbol name */
   SC_SYM_ERROR_DUPLICATE,  /* symbol declared twice */
   SC_SYM_ERROR_INVALID,    /* bad bounds, division by zero, overflow, ... */
+  SC_SYM_ERROR_CONTRADICTION, /* sc_symtab_assume: the constraint is false,
+                                 or contradicts the bounds or earlier
+                                 assumptions */
 } sc_sym_error;
 
 typedef struct sc_symtab sc_symtab;
@@ -70,9 +73,9 @@ gboolean sc_symtab_declare(sc_symtab *st, const char *name,
  * (a conjunction is split into its parts, each recorded as its own
  * assumption text); chains such as "1 <= S <= 8" are allowed.  Syntax
  * errors carry a column and change nothing.  A constraint false on
- * concrete values ("4 % 3 == 0") is SC_SYM_ERROR_INVALID "assumption is
- * false: ..."; one that contradicts the bounds or earlier assumptions is
- * SC_SYM_ERROR_INVALID "assumption contradicts ...": after such an error
+ * concrete values ("4 % 3 == 0") is SC_SYM_ERROR_CONTRADICTION "assumption
+ * is false: ..."; one that contradicts the bounds or earlier assumptions is
+ * SC_SYM_ERROR_CONTRADICTION "assumption contradicts ...": after such an error
  * the earlier parts of the conjunction may have been applied, so treat the
  * symtab as failed input. */
 gboolean sc_symtab_assume(sc_symtab *st, const char *constraint, GError **error);

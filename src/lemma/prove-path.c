@@ -145,8 +145,10 @@ void sc_lp_run_clear(prun *P) {
   g_clear_pointer(&P->st, sc_symtab_free);
 }
 
-/* One symbolic run of the configuration under P->path. */
-static pres run_path(prun *P, char **why) {
+/* A fresh symbolic run of the configuration: a new symtab with the
+ * instance's symbols (and the output index's, for values) declared, no
+ * types or values yet. */
+static void begin_run(prun *P) {
   sc_lp_run_clear(P);
   P->concrete = FALSE;
   P->st = sc_symtab_new();
@@ -154,11 +156,15 @@ static pres run_path(prun *P, char **why) {
   if (P->values_mode)
     sc_lp_declare_index_symbols(P);
   run_clear_values(P);
+}
+
+/* One symbolic run of the configuration under P->path. */
+static pres run_path(prun *P, char **why) {
+  begin_run(P);
   for (guint i = 0; i < P->path->len; i++) {
     g_autoptr(GError) err = NULL;
     if (!sc_symtab_assume(P->st, g_ptr_array_index(P->path, i), &err)) {
-      if (err->code == SC_SYM_ERROR_INVALID &&
-          (strstr(err->message, "contradicts") || strstr(err->message, "is false")))
+      if (g_error_matches(err, SC_SYM_ERROR, SC_SYM_ERROR_CONTRADICTION))
         return PR_INFEASIBLE;
       P->stuck = g_strdup_printf("cannot assume %s: %s",
                                  (const char *)g_ptr_array_index(P->path, i), err->message);
@@ -179,14 +185,8 @@ static pres run_path(prun *P, char **why) {
  * assumed.  Keeps P->sym_is_size as it was.  (transfer full) */
 static sc_dim *path_forms(prun *P, sc_symtab **pst) {
   guint len = P->sym_is_size->len;
-  sc_lp_run_clear(P);
-  P->concrete = FALSE;
-  P->st = sc_symtab_new();
-  sc_lp_build_instance(P, TRUE);
-  if (P->values_mode)
-    sc_lp_declare_index_symbols(P);
+  begin_run(P);
   g_array_set_size(P->sym_is_size, len);
-  run_clear_values(P);
   sc_dim *nf = NULL;
   gboolean ok = TRUE;
   for (guint i = 0; ok && i < P->path->len; i++)

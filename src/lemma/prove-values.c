@@ -621,8 +621,7 @@ pres sc_lp_value_obligation(prun *P, char **why) {
     g_autofree char *bound = g_strdup_printf("o%u <= %s - 1", j, size);
     g_autoptr(GError) err = NULL;
     if (!sc_symtab_assume(P->st, bound, &err)) {
-      if (err->code == SC_SYM_ERROR_INVALID &&
-          (strstr(err->message, "contradicts") || strstr(err->message, "is false")))
+      if (g_error_matches(err, SC_SYM_ERROR, SC_SYM_ERROR_CONTRADICTION))
         return PR_INFEASIBLE;
       P->stuck = g_strdup_printf("values: cannot assume %s: %s", bound, err->message);
       return PR_STUCK;

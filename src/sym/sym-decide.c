@@ -1252,12 +1252,12 @@ sc_truth sc_dim_divides(sc_symtab *st, sc_dim d, sc_dim a) {
 /* ---- assumptions ----------------------------------------------------- */
 
 static gboolean fail_false(const char *text, GError **error) {
-  g_set_error(error, SC_SYM_ERROR, SC_SYM_ERROR_INVALID, "assumption is false: %s", text);
+  g_set_error(error, SC_SYM_ERROR, SC_SYM_ERROR_CONTRADICTION, "assumption is false: %s", text);
   return FALSE;
 }
 
 static gboolean fail_contra(const char *text, GError **error) {
-  g_set_error(error, SC_SYM_ERROR, SC_SYM_ERROR_INVALID,
+  g_set_error(error, SC_SYM_ERROR, SC_SYM_ERROR_CONTRADICTION,
               "assumption contradicts the symbol bounds or earlier assumptions: %s", text);
   return FALSE;
 }

@@ -553,13 +553,16 @@ static void test_cmp_no_guess(void) {
 
 static void test_assume_false(void) {
   g_autoptr(sc_symtab) st = new_st();
-  check_assume_error(st, "4 % 3 == 0", SC_SYM_ERROR_INVALID, "assumption is false: 4 % 3 == 0");
-  check_assume_error(st, "1 > 2", SC_SYM_ERROR_INVALID, "assumption is false");
-  check_assume_error(st, "3 != 3", SC_SYM_ERROR_INVALID, "assumption is false");
-  check_assume_error(st, "S < 1", SC_SYM_ERROR_INVALID, "contradicts");
-  check_assume_error(st, "S == 0", SC_SYM_ERROR_INVALID, "contradicts");
-  check_assume_error(st, "2*S == 2*T + 1", SC_SYM_ERROR_INVALID, "contradicts");
-  check_assume_error(st, "N > 20", SC_SYM_ERROR_INVALID, "contradicts");
+  check_assume_error(st, "4 % 3 == 0", SC_SYM_ERROR_CONTRADICTION,
+                     "assumption is false: 4 % 3 == 0");
+  check_assume_error(st, "1 > 2", SC_SYM_ERROR_CONTRADICTION, "assumption is false");
+  check_assume_error(st, "3 != 3", SC_SYM_ERROR_CONTRADICTION, "assumption is false");
+  check_assume_error(st, "S < 1", SC_SYM_ERROR_CONTRADICTION, "contradicts");
+  check_assume_error(st, "S == 0", SC_SYM_ERROR_CONTRADICTION, "contradicts");
+  check_assume_error(st, "2*S == 2*T + 1", SC_SYM_ERROR_CONTRADICTION, "contradicts");
+  check_assume_error(st, "N > 20", SC_SYM_ERROR_CONTRADICTION, "contradicts");
+  /* an invalid constraint is not a contradiction */
+  check_assume_error(st, "S/0 == 1", SC_SYM_ERROR_INVALID, "division by zero");
   g_assert_cmpuint(sc_symtab_n_assumptions(st), ==, 0);
   /* true constants are recorded */
   assume(st, "6 % 3 == 0");
@@ -569,11 +572,11 @@ static void test_assume_false(void) {
 static void test_assume_contradiction_later(void) {
   g_autoptr(sc_symtab) st = new_st();
   assume(st, "S <= 3");
-  check_assume_error(st, "S >= 4", SC_SYM_ERROR_INVALID, "S >= 4");
+  check_assume_error(st, "S >= 4", SC_SYM_ERROR_CONTRADICTION, "S >= 4");
   assume(st, "T % 2 == 0");
-  check_assume_error(st, "T == 7", SC_SYM_ERROR_INVALID, "contradicts");
+  check_assume_error(st, "T == 7", SC_SYM_ERROR_CONTRADICTION, "contradicts");
   assume(st, "B == 5");
-  check_assume_error(st, "B % 2 == 0", SC_SYM_ERROR_INVALID, "assumption is false");
+  check_assume_error(st, "B % 2 == 0", SC_SYM_ERROR_CONTRADICTION, "assumption is false");
 }
 
 /* Issue 19: the first half of an equality (p >= 0) tightened a bound that
@@ -584,7 +587,7 @@ static void test_assume_eq_folds_to_constant(void) {
   g_autoptr(sc_symtab) st = new_st();
   g_autoptr(GError) error = NULL;
   /* S > (1/S/S)*T gives S >= 2, so 1/S == 0 and the equality reads 0 == 1 */
-  check_assume_error(st, "S>1/S/S*T==1", SC_SYM_ERROR_INVALID, "contradicts");
+  check_assume_error(st, "S>1/S/S*T==1", SC_SYM_ERROR_CONTRADICTION, "contradicts");
   gboolean ok;
   g_autoptr(sc_symtab) st2 = new_st();
   g_clear_error(&error);
@@ -692,8 +695,8 @@ static const char *const facts_fixed_exprs[] = {
 
 static void test_assume_facts_fixed(void) {
   g_autoptr(sc_symtab) st = new_st();
-  check_assume_error(st, "S>H==4/S//S*T==2/S+T==4+S*N*S+S*N*S+T==461/5", SC_SYM_ERROR_INVALID,
-                     "contradicts");
+  check_assume_error(st, "S>H==4/S//S*T==2/S+T==4+S*N*S+S*N*S+T==461/5",
+                     SC_SYM_ERROR_CONTRADICTION, "contradicts");
   /* satisfiable parts of it: any order of the same questions, the same
    * forms, each a fixpoint of print and parse */
   check_order_free("S>H==4/S//S*T", facts_fixed_exprs, G_N_ELEMENTS(facts_fixed_exprs));
@@ -742,10 +745,10 @@ static void test_assume_contradiction_facts(void) {
       for (int64_t T = 1; T <= 64; T++)
         g_assert_false(S * N * S + T == S * T * T && S * T * T == T && T == 4);
   g_autoptr(sc_symtab) st = new_st();
-  check_assume_error(st, "S*N*S+T==S*T*T==T==4", SC_SYM_ERROR_INVALID, "contradicts");
+  check_assume_error(st, "S*N*S+T==S*T*T==T==4", SC_SYM_ERROR_CONTRADICTION, "contradicts");
   g_autoptr(sc_symtab) st2 = new_st();
   assume(st2, "S*T*T == T");
-  check_assume_error(st2, "T == 4", SC_SYM_ERROR_INVALID, "contradicts");
+  check_assume_error(st2, "T == 4", SC_SYM_ERROR_CONTRADICTION, "contradicts");
 
   /* The input as found.  Its first two lines have solutions (S = 3, N = 3,
    * T = 4605, H = 0) and must be taken; the third has none (its parts
@@ -892,7 +895,7 @@ static void test_assume_mod_offset(void) {
   assume(st, "S % 4 == 3");
   check_same(st, "S % 4", "3");
   g_assert_cmpint(LE(st, "3", "S"), ==, SC_UNKNOWN); /* not derived, but never wrong */
-  check_assume_error(st, "T % 4 == 4", SC_SYM_ERROR_INVALID, "contradicts");
+  check_assume_error(st, "T % 4 == 4", SC_SYM_ERROR_CONTRADICTION, "contradicts");
 }
 
 static void test_assume_refresh_with_facts(void) {
@@ -1089,8 +1092,8 @@ static void test_assume_chain(void) {
   g_assert_cmpint(LE(st, "2", "T"), ==, SC_YES); /* S >= 2 and S <= T */
   g_assert_cmpint(LT(st, "S", "100"), ==, SC_YES);
   check_same(st, "T/100", "0");
-  check_assume_error(st, "T >= 100", SC_SYM_ERROR_INVALID, "contradicts");
-  check_assume_error(st, "S > T", SC_SYM_ERROR_INVALID, "contradicts");
+  check_assume_error(st, "T >= 100", SC_SYM_ERROR_CONTRADICTION, "contradicts");
+  check_assume_error(st, "S > T", SC_SYM_ERROR_CONTRADICTION, "contradicts");
 }
 
 static void test_symtab_many(void) {
