@@ -41,11 +41,14 @@
  *     condition on a float or string attribute or on values (vmin/vmax),
  *     a budget of configurations or paths exceeded, a symbolic refutation
  *     without a concrete witness, or a left side well-typed in no
- *     configuration at rank <= R.
+ *     configuration at rank <= R; "over budget (time)" when the oracle
+ *     ran out of wall time on one of the lemma's queries
+ *     (OPTS->oracle_time_hits), the only load-dependent outcome.
  * Values.  For a pure layout lemma (every operator of both sides among
- * cat, stack, slice, narrow, select, split, split_with_sizes, unbind,
- * transpose, t, permute, unsqueeze, squeeze, expand, view/reshape/flatten,
- * flip, constant_pad_nd and the identities) whose typing is proved, the
+ * cat, stack, slice, narrow, select, split, split_with_sizes, chunk,
+ * unbind, transpose, t, permute, unsqueeze, squeeze, expand, repeat,
+ * repeat_interleave, roll, view/reshape/flatten, flip, constant_pad_nd
+ * and the identities) whose typing is proved, the
  * same configurations and paths are run again with the values obligation
  * (prove-values.c): at a symbolic output index in bounds, both sides read
  * the same element of the same variable (or the same pad fill value).  A
@@ -55,8 +58,10 @@
  *   - REFUTED when a path breaks it and a concrete instance, found by
  *     random sizes, is checked by the interpreter (OPTS->check_instance:
  *     both sides evaluated on random values) to give different values;
- *   - NOT_PROVABLE otherwise (a view merging dims: div/mod; a symbolic
- *     dim; a budget; a symbolic refutation without an interpreter witness).
+ *   - NOT_PROVABLE otherwise (a view regrouping dims other than by a
+ *     split or a merge; a symbolic dim; a budget; a comparison over a
+ *     division left undecided; a symbolic refutation without an
+ *     interpreter witness).
  * Other lemmas' values are only fuzzed (lemcheck.h).  Not covered: mixed
  * dtypes among tensor variables, sizes 0, integers beyond 2^40, ranks
  * above R.
@@ -91,6 +96,12 @@ typedef struct {
   sc_truth (*check_instance)(void *user, const sc_lemma_set *set, uint32_t lemma,
                              const sc_lemma_instance *inst, char **detail);
   void *check_user;
+  /* How many of the oracle's answers so far were UNKNOWN because a
+   * wall-time limit ran out (called with the oracle's user; NULL: none
+   * is).  A lemma not proved during whose runs this grew is NOT_PROVABLE
+   * "over budget (time)" rather than for the reason the run met: that
+   * reason would depend on the machine's load. */
+  uint64_t (*oracle_time_hits)(void *oracle_user);
 } sc_lemprove_options;
 
 void sc_lemprove_options_init(sc_lemprove_options *opts);

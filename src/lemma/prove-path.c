@@ -116,7 +116,15 @@ static sc_truth wrap_decide(void *user, const sc_sym_query *q) {
                                "the solver leaves undecided (%s)",
                                q->key ? q->key : "?");
     g_strdelimit(P->stuck, "\n", ';');
-  } else if (in_path(P, pos) || in_path(P, neg) || P->path->len >= MAX_DEPTH) {
+    P->opaque = TRUE;
+  } else {
+    sc_lp_split_on(P, pos, neg);
+  }
+  return SC_UNKNOWN;
+}
+
+void sc_lp_split_on(prun *P, char *pos, char *neg) {
+  if (in_path(P, pos) || in_path(P, neg) || P->path->len >= MAX_DEPTH) {
     P->stuck = g_strdup_printf("a comparison the solver leaves undecided under its own "
                                "assumption (%s)",
                                pos);
@@ -126,7 +134,6 @@ static sc_truth wrap_decide(void *user, const sc_sym_query *q) {
     P->branch = pos;
     P->branch_neg = neg;
   }
-  return SC_UNKNOWN;
 }
 
 static const sc_sym_oracle wrap_oracle = {wrap_decide};
@@ -140,6 +147,8 @@ static void run_clear_values(prun *P) {
 
 void sc_lp_run_clear(prun *P) {
   run_clear_values(P);
+  P->opaque = FALSE;
+  g_clear_pointer(&P->divs, g_hash_table_destroy);
   g_clear_pointer(&P->branch, g_free);
   g_clear_pointer(&P->branch_neg, g_free);
   g_clear_pointer(&P->st, sc_symtab_free);

@@ -61,6 +61,9 @@ typedef struct {
   sc_value *values;
   char *branch, *branch_neg; /* the first comparison left undecided */
   char *stuck;               /* why the run cannot go on */
+  gboolean opaque;           /* stuck on a comparison the oracle leaves
+                                undecided over a floor division, modulo,
+                                min or max (no assumption text for it) */
   gboolean concrete;         /* a witness run: no symbols */
   const int64_t *cval;       /* witness: a value per symbol, in declaration order */
   GArray *sym_is_size;       /* gboolean per symbol, filled when declaring */
@@ -73,6 +76,9 @@ typedef struct {
   const sc_lemma_set *set;
   uint32_t li;               /* the lemma's index in SET */
   gboolean values_mode;      /* runs check values after typing */
+  GHashTable *divs;          /* per run: "a|b" -> 1 + the number of the
+                                quotient and remainder symbols dq/dm made
+                                for a floor division of a by b */
   const sc_lemprove_options *opts;
 } prun;
 
@@ -113,13 +119,17 @@ gboolean sc_lp_run_lookup(void *env, const lx *ref, ev_val *out);
 
 /* prove-values.c.  Is every operator of both sides a layout operator? */
 gboolean sc_lp_values_applies(const ld_checked *k);
-/* Declare the output index symbols o0..o7 (after the instance's). */
+/* Declare the output index symbols o0..o7 and the division symbols
+ * dq0..dq15, dm0..dm15 (after the instance's). */
 void sc_lp_declare_index_symbols(prun *P);
 /* On a run whose typing obligation holds: do both sides pick the same
  * element at every output index?  *why (transfer full) on PR_BAD. */
 pres sc_lp_value_obligation(prun *P, char **why);
 
-/* prove-path.c.  Free the run's symtab, types, values and branch. */
+/* prove-path.c.  Make POS and NEG (transfer full) the run's branch, or
+ * stuck when the path already assumes one of them or is too deep. */
+void sc_lp_split_on(prun *P, char *pos, char *neg);
+/* Free the run's symtab, types, values and branch. */
 void sc_lp_run_clear(prun *P);
 /* Every path of the configuration in P->digit.  TRUE to go on with the
  * next configuration; FALSE with R's status and why set. */

@@ -25,6 +25,23 @@ static void run_configs(prun *P, uint64_t total, const sc_lemprove_options *o,
   }
 }
 
+static uint64_t time_hits(const sc_lemprove_options *o, void *user) {
+  return o->oracle_time_hits ? o->oracle_time_hits(user) : 0;
+}
+
+/* A result not proved while the oracle ran out of wall time (T0: the count
+ * before) says so instead of the load-dependent reason it met. */
+static void mark_time(const sc_lemprove_options *o, void *user, uint64_t t0,
+                      sc_lemprove_status *status, char **why) {
+  uint64_t t = time_hits(o, user);
+  if (t == t0 || *status == SC_LEMPROVE_PROVED || *status == SC_LEMPROVE_REFUTED)
+    return;
+  g_free(*why);
+  *why = g_strdup_printf("over budget (time): the solver's wall-time limit per query ran out "
+                         "%" G_GUINT64_FORMAT " times (a loaded machine; SC_SMT_TLIMIT_MS)",
+                         t - t0);
+}
+
 static void prove_lemma(const sc_lemma_set *set, uint32_t li, const sc_lemprove_options *o,
                         const sc_sym_oracle *oracle, void *user, sc_lemprove_result *r) {
   const ld_checked *k = sc_lemma_set_checked(set, li);
@@ -61,11 +78,13 @@ static void prove_lemma(const sc_lemma_set *set, uint32_t li, const sc_lemprove_
   P.set = set;
   P.li = li;
   P.opts = o;
+  uint64_t t0 = time_hits(o, user);
   run_configs(&P, total, o, r);
   if (r->status == SC_LEMPROVE_PROVED && r->typed == 0) {
     r->status = SC_LEMPROVE_NOT_PROVABLE;
     r->why = g_strdup_printf("the left side is well-typed in no configuration at rank <= %u", R);
   }
+  mark_time(o, user, t0, &r->status, &r->why);
   r->layout = sc_lp_values_applies(k);
   if (o->values && r->layout && r->status == SC_LEMPROVE_PROVED) {
     /* the same configurations again, each typed path checked for values;
@@ -76,7 +95,9 @@ static void prove_lemma(const sc_lemma_set *set, uint32_t li, const sc_lemprove_
     P.values_mode = TRUE;
     P.runs = 0;
     P.solver_calls = 0;
+    t0 = time_hits(o, user);
     run_configs(&P, total, o, &v);
+    mark_time(o, user, t0, &v.status, &v.why);
     r->values = v.status;
     r->values_why = v.why;
     r->value_paths = v.paths;
@@ -112,6 +133,7 @@ void sc_lemprove_options_init(sc_lemprove_options *opts) {
   opts->layout_only = FALSE;
   opts->check_instance = NULL;
   opts->check_user = NULL;
+  opts->oracle_time_hits = NULL;
 }
 
 const char *sc_lemprove_status_name(sc_lemprove_status s) {

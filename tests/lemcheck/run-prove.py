@@ -68,7 +68,8 @@ def planted(exe, planted_dir):
         if not (e >= 9 and size > e):
             failures.append(f"lemprove_planted_slice: the instance does not break it: {why}")
     for name in ("lemprove_true_transpose", "lemprove_values_cat_slice",
-                 "lemprove_values_view_rows"):
+                 "lemprove_values_view_rows", "lemprove_values_roll_cat",
+                 "lemprove_values_interleave_cat", "lemprove_values_flatten_cat"):
         v = by.get(name, {})
         if v.get("values") != "proved":
             failures.append(f"{name}: values not proved: {v}")
@@ -87,6 +88,17 @@ def planted(exe, planted_dir):
             e = re.search(r"\?e = (-?\d+)", vw)
             if not e or int(e.group(1)) != int(a.group(1).split(",")[0]) + 1:
                 failures.append(f"{name}: the instance breaks ?e == size(?a, 0) + 1: {vw}")
+    v = by.get("lemprove_values_planted_roll", {})
+    vw = v.get("values_why") or ""
+    m = re.search(r"\?a: \w+\[(\d+)\], \?b: \w+\[(\d+)\], \?sh = \[(-?\d+)\], \?ds = \[0\]", vw)
+    if v.get("status") != "proved" or v.get("values") != "refuted" or \
+            "the interpreter finds the sides' values differ" not in vw or not m:
+        failures.append(f"lemprove_values_planted_roll: values not refuted with an interpreter "
+                        f"witness: {v}")
+    elif int(m.group(3)) != int(m.group(1)) or m.group(1) == m.group(2):
+        # the instance must satisfy the condition (shift = |a|) and break
+        # the law (which holds when |a| == |b|)
+        failures.append(f"lemprove_values_planted_roll: the instance does not break it: {vw}")
     o = by.get("lemprove_outside_scalar", {})
     if o.get("status") != "not_provable" or "Scalar" not in (o.get("why") or ""):
         failures.append(f"lemprove_outside_scalar: {o}")
