@@ -21,27 +21,52 @@
 #define MAX_CONFIG_PATHS 4000
 #define MAX_SOLVER_CALLS 600
 
-static void append_poly(GString *s, const sc_sym_query *q, const sc_sym_qpoly *p,
-                        gboolean *opaque) {
-  if (p->n_terms == 0) {
-    g_string_append(s, "0");
-    return;
-  }
+/* P as text, the variables named by NAMES (NULL: the query's own names;
+ * an entry NULL: the query's name); *OPAQUE set when a name is an opaque
+ * atom's ("#q1").  Terms SKIP_VAR reads (G_MAXUINT32: none) are left out,
+ * and the others multiplied by SIGN; a factor DIV_VAR is dropped from them
+ * (G_MAXUINT32: none). */
+static void append_terms(GString *s, const sc_sym_query *q, const sc_sym_qpoly *p,
+                         const char *const *names, uint32_t skip_var, uint32_t div_var,
+                         gboolean only_div, int sign, gboolean *opaque) {
+  gboolean any = FALSE;
   for (uint32_t i = 0; i < p->n_terms; i++) {
     const sc_sym_qterm *t = &p->terms[i];
+    gboolean skip = FALSE, has_div = FALSE;
+    for (uint32_t f = 0; f < t->n_factors; f++) {
+      skip |= t->factors[f].var == skip_var;
+      has_div |= t->factors[f].var == div_var;
+    }
+    if (skip || has_div != only_div)
+      continue;
     int64_t c = t->coeff;
-    if (i > 0)
+    if (c == INT64_MIN) {
+      *opaque = TRUE; /* not negated safely: give up on the text */
+      return;
+    }
+    c *= sign;
+    if (any)
       g_string_append(s, c < 0 ? " - " : " + ");
     else if (c < 0)
       g_string_append(s, "-");
+    any = TRUE;
     uint64_t mag = c < 0 ? (uint64_t)0 - (uint64_t)c : (uint64_t)c;
     gboolean first = TRUE;
-    if (mag != 1 || t->n_factors == 0) {
+    uint32_t n_printed = 0;
+    for (uint32_t f = 0; f < t->n_factors; f++)
+      if (t->factors[f].var != div_var)
+        n_printed++;
+    if (mag != 1 || n_printed == 0) {
       g_string_append_printf(s, "%" G_GUINT64_FORMAT, mag);
       first = FALSE;
     }
     for (uint32_t f = 0; f < t->n_factors; f++) {
-      const char *name = t->factors[f].var < q->n_vars ? q->vars[t->factors[f].var].name : "#";
+      uint32_t v = t->factors[f].var;
+      if (v == div_var)
+        continue;
+      const char *name = v < q->n_vars ? q->vars[v].name : "#";
+      if (names != NULL && v < q->n_vars && names[v] != NULL)
+        name = names[v];
       if (name[0] == '#')
         *opaque = TRUE;
       for (uint32_t e = 0; e < t->factors[f].exp; e++) {
@@ -50,17 +75,125 @@ static void append_poly(GString *s, const sc_sym_query *q, const sc_sym_qpoly *p
       }
     }
   }
+  if (!any)
+    g_string_append(s, "0");
+}
+
+static void append_poly(GString *s, const sc_sym_query *q, const sc_sym_qpoly *p,
+                        const char *const *names, gboolean *opaque) {
+  append_terms(s, q, p, names, G_MAXUINT32, G_MAXUINT32, FALSE, 1, opaque);
+}
+
+/* The coefficient (+1, -1) of V in P when V occurs in exactly one term,
+ * alone, to the first power; 0 otherwise.  *OTHER: a term reading V with
+ * another factor (the divisor's terms of a quotient). */
+static int lone_coeff(const sc_sym_qpoly *p, uint32_t v) {
+  int c = 0;
+  for (uint32_t i = 0; i < p->n_terms; i++)
+    for (uint32_t f = 0; f < p->terms[i].n_factors; f++)
+      if (p->terms[i].factors[f].var == v) {
+        if (p->terms[i].n_factors != 1 || p->terms[i].factors[f].exp != 1 || c != 0 ||
+            (p->terms[i].coeff != 1 && p->terms[i].coeff != -1))
+          return 0;
+        c = (int)p->terms[i].coeff;
+      }
+  return c;
+}
+
+/* Every term of P that reads V reads it to the first power, with a
+ * coefficient of sign SIGN (0: any sign), and P has one. */
+static gboolean linear_in(const sc_sym_qpoly *p, uint32_t v, int sign) {
+  gboolean any = FALSE;
+  for (uint32_t i = 0; i < p->n_terms; i++)
+    for (uint32_t f = 0; f < p->terms[i].n_factors; f++)
+      if (p->terms[i].factors[f].var == v) {
+        if (p->terms[i].factors[f].exp != 1 ||
+            (sign != 0 && (p->terms[i].coeff > 0) != (sign > 0)))
+          return FALSE;
+        any = TRUE;
+      }
+  return any;
+}
+
+/* Is V an opaque atom whose name starts with PREFIX ("#r", "#q", "#aux")? */
+static gboolean atom_named(const sc_sym_query *q, uint32_t v, const char *prefix) {
+  const char *n = q->vars[v].name;
+  if (n == NULL || !g_str_has_prefix(n, prefix))
+    return FALSE;
+  return g_ascii_isdigit(n[strlen(prefix)]);
+}
+
+/* The definitions of the query's opaque remainders and quotients as texts
+ * the symtab parses ("(L) % (D)", "(L) / (D)"), read off the clauses that
+ * encode them: a remainder r from "L - D*a - r == 0" (a its quotient), a
+ * quotient q from "L - D*q >= 0" (L and D free of opaque atoms, or of ones
+ * already written).  NAMES[v] (transfer full each) stays NULL where no
+ * definition is found.  Any text is only a case split's subject: a split
+ * is sound whatever it splits on. */
+static void opaque_names(const sc_sym_query *q, char **names) {
+  for (int round = 0; round < 3; round++)
+    for (uint32_t v = 0; v < q->n_vars; v++) {
+      if (names[v] != NULL || !(atom_named(q, v, "#r") || atom_named(q, v, "#q")))
+        continue;
+      for (uint32_t c = 0; names[v] == NULL && c < q->n_clauses; c++) {
+        if (q->clauses[c].n_lits > 2)
+          continue;
+        for (uint32_t l = 0; names[v] == NULL && l < q->clauses[c].n_lits; l++) {
+          const sc_sym_qlit *lit = &q->clauses[c].lits[l];
+          g_autoptr(GString) L = g_string_new(NULL), D = g_string_new(NULL);
+          gboolean opaque = FALSE;
+          int rc = lit->rel == SC_SYM_REL_EQ && atom_named(q, v, "#r") ? lone_coeff(&lit->p, v)
+                                                                         : 0;
+          if (rc != 0) {
+            /* rc*r + L' + rc*D*a == 0 (a the quotient): r = L - D*a with
+             * L = -rc*L', the remainder of L by D, and a their quotient */
+            for (uint32_t a = 0; a < q->n_vars; a++) {
+              if (a == v || !atom_named(q, a, "#aux") || !linear_in(&lit->p, a, 0))
+                continue;
+              append_terms(L, q, &lit->p, (const char *const *)names, v, a, FALSE, -rc,
+                           &opaque);
+              append_terms(D, q, &lit->p, (const char *const *)names, v, a, TRUE, rc, &opaque);
+              if (!opaque) {
+                names[v] = g_strdup_printf("((%s) %% (%s))", L->str, D->str);
+                if (names[a] == NULL)
+                  names[a] = g_strdup_printf("((%s) / (%s))", L->str, D->str);
+              }
+              break;
+            }
+          } else if (lit->rel == SC_SYM_REL_GE && atom_named(q, v, "#q") &&
+                     linear_in(&lit->p, v, -1)) {
+            append_terms(L, q, &lit->p, (const char *const *)names, G_MAXUINT32, v, FALSE, 1,
+                         &opaque);
+            append_terms(D, q, &lit->p, (const char *const *)names, G_MAXUINT32, v, TRUE, -1,
+                         &opaque);
+            if (!opaque)
+              names[v] = g_strdup_printf("((%s) / (%s))", L->str, D->str);
+          }
+        }
+      }
+    }
 }
 
 /* The goal of Q and its negation as assumption texts; FALSE when the goal
- * reads an opaque atom (a floor division, modulo, min or max). */
+ * reads an opaque atom (a floor division, modulo, min or max) whose
+ * definition opaque_names cannot write. */
 static gboolean goal_texts(const sc_sym_query *q, char **pos, char **neg) {
   g_autoptr(GString) p = g_string_new(NULL);
   gboolean opaque = FALSE;
   const sc_sym_qlit *g = &q->goal;
   if (g->rel == SC_SYM_REL_DIV)
     g_string_append(p, "(");
-  append_poly(p, q, &g->p, &opaque);
+  append_poly(p, q, &g->p, NULL, &opaque);
+  if (opaque) {
+    char **names = g_new0(char *, q->n_vars ? q->n_vars : 1);
+    opaque_names(q, names);
+    g_string_truncate(p, g->rel == SC_SYM_REL_DIV ? 1 : 0);
+    opaque = FALSE;
+    append_poly(p, q, &g->p, (const char *const *)names, &opaque);
+    for (uint32_t v = 0; v < q->n_vars; v++)
+      g_free(names[v]);
+    g_free(names);
+  }
   if (opaque)
     return FALSE;
   switch (g->rel) {

@@ -69,7 +69,8 @@ def planted(exe, planted_dir):
             failures.append(f"lemprove_planted_slice: the instance does not break it: {why}")
     for name in ("lemprove_true_transpose", "lemprove_values_cat_slice",
                  "lemprove_values_view_rows", "lemprove_values_roll_cat",
-                 "lemprove_values_interleave_cat", "lemprove_values_flatten_cat"):
+                 "lemprove_values_interleave_cat", "lemprove_values_flatten_cat",
+                 "lemprove_values_chunk_half"):
         v = by.get(name, {})
         if v.get("values") != "proved":
             failures.append(f"{name}: values not proved: {v}")
