@@ -100,6 +100,20 @@ static const char prove_usage[] =
     "Usage: shardcheck lemmas prove [--lemmas DIR] [--rank-bound R] [--only PREFIX] [--part I/N] "
     "[--no-values] [--layout-only] [--format text|json]\n";
 
+/* cvc5's limits for `lemmas prove`: the resource limit per check
+ * (SC_SMT_DEFAULT_RLIMIT) decides, so that the results do not depend on
+ * the machine's load; the wall time per query is a safety net only, far
+ * above what the resource limit lets a check take (docs/lemmas.md), and a
+ * lemma it cuts short is reported "over budget (time)".  SC_SMT_TLIMIT_MS
+ * and SC_SMT_RLIMIT in the environment override both. */
+#define PROVE_SMT_TLIMIT_MS 60000u
+
+static uint64_t prove_time_hits(void *user) {
+  sc_smt_stats s;
+  sc_smt_get_stats(user, &s);
+  return s.time_hits;
+}
+
 /* A value refutation's witness, judged by the interpreter (lemprove.h). */
 static sc_truth prove_check_instance(void *user, const sc_lemma_set *set, uint32_t lemma,
                                      const sc_lemma_instance *inst, char **detail) {
@@ -204,13 +218,25 @@ static int lemmas_prove(int argc, char **argv) {
     opts.parts = pn;
   }
   sc_smt *smt = sc_smt_new();
+  if (g_getenv("SC_SMT_TLIMIT_MS") == NULL) {
+    uint64_t rlimit;
+    sc_smt_get_limits(smt, NULL, &rlimit);
+    sc_smt_set_limits(smt, PROVE_SMT_TLIMIT_MS, rlimit);
+  }
+  opts.oracle_time_hits = prove_time_hits;
   g_autoptr(sc_lemprove_report) rep = sc_lemprove_run(set, &opts, sc_smt_oracle(), smt);
+  sc_smt_stats ss;
+  sc_smt_get_stats(smt, &ss);
   if (g_getenv("SC_LEMPROVE_TRACE") != NULL) {
-    sc_smt_stats ss;
-    sc_smt_get_stats(smt, &ss);
     g_autofree char *t = sc_smt_stats_to_string(&ss);
     fprintf(stderr, "lemmas prove: %s\n", t);
   }
+  if (ss.time_hits > 0)
+    fprintf(stderr,
+            "lemmas prove: the solver's wall-time limit per query ran out %" G_GUINT64_FORMAT
+            " times: the lemmas it cut short are reported \"over budget (time)\" (a loaded "
+            "machine, or SC_SMT_TLIMIT_MS too low)\n",
+            ss.time_hits);
   sc_smt_free(smt);
   if (json) {
     json_t *root = prove_json(rep, opts.values);

@@ -220,6 +220,8 @@ sc_smt_result record(sc_smt *smt, const cvc5::Result &r) {
   cvc5::UnknownExplanation why = r.getUnknownExplanation();
   if (why == cvc5::UnknownExplanation::TIMEOUT || why == cvc5::UnknownExplanation::RESOURCEOUT)
     smt->stats.limit_hits++;
+  if (why == cvc5::UnknownExplanation::TIMEOUT)
+    smt->stats.time_hits++;
   return SC_SMT_UNKNOWN;
 }
 
@@ -231,10 +233,15 @@ void fail(sc_smt *smt, const char *what) {
   }
 }
 
-// ms left of a budget that started at T0, or 0 when it is spent
-uint64_t remaining_ms(const sc_smt *smt, Clock::time_point t0) {
+// ms left of a budget that started at T0, or 0 when it is spent (counted
+// as a hit of the wall-time limit: the check it would have made is not made)
+uint64_t remaining_ms(sc_smt *smt, Clock::time_point t0) {
   uint64_t used = elapsed_us(t0) / 1000;
-  return used >= smt->tlimit_ms ? 0 : smt->tlimit_ms - used;
+  if (used < smt->tlimit_ms)
+    return smt->tlimit_ms - used;
+  smt->stats.limit_hits++;
+  smt->stats.time_hits++;
+  return 0;
 }
 
 sc_smt_result check_impl(sc_smt *smt, const sc_sym_query *q, sc_smt_mode mode,
@@ -411,14 +418,16 @@ extern "C" void sc_smt_get_stats(const sc_smt *smt, sc_smt_stats *stats) {
 
 extern "C" char *sc_smt_stats_to_string(const sc_smt_stats *s) {
   g_return_val_if_fail(s != nullptr, nullptr);
+  g_autofree char *time_hits =
+      s->time_hits ? g_strdup_printf(" (time %" G_GUINT64_FORMAT ")", s->time_hits) : g_strdup("");
   return g_strdup_printf("cvc5 queries %" G_GUINT64_FORMAT " (yes %" G_GUINT64_FORMAT
                          ", no %" G_GUINT64_FORMAT ", unknown %" G_GUINT64_FORMAT
                          ", inconsistent %" G_GUINT64_FORMAT "), checks %" G_GUINT64_FORMAT
                          " (sat %" G_GUINT64_FORMAT ", unsat %" G_GUINT64_FORMAT
                          ", unknown %" G_GUINT64_FORMAT ", limit hits %" G_GUINT64_FORMAT
-                         "), errors %" G_GUINT64_FORMAT ", time %.3f s",
+                         "%s), errors %" G_GUINT64_FORMAT ", time %.3f s",
                          s->queries, s->yes, s->no, s->undecided, s->inconsistent, s->checks,
-                         s->sat, s->unsat, s->unknown, s->limit_hits, s->errors,
+                         s->sat, s->unsat, s->unknown, s->limit_hits, time_hits, s->errors,
                          static_cast<double>(s->time_us) / 1e6);
 }
 

@@ -20,10 +20,14 @@
  *
  * Limits: every query has a wall-time budget (tlimit_ms, shared by its up
  * to three checks, each given cvc5's tlimit-per of what remains) and each
- * check a cvc5 resource limit (rlimit-per, deterministic).  Defaults
- * SC_SMT_DEFAULT_TLIMIT_MS and SC_SMT_DEFAULT_RLIMIT, overridden by the
- * environment variables SC_SMT_TLIMIT_MS and SC_SMT_RLIMIT when sc_smt_new
- * runs, or by sc_smt_set_limits.
+ * check a cvc5 resource limit (rlimit-per, deterministic: the same query
+ * gets the same answer on any load).  Defaults SC_SMT_DEFAULT_TLIMIT_MS and
+ * SC_SMT_DEFAULT_RLIMIT, overridden by the environment variables
+ * SC_SMT_TLIMIT_MS and SC_SMT_RLIMIT when sc_smt_new runs, or by
+ * sc_smt_set_limits.  A user that wants answers independent of the load
+ * (`lemmas prove`) sets a wall-time budget far above what the resource
+ * limit allows (a safety net only) and watches stats.time_hits: an answer
+ * made UNKNOWN by the wall-time limit is counted there.
  *
  * Ownership: sc_smt_new returns an object the caller frees with
  * sc_smt_free, after every symtab it was attached to (a symtab borrows it).
@@ -63,6 +67,8 @@ typedef struct {
   uint64_t checks;        /* cvc5 checkSat calls (decide makes 1 to 3) */
   uint64_t sat, unsat, unknown; /* their results */
   uint64_t limit_hits;    /* unknown because of tlimit or rlimit */
+  uint64_t time_hits;     /* of those, because of the wall-time limit
+                             (tlimit: depends on the machine's load) */
   uint64_t errors;        /* invalid queries and cvc5 exceptions */
   uint64_t time_us;       /* wall time in decide and check, microseconds */
 } sc_smt_stats;
@@ -99,7 +105,8 @@ void sc_smt_attach(sc_smt *smt, sc_symtab *st);
 void sc_smt_get_stats(const sc_smt *smt, sc_smt_stats *stats);
 /* One line: "cvc5 queries 3 (yes 2, no 1, unknown 0, inconsistent 0),
  * checks 5 (sat 2, unsat 3, unknown 0, limit hits 0), errors 0, time
- * 0.031 s".  Caller g_free()s. */
+ * 0.031 s"; "limit hits 2 (time 1)" when the wall-time limit was hit).
+ * Caller g_free()s. */
 char *sc_smt_stats_to_string(const sc_smt_stats *stats);
 
 /* The message of the last invalid query or cvc5 exception ("" if none);

@@ -6,12 +6,18 @@
         lemprove_planted_slice refuted with a concrete instance that really
         breaks it (?e >= 9 and dim 0 of ?x larger than ?e), and
         lemprove_outside_scalar not provable (a Scalar in the condition);
-        values: lemprove_values_cat_slice's and lemprove_values_view_rows's
-        (a view splitting a dim) proved for all sizes, the two
-        planted wrong index maps (lemprove_values_planted_swap, _shift)
-        refuted with an instance whose sides the interpreter finds
-        different (the instance is read back and checked to satisfy the
-        lemma's condition), lemprove_true_transpose's proved.
+        values: lemprove_values_cat_slice's, lemprove_values_view_rows's
+        (a view splitting a dim), lemprove_values_flatten_cat's (a view
+        merging dims: quotient and remainder), lemprove_values_roll_cat's
+        (roll), lemprove_values_interleave_cat's (repeat_interleave) and
+        lemprove_values_chunk_half's (chunk; its typing needs a split on a
+        modulo the solver leaves undecided) proved for all sizes, the
+        three planted wrong index maps (lemprove_values_planted_swap,
+        _shift, _roll) refuted with an instance whose sides the
+        interpreter finds different (the instance is read back and checked
+        to satisfy the lemma's condition), lemprove_true_transpose's
+        proved; with a wall time of 1 ms per query,
+        lemprove_values_view_rows "over budget (time)".
     run-prove.py SHARDCHECK STATUS_JSON library [PREFIX...]
         The library's lemmas whose names start with a PREFIX (all when none
         is given) proved again: no lemma refuted, and each status (typing,
@@ -29,14 +35,15 @@ import subprocess
 import sys
 
 
-def prove(exe, args):
-    # cvc5's wall-time budget per query (500 ms by default) is what a loaded
-    # machine runs out of first: raised so that the answers depend on the
-    # deterministic resource limit (SC_SMT_RLIMIT), as docs/lemma-proofs.json's
-    env = dict(os.environ)
-    env.setdefault("SC_SMT_TLIMIT_MS", "10000")
+def prove(exe, args, env_extra=None):
+    # the command's own limits: cvc5's resource limit decides (deterministic),
+    # its wall time per query is a safety net (docs/lemmas.md); the
+    # environment's SC_SMT_TLIMIT_MS / SC_SMT_RLIMIT (meson's) do not apply
+    env = {k: v for k, v in os.environ.items() if k not in ("SC_SMT_TLIMIT_MS", "SC_SMT_RLIMIT")}
+    env.update(env_extra or {})
     r = subprocess.run([exe, "lemmas", "prove", "--format", "json"] + args,
                        capture_output=True, text=True, env=env)
+    prove.stderr = r.stderr
     if "Sanitizer" in r.stderr or "runtime error" in r.stderr:
         print(r.stderr[-3000:])
         return 99, None
@@ -105,6 +112,14 @@ def planted(exe, planted_dir):
         failures.append(f"lemprove_outside_scalar: {o}")
     for name in sorted(by):
         print(f"{by[name]['status']:13} {name}: {by[name].get('why') or ''}")
+    # the wall-time safety net, hit on purpose (1 ms per query): the lemma it
+    # cuts short says so, and so does stderr
+    rc, rep = prove(exe, ["--lemmas", planted_dir, "--only", "lemprove_values_view_rows"],
+                    {"SC_SMT_TLIMIT_MS": "1"})
+    t = rep["lemmas"][0] if rep and rep["lemmas"] else {}
+    if "over budget (time)" not in ((t.get("why") or "") + (t.get("values_why") or "")) or \
+            "wall-time limit per query ran out" not in prove.stderr:
+        failures.append(f"SC_SMT_TLIMIT_MS=1: not reported over budget (time): {t} {prove.stderr}")
     return failures
 
 
