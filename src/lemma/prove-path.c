@@ -85,8 +85,7 @@ static void append_poly(GString *s, const sc_sym_query *q, const sc_sym_qpoly *p
 }
 
 /* The coefficient (+1, -1) of V in P when V occurs in exactly one term,
- * alone, to the first power; 0 otherwise.  *OTHER: a term reading V with
- * another factor (the divisor's terms of a quotient). */
+ * alone, to the first power; 0 otherwise. */
 static int lone_coeff(const sc_sym_qpoly *p, uint32_t v) {
   int c = 0;
   for (uint32_t i = 0; i < p->n_terms; i++)

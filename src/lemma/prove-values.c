@@ -613,9 +613,10 @@ static gboolean map_part(prun *P, const pnode *p, const sc_value *args, const pn
     const sc_value *cv = arg_named(op, args, "chunks");
     sc_dim part;
     if (!const_dim(P, arg_named(op, args, "dim"), rank, &d) || cv == NULL ||
-        cv->kind != SC_VAL_INT ||
-        !div_mod(P, sc_dim_sub(P->st, sc_dim_add(P->st, xt.shape.dims[d], cv->u.i), sc_dim_const(1)),
-                 cv->u.i, FALSE, &part))
+        cv->kind != SC_VAL_INT)
+      return FALSE;
+    sc_dim up = sc_dim_sub(P->st, sc_dim_add(P->st, xt.shape.dims[d], cv->u.i), sc_dim_const(1));
+    if (!div_mod(P, up, cv->u.i, FALSE, &part))
       return FALSE;
     idx[d] = sc_dim_add(P->st, idx[d], sc_dim_mul(P->st, sc_dim_const(p->result), part));
     return elem(P, x, idx, rank, t);
