@@ -38,7 +38,9 @@
  *   - NOT_PROVABLE when the method cannot conclude: a comparison neither
  *     the solver nor a linear split decides (a floor division or modulo
  *     left opaque), a shape rule that needs a concrete integer, a
- *     condition on a float or string attribute or on values (vmin/vmax),
+ *     condition on a float or string attribute or on values (vmin/vmax)
+ *     (a condition's conjuncts on a Scalar are dropped: a weaker
+ *     hypothesis; a refutation's instance satisfies the whole condition),
  *     a budget of configurations or paths exceeded, a symbolic refutation
  *     without a concrete witness, or a left side well-typed in no
  *     configuration at rank <= R; "over budget (time)" when the oracle

@@ -180,14 +180,20 @@ char *sc_lp_type_text(const sc_ttype *t) {
   return g_strdup_printf("%s%s", sc_dtype_name(t->dtype), s);
 }
 
+/* The condition of the run: the whole of it in a concrete (witness) run,
+ * else without the conjuncts that read a Scalar (prove-vars.c). */
+static const lx *run_where(const prun *P) {
+  return P->concrete ? P->k->where : P->where_sym;
+}
+
 /* Is the condition NO under the run, with its negation YES? */
 static gboolean where_excludes(prun *P) {
   ev_env env = {P->st, sc_lp_run_lookup, P};
-  if (ev_condition(&env, P->k->where) != SC_NO || P->branch || P->stuck)
+  if (ev_condition(&env, run_where(P)) != SC_NO || P->branch || P->stuck)
     return FALSE;
   lx notn;
   memset(&notn, 0, sizeof notn);
-  lx *kid = P->k->where;
+  lx *kid = (lx *)run_where(P);
   notn.kind = LX_NOT;
   notn.n = 1;
   notn.kids = &kid;
@@ -205,7 +211,8 @@ pres sc_lp_obligation(prun *P, char **why) {
    * negation YES, so that NO is not an evaluation failure) is excluded
    * before the sides split it further; any other answer goes on, and the
    * condition is asked again once the sides are typed. */
-  if (k->where && where_excludes(P))
+  const lx *where = run_where(P);
+  if (where && where_excludes(P))
     return PR_VACUOUS;
   if (P->branch || P->stuck)
     return stuck_or_branch(P, 0, "");
@@ -223,9 +230,9 @@ pres sc_lp_obligation(prun *P, char **why) {
     return stuck_or_branch(P, rcode, rmsg);
   if (!lok && !rok)
     return PR_VACUOUS;
-  if (k->where) {
+  if (where) {
     ev_env env = {P->st, sc_lp_run_lookup, P};
-    sc_truth c = ev_condition(&env, k->where);
+    sc_truth c = ev_condition(&env, where);
     if (P->branch || P->stuck)
       return stuck_or_branch(P, 0, "");
     if (c == SC_NO) {
@@ -234,12 +241,12 @@ pres sc_lp_obligation(prun *P, char **why) {
        * excludes the path */
       lx notn;
       memset(&notn, 0, sizeof notn);
-      lx *kid = k->where;
+      lx *kid = (lx *)where;
       notn.kind = LX_NOT;
       notn.n = 1;
       notn.kids = &kid;
-      notn.start = k->where->start;
-      notn.end = k->where->end;
+      notn.start = where->start;
+      notn.end = where->end;
       sc_truth nc = ev_condition(&env, &notn);
       if (P->branch || P->stuck)
         return stuck_or_branch(P, 0, "");
@@ -249,7 +256,7 @@ pres sc_lp_obligation(prun *P, char **why) {
       return PR_STUCK;
     }
     if (c == SC_UNKNOWN) {
-      g_autofree char *u = ev_undecided_text(&env, k->where);
+      g_autofree char *u = ev_undecided_text(&env, where);
       P->stuck = g_strdup_printf("the condition is undecided (%s)", u ? u : "not integer");
       return PR_STUCK;
     }

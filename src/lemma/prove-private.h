@@ -49,6 +49,8 @@ typedef struct {
 /* One run: a configuration and a path */
 typedef struct {
   const ld_checked *k;
+  const lx *where_sym;       /* the condition of symbolic runs (NULL: none;
+                                k->where without Scalar conjuncts) */
   const vplan *plan;
   uint32_t nv, R;
   const uint32_t *digit;   /* per var, then the dtype digit at [nv] */
@@ -96,6 +98,10 @@ typedef enum {
  * method does not apply.  (transfer full) */
 vplan *sc_lp_plan_vars(const sc_lemma_set *set, uint32_t li, const ld_checked *k, uint32_t R,
                     char **why);
+/* The condition of symbolic runs: K's without its top-level conjuncts
+ * that read a Scalar attribute (NULL when none is left); new nodes go to
+ * MADE (g_free each). */
+const lx *sc_lp_where_without(const ld_checked *k, const vplan *plan, GPtrArray *made);
 /* Declare the symbols of the configuration (DECLARE), or build the
  * variables' types and values from them, in a fixed order (which the
  * witness search's values follow).  Returns the number of symbols. */

@@ -170,9 +170,11 @@ vplan *sc_lp_plan_vars(const sc_lemma_set *set, uint32_t li, const ld_checked *k
       }
       break;
     case SC_ARG_SCALAR:
-      if (mentions_var(k->where, name) || computes_var(k->rhs, name)) {
-        *why = g_strdup_printf("the condition or a computed argument reads the Scalar "
-                               "attribute ?%s (an int or a float)",
+      /* in the condition: proved without the conjuncts that read it
+       * (sc_lp_where_without) */
+      if (computes_var(k->rhs, name)) {
+        *why = g_strdup_printf("a computed argument reads the Scalar attribute ?%s (an int "
+                               "or a float)",
                                name);
         g_free(p);
         return NULL;
@@ -401,4 +403,44 @@ char *sc_lp_config_text(prun *P) {
   g_string_append_printf(s, "%sdtype %s", s->len ? ", " : "",
                          sc_dtype_name((sc_dtype)P->digit[P->nv]));
   return g_string_free(s, FALSE);
+}
+
+/* The condition without its top-level conjuncts that read a Scalar
+ * attribute (whose representatives stand for every value of its kind and
+ * sign in the shape rules, not in a condition on its magnitude): NULL when
+ * none is left.  Dropping a conjunct weakens the hypothesis, so a proof
+ * without it is a proof with it; a refutation's concrete run keeps the
+ * whole condition.  New AND nodes go to MADE (free them with g_free). */
+static const lx *without(const lx *e, const ld_checked *k, const vplan *plan, uint32_t nv,
+                         GPtrArray *made) {
+  if (e == NULL)
+    return NULL;
+  if (e->kind == LX_AND && e->n == 2) {
+    const lx *a = without(e->kids[0], k, plan, nv, made);
+    const lx *b = without(e->kids[1], k, plan, nv, made);
+    if (a == e->kids[0] && b == e->kids[1])
+      return e;
+    if (a == NULL || b == NULL)
+      return a ? a : b;
+    lx *n = g_new0(lx, 1);
+    n->kind = LX_AND;
+    n->start = e->start;
+    n->end = e->end;
+    n->n = 2;
+    n->kids = g_new0(lx *, 2);
+    n->kids[0] = (lx *)a;
+    n->kids[1] = (lx *)b;
+    g_ptr_array_add(made, n->kids);
+    g_ptr_array_add(made, n);
+    return n;
+  }
+  for (uint32_t v = 0; v < nv; v++)
+    if (plan[v].kind == VK_SCALAR &&
+        mentions_var(e, g_ptr_array_index(k->vars.names, v)))
+      return NULL;
+  return e;
+}
+
+const lx *sc_lp_where_without(const ld_checked *k, const vplan *plan, GPtrArray *made) {
+  return without(k->where, k, plan, k->vars.names->len, made);
 }

@@ -65,6 +65,8 @@ static void prove_lemma(const sc_lemma_set *set, uint32_t li, const sc_lemprove_
   g_autofree uint32_t *digit = g_new0(uint32_t, nv + 1);
   prun P = {0};
   P.k = k;
+  g_autoptr(GPtrArray) made = g_ptr_array_new_with_free_func(g_free);
+  P.where_sym = sc_lp_where_without(k, plan, made);
   P.plan = plan;
   P.nv = nv;
   P.R = R;

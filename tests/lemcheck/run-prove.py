@@ -5,7 +5,9 @@
         The planted lemmas of PLANTED_DIR: lemprove_true_transpose proved,
         lemprove_planted_slice refuted with a concrete instance that really
         breaks it (?e >= 9 and dim 0 of ?x larger than ?e), and
-        lemprove_outside_scalar not provable (a Scalar in the condition);
+        lemprove_outside_scalar not provable (a condition on a Scalar's
+        magnitude: refuted without it, no concrete witness with it),
+        lemprove_scalar_condition proved (its Scalar conjunct dropped);
         values: lemprove_values_cat_slice's, lemprove_values_view_rows's
         (a view splitting a dim), lemprove_values_flatten_cat's (a view
         merging dims: quotient and remainder), lemprove_values_roll_cat's
@@ -108,8 +110,12 @@ def planted(exe, planted_dir):
         # the law (which holds when |a| == |b|)
         failures.append(f"lemprove_values_planted_roll: the instance does not break it: {vw}")
     o = by.get("lemprove_outside_scalar", {})
-    if o.get("status") != "not_provable" or "Scalar" not in (o.get("why") or ""):
+    if o.get("status") != "not_provable" or "no concrete instance" not in (o.get("why") or "") \
+            or "?s = 0.5" not in (o.get("why") or ""):
         failures.append(f"lemprove_outside_scalar: {o}")
+    o = by.get("lemprove_scalar_condition", {})
+    if o.get("status") != "proved" or o.get("typed", 0) == 0:
+        failures.append(f"lemprove_scalar_condition: {o}")
     for name in sorted(by):
         print(f"{by[name]['status']:13} {name}: {by[name].get('why') or ''}")
     # the wall-time safety net, hit on purpose (1 ms per query): the lemma it
