@@ -86,9 +86,18 @@ def parse(path):
     return header, entries
 
 
+def first_reason(table, why):
+    """The text of TABLE's first (key, text) whose key is in WHY, else
+    "other: " and WHY's first 60 characters."""
+    w = why or ""
+    for key, text in table:
+        if key in w:
+            return text
+    return "other: " + w[:60]
+
+
 def category(why, rank_bound):
     """A short reason for a lemma the prover does not prove."""
-    w = why or ""
     table = [
         ("over budget (time)", "over the solver's wall-time limit (a loaded machine)"),
         ("budget", "over the prover's budget"),
@@ -105,10 +114,7 @@ def category(why, rank_bound):
         ("cannot assume", "a case split sym cannot assume"),
         ("undecided", "a comparison the solver leaves undecided"),
     ]
-    for key, text in table:
-        if key in w:
-            return text
-    return "other: " + w[:60]
+    return first_reason(table, why)
 
 
 def load_proofs(path):
@@ -123,7 +129,6 @@ def load_proofs(path):
 
 def values_category(w):
     """A short reason why a layout lemma's values are not proved."""
-    w = w or ""
     table = [
         ("over budget (time)", "over the solver's wall-time limit (a loaded machine)"),
         ("merges dims", "a view merging dims (div/mod)"),
@@ -133,10 +138,7 @@ def values_category(w):
         ("not a constant", "a symbolic dim argument"),
         ("undecided", "a comparison left undecided"),
     ]
-    for key, text in table:
-        if key in w:
-            return text
-    return "other: " + w[:60]
+    return first_reason(table, w)
 
 
 def values_cell(name, proofs, rank_bound):

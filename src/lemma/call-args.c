@@ -1,8 +1,10 @@
 /* call-args.c — the argument values of one call of a lemma side under an
  * instance (lemma-private.h, pn_call_args): shared by the load-time
  * instance test (check.c), the programs of `lemmas check` (instance.c) and
- * the typing prover (prove.c), which differ only in what names a child. */
-#include "lemma-private.h"
+ * the typing prover (prove.c), which differ only in what names a child.
+ * The value of one attribute argument is call-args.h's pn_attr_arg, also
+ * what the applier builds a right side with (compile.c, eval_args). */
+#include "call-args.h"
 
 gboolean pn_call_args(const pnode *p, const sc_value *values, const ev_env *env,
                       const sc_id *kid_ids, sc_value *args, char **why) {
@@ -10,7 +12,6 @@ gboolean pn_call_args(const pnode *p, const sc_value *values, const ev_env *env,
   uint32_t child = 0;
   for (uint32_t a = 0; a < op->n_args; a++) {
     const sc_arg *arg = &op->args[a];
-    const pat_arg *pa = &p->args[a];
     if (arg->type == SC_ARG_TENSOR) {
       if (p->layout[a] == UINT32_MAX) {
         args[a] = sc_value_none();
@@ -24,30 +25,8 @@ gboolean pn_call_args(const pnode *p, const sc_value *values, const ev_env *env,
       args[a].u.list.ids = g_new(sc_id, p->layout[a] ? p->layout[a] : 1);
       for (uint32_t j = 0; j < p->layout[a]; j++, child++)
         args[a].u.list.ids[j] = kid_ids ? kid_ids[child] : child;
-    } else {
-      switch (pa->kind) {
-      case PA_DEFAULT:
-      case PA_LITERAL:
-        sc_value_copy(&args[a], &pa->value);
-        break;
-      case PA_VAR:
-        sc_value_copy(&args[a], &values[pa->var]);
-        break;
-      case PA_WILD:
-        if (arg->has_default)
-          sc_value_copy(&args[a], &arg->default_value);
-        break;
-      case PA_COMPUTE: {
-        ev_val v;
-        if (!ev_eval(env, pa->expr, &v) || !ev_to_value(&v, arg, &args[a])) {
-          if (why)
-            *why = g_strdup_printf("the value of argument '%s' of %s cannot be computed",
-                                   arg->name, op->qualname);
-          return FALSE;
-        }
-        break;
-      }
-      }
+    } else if (!pn_attr_arg(p, a, values, NULL, env, &args[a], why)) {
+      return FALSE;
     }
   }
   return TRUE;

@@ -41,6 +41,7 @@
  * Invariants: predicate and guard user data (cnode, crule) live in the
  * core and outlive the rewrites that point at them. */
 #include "lemma/lemma-private.h"
+#include "lemma/call-args.h"
 #include "lemma/condmemo.h"
 
 #include <string.h>
@@ -398,29 +399,11 @@ static gboolean eval_args(const crule *r, const pnode *p, const ev_env *env,
   args[op->n_args] = sc_value_int(result);
   for (uint32_t a = 0; a < op->n_args; a++) {
     const sc_arg *arg = &op->args[a];
-    const pat_arg *pa = &p->args[a];
     if (arg->type == SC_ARG_TENSOR || arg->type == SC_ARG_TENSOR_LIST ||
         arg->type == SC_ARG_TENSOR_OPT_LIST)
       continue;
-    switch (pa->kind) {
-    case PA_DEFAULT:
-    case PA_LITERAL:
-      sc_value_copy(&args[a], &pa->value);
-      break;
-    case PA_VAR:
-      if (bind[pa->var] == NULL)
-        return FALSE;
-      sc_value_copy(&args[a], bind[pa->var]);
-      break;
-    case PA_WILD:
+    if (!pn_attr_arg(p, a, NULL, bind, env, &args[a], NULL))
       return FALSE;
-    case PA_COMPUTE: {
-      ev_val v;
-      if (!ev_eval(env, pa->expr, &v) || !ev_to_value(&v, arg, &args[a]))
-        return FALSE;
-      break;
-    }
-    }
   }
   for (uint32_t i = 0; i < p->n_kids; i++)
     if (!eval_args(r, p->kids[i], env, bind, vals))

@@ -11,21 +11,21 @@ its relation naming the first copy's impl tensors, so the impl neg of the
 second copy is reached only through the duplicate.  The bug twin adds w1
 to itself on every rank (fails at add)."""
 import copy
-import json
 import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import bundlegen  # noqa: E402
 
 S = [2, 3]
 
 
 def T(n, r=None, dtype="f32"):
-    d = {"name": n, "shape": S, "dtype": dtype}
-    if r is not None:
-        d["rank"] = r
-    return d
+    return bundlegen.tensor(n, S, r, dtype)
 
 
 def N(name, op, args, out):
-    return {"name": name, "op": op, "args": args, "kwargs": {}, "outputs": [out]}
+    return bundlegen.node(name, op, args, [out])
 
 
 def chain(sfx, r=None):
@@ -43,25 +43,19 @@ def chain(sfx, r=None):
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    b = {"format": "shardcheck-bundle/1", "name": "dup-chain",
-         "description": __doc__.split("\n\n")[1].replace("\n", " "),
-         "symbols": {}, "assume": [],
-         "spec": {"inputs": [T("x"), T("y")], "nodes": chain(""), "outputs": ["o"]},
-         "impl": {"inputs": [T(f"{v}_{r}", r) for r in (0, 1) for v in ("x", "y")],
-                  "nodes": chain("_0", 0) + chain("_1", 1), "outputs": ["o_0", "o_1"]},
-         "input_relation": {"x": ["x_0", "x_1"], "y": ["y_0", "y_1"]},
-         "expect_output_relation": {"o": ["o_0", "o_1"]}}
+    b = bundlegen.bundle(
+        "dup-chain", __doc__, bundlegen.graph([T("x"), T("y")], chain(""), ["o"]),
+        bundlegen.graph([T(f"{v}_{r}", r) for r in (0, 1) for v in ("x", "y")],
+                        chain("_0", 0) + chain("_1", 1), ["o_0", "o_1"]),
+        {"x": ["x_0", "x_1"], "y": ["y_0", "y_1"]},
+        {"o": ["o_0", "o_1"]})
     m = copy.deepcopy(b)
     m["name"] = "dup-chain-bug"
     m["description"] = "dup-chain with every rank adding w1 to itself: fails at add"
     for n in m["impl"]["nodes"]:
         if n["name"] in ("add_0", "add_1"):
             n["args"] = ["w1" + n["name"][3:], "w1" + n["name"][3:]]
-    for name, bun in (("dup-chain.json", b), ("dup-chain-bug.json", m)):
-        with open(os.path.join(here, name), "w") as f:
-            json.dump(bun, f, indent=1)
-            f.write("\n")
+    bundlegen.write(__file__, b, m)
 
 
 if __name__ == "__main__":

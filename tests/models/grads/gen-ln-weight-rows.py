@@ -13,21 +13,17 @@ each rank's partial weight gradient without the all_reduce (fails: the
 relation found for dw is the sum of the ranks' gradients, not each rank's
 copy)."""
 import copy
-import json
 import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import bundlegen  # noqa: E402
 
 R, H = 4, 4  # rows, hidden
 
 
-def T(n, shape, r=None, dtype="f64"):
-    d = {"name": n, "shape": shape, "dtype": dtype}
-    if r is not None:
-        d["rank"] = r
-    return d
-
-
-def N(name, op, args, outs):
-    return {"name": name, "op": op, "args": args, "kwargs": {}, "outputs": outs}
+T = bundlegen.tensor
+N = bundlegen.node
 
 
 def layer(sfx, rows, r=None):
@@ -42,22 +38,18 @@ def layer(sfx, rows, r=None):
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
     spec_in = [T("x", [R, H]), T("g", [R, H]), T("w", [H]), T("b", [H])]
     impl_in = [T(f"{v}_{r}", [R // 2, H] if v in "xg" else [H], r)
                for r in (0, 1) for v in ("x", "g", "w", "b")]
     impl_nodes = layer("_0", R // 2, 0) + layer("_1", R // 2, 1) + [
         N("all_reduce", "comm.all_reduce.default", [["dw_0", "dw_1"]],
           [T("dws_0", [H], 0), T("dws_1", [H], 1)])]
-    b = {"format": "shardcheck-bundle/1", "name": "ln-weight-rows",
-         "description": __doc__.split("\n\n")[1].replace("\n", " "),
-         "symbols": {}, "assume": [],
-         "spec": {"inputs": spec_in, "nodes": layer("", R), "outputs": ["y", "dw"]},
-         "impl": {"inputs": impl_in, "nodes": impl_nodes,
-                  "outputs": ["y_0", "y_1", "dws_0", "dws_1"]},
-         "input_relation": {"x": ["cat(x_0, x_1, dim=0)"], "g": ["cat(g_0, g_1, dim=0)"],
-                            "w": ["w_0", "w_1"], "b": ["b_0", "b_1"]},
-         "expect_output_relation": {"y": ["cat(y_0, y_1, dim=0)"], "dw": ["dws_0", "dws_1"]}}
+    b = bundlegen.bundle(
+        "ln-weight-rows", __doc__, bundlegen.graph(spec_in, layer("", R), ["y", "dw"]),
+        bundlegen.graph(impl_in, impl_nodes, ["y_0", "y_1", "dws_0", "dws_1"]),
+        {"x": ["cat(x_0, x_1, dim=0)"], "g": ["cat(g_0, g_1, dim=0)"],
+         "w": ["w_0", "w_1"], "b": ["b_0", "b_1"]},
+        {"y": ["cat(y_0, y_1, dim=0)"], "dw": ["dws_0", "dws_1"]})
     m = copy.deepcopy(b)
     m["name"] = "ln-weight-rows-bug"
     m["description"] = ("ln-weight-rows with each rank returning its own rows' weight "
@@ -65,10 +57,7 @@ def main():
     m["impl"]["nodes"] = m["impl"]["nodes"][:-1]
     m["impl"]["outputs"] = ["y_0", "y_1", "dw_0", "dw_1"]
     m["expect_output_relation"]["dw"] = ["dw_0", "dw_1"]
-    for name, bun in (("ln-weight-rows.json", b), ("ln-weight-rows-bug.json", m)):
-        with open(os.path.join(here, name), "w") as f:
-            json.dump(bun, f, indent=1)
-            f.write("\n")
+    bundlegen.write(__file__, b, m)
 
 
 if __name__ == "__main__":

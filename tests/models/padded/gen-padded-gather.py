@@ -12,25 +12,20 @@ the gather is explored at neg (shardsmith seed 14045).  The bug twin cuts
 rows 1..6 of the gather (one row of padding in, the first row out): fails
 at sub."""
 import copy
-import json
 import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import bundlegen  # noqa: E402
 
 R, P, H, N = 5, 2, 3, 4  # rows, padded rows per rank, hidden, ranks
 
 
-def T(n, shape, r=None, dtype="f64"):
-    d = {"name": n, "shape": shape, "dtype": dtype}
-    if r is not None:
-        d["rank"] = r
-    return d
-
-
-def N_(name, op, args, outs):
-    return {"name": name, "op": op, "args": args, "kwargs": {}, "outputs": outs}
+T = bundlegen.tensor
+N_ = bundlegen.node
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
     spec_in = [T("x", [R, H]), T("b", [H])]
     spec_nodes = [N_("neg", "aten.neg.default", ["x"], [T("n", [R, H])]),
                   N_("sub", "aten.sub.Tensor", ["n", "b"], [T("y", [R, H])])]
@@ -46,15 +41,11 @@ def main():
                       [T(f"y_{r}", [R, H], r)]) for r in range(N)]
     pieces = ", ".join(f"slice(x_{r}, dim=0, start=0, end={max(0, min(P, R - r * P))})"
                        for r in range(N))
-    b = {"format": "shardcheck-bundle/1", "name": "padded-gather",
-         "description": __doc__.split("\n\n")[1].replace("\n", " "),
-         "symbols": {}, "assume": [],
-         "spec": {"inputs": spec_in, "nodes": spec_nodes, "outputs": ["y"]},
-         "impl": {"inputs": impl_in, "nodes": impl_nodes,
-                  "outputs": [f"y_{r}" for r in range(N)]},
-         "input_relation": {"x": [f"cat({pieces}, dim=0)"],
-                            "b": [f"b_{r}" for r in range(N)]},
-         "expect_output_relation": {"y": [f"y_{r}" for r in range(N)]}}
+    b = bundlegen.bundle(
+        "padded-gather", __doc__, bundlegen.graph(spec_in, spec_nodes, ["y"]),
+        bundlegen.graph(impl_in, impl_nodes, [f"y_{r}" for r in range(N)]),
+        {"x": [f"cat({pieces}, dim=0)"], "b": [f"b_{r}" for r in range(N)]},
+        {"y": [f"y_{r}" for r in range(N)]})
     m = copy.deepcopy(b)
     m["name"] = "padded-gather-bug"
     m["description"] = ("padded-gather with the padding cut at the wrong place (rows 1..6 "
@@ -62,10 +53,7 @@ def main():
     for nd in m["impl"]["nodes"]:
         if nd["op"] == "aten.slice.Tensor":
             nd["args"][2:4] = [1, R + 1]
-    for name, bun in (("padded-gather.json", b), ("padded-gather-bug.json", m)):
-        with open(os.path.join(here, name), "w") as f:
-            json.dump(bun, f, indent=1)
-            f.write("\n")
+    bundlegen.write(__file__, b, m)
 
 
 if __name__ == "__main__":

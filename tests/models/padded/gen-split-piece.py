@@ -8,49 +8,40 @@ columns and keeps the same piece.  split.Tensor's result k is a slice
 seed 20019 keeps result 4).  The bug twin keeps result 4 on rank 1: fails
 at split."""
 import copy
-import json
 import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import bundlegen  # noqa: E402
 
 R, C, N, K = 7, 6, 3, 5  # rows, columns, ranks, piece kept
 
 
-def T(n, shape, r=None, dtype="f64"):
-    d = {"name": n, "shape": shape, "dtype": dtype}
-    if r is not None:
-        d["rank"] = r
-    return d
+T = bundlegen.tensor
 
 
 def split_node(sfx, x, cols, r=None):
     outs = [T(f"p{sfx}_{k}", [1, cols], r) for k in range(R)]
-    return {"name": "split" + sfx, "op": "aten.split.Tensor", "args": [x, 1, 0], "kwargs": {},
-            "outputs": outs}
+    return bundlegen.node("split" + sfx, "aten.split.Tensor", [x, 1, 0], outs)
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
     c = C // N
-    b = {"format": "shardcheck-bundle/1", "name": "split-piece",
-         "description": __doc__.split("\n\n")[1].replace("\n", " "),
-         "symbols": {}, "assume": [],
-         "spec": {"inputs": [T("x", [R, C])], "nodes": [split_node("", "x", C)],
-                  "outputs": [f"p_{K}"]},
-         "impl": {"inputs": [T(f"x_{r}", [R, c], r) for r in range(N)],
-                  "nodes": [split_node(f"_r{r}", f"x_{r}", c, r) for r in range(N)],
-                  "outputs": [f"p_r{r}_{K}" for r in range(N)]},
-         "input_relation": {"x": ["cat(" + ", ".join(f"x_{r}" for r in range(N)) + ", dim=1)"]},
-         "expect_output_relation": {
-             f"p_{K}": ["cat(" + ", ".join(f"p_r{r}_{K}" for r in range(N)) + ", dim=1)"]}}
+    b = bundlegen.bundle(
+        "split-piece", __doc__,
+        bundlegen.graph([T("x", [R, C])], [split_node("", "x", C)], [f"p_{K}"]),
+        bundlegen.graph([T(f"x_{r}", [R, c], r) for r in range(N)],
+                        [split_node(f"_r{r}", f"x_{r}", c, r) for r in range(N)],
+                        [f"p_r{r}_{K}" for r in range(N)]),
+        {"x": ["cat(" + ", ".join(f"x_{r}" for r in range(N)) + ", dim=1)"]},
+        {f"p_{K}": ["cat(" + ", ".join(f"p_r{r}_{K}" for r in range(N)) + ", dim=1)"]})
     m = copy.deepcopy(b)
     m["name"] = "split-piece-bug"
     m["description"] = "split-piece with rank 1 keeping piece 4 instead of 5: fails at split"
     m["impl"]["outputs"][1] = f"p_r1_{K - 1}"
     m["expect_output_relation"][f"p_{K}"] = [
         "cat(" + ", ".join(f"p_r{r}_{K - 1 if r == 1 else K}" for r in range(N)) + ", dim=1)"]
-    for name, bun in (("split-piece.json", b), ("split-piece-bug.json", m)):
-        with open(os.path.join(here, name), "w") as f:
-            json.dump(bun, f, indent=1)
-            f.write("\n")
+    bundlegen.write(__file__, b, m)
 
 
 if __name__ == "__main__":
