@@ -41,6 +41,7 @@ except ImportError:
 
 from shardcheck_export import expr as rexpr  # noqa: E402
 from shardsmith_lib import layout as L  # noqa: E402
+from shardsmith_lib import truth  # noqa: E402
 
 SEEDS = "0:20"
 # Measured on this range when the test was written (docs/shardsmith.md,
@@ -90,6 +91,25 @@ def test_layouts():
             assert torch.allclose(rexpr.evaluate(e, env), full), (e, lay, mesh)
 
 
+def test_constants():
+    # a causal mask: arange, compare, cast (dtype="f64" is a string
+    # argument, not a read), scale; x + mask is computed, the mask is not
+    def node(name, op, args, kwargs=None):
+        return {"name": name, "op": op, "args": args, "kwargs": kwargs or {},
+                "outputs": [{"name": name, "shape": [4, 4], "dtype": "f64"}]}
+    graph = {"inputs": [{"name": "x", "shape": [4, 4], "dtype": "f64"}], "nodes": [
+        node("arange", "aten.arange.default", [4]),
+        node("u0", "aten.unsqueeze.default", ["arange", 0]),
+        node("u1", "aten.unsqueeze.default", ["arange", -1]),
+        node("gt", "aten.gt.Tensor", ["u0", "u1"]),
+        node("_to_copy", "aten._to_copy.default", ["gt"], {"dtype": "f64"}),
+        node("mask", "aten.mul.Scalar", ["_to_copy", -10000.0]),
+        node("add", "aten.add.Tensor", ["x", "mask"])]}
+    const = truth._constants(graph)
+    assert {"arange", "gt", "_to_copy", "mask"} <= const, const
+    assert "add" not in const, const
+
+
 def test_false_proofs(shardcheck):
     for path in sorted(glob.glob(os.path.join(HERE, "false-proofs", "*.json"))):
         p = subprocess.run([shardcheck, "check", "--format", "json", path],
@@ -122,6 +142,7 @@ def main():
     failed = 0
     for name, fn, args in [("determinism", test_determinism, ()),
                            ("layouts", test_layouts, ()),
+                           ("constants", test_constants, ()),
                            ("false-proofs", test_false_proofs, (shardcheck,)),
                            ("seeds " + SEEDS, test_seeds, (shardcheck,))]:
         try:

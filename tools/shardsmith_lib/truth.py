@@ -266,15 +266,22 @@ def _groups(mesh, k):
 
 
 def _constants(graph):
-    """Spec tensors that depend on no graph input."""
+    """Spec tensors that depend on no graph input.  Only the strings that
+    name a tensor of the graph are reads: a string argument such as
+    _to_copy's dtype="f64" is not (it made every cast of a constant, the
+    causal mask's, look like a computed tensor)."""
     const = set()
+    known = {t["name"] for t in graph["inputs"]}
+    tensors = set(known)
+    for e in graph["nodes"]:
+        tensors.update(o["name"] for o in e["outputs"] if o is not None)
     for e in graph["nodes"]:
         reads = []
         _names(e["args"], reads)
         _names(list(e.get("kwargs", {}).values()), reads)
-        known = {t["name"] for t in graph["inputs"]}
+        reads = [r for r in reads if r in tensors]
         like = e["op"].split(".")[1].endswith("_like") if e["op"].count(".") >= 2 else False
-        if like or (all(r in const for r in reads if isinstance(r, str)) and
+        if like or (all(r in const for r in reads) and
                     not any(r in known for r in reads)):
             for o in e["outputs"]:
                 if o is not None:
