@@ -129,7 +129,7 @@ static sc_truth wrap_decide(void *user, const sc_sym_query *q) {
   return SC_UNKNOWN;
 }
 
-static const sc_sym_oracle wrap_oracle = {wrap_decide};
+static const sc_sym_oracle wrap_oracle = {wrap_decide, NULL};
 
 static void run_clear_values(prun *P) {
   for (uint32_t v = 0; v < P->nv; v++)
