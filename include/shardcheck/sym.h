@@ -241,8 +241,8 @@ void sc_symtab_set_oracle(sc_symtab *st, const sc_sym_oracle *oracle, void *user
 /* Can the assumptions hold together?  The interval and linear reasoning
  * of sc_symtab_assume refuses what it sees contradicting (an assumption
  * false, or a fact refuted by the others); a set that contradicts itself
- * only through nonlinear reasoning (S*(N*S + 140) == -1 with -5 <= N <= 20
- * has no solution) passes it.  This asks the oracle's satisfiable() once,
+ * only through nonlinear reasoning (S*S == T*T + 2: no two squares are 2
+ * apart) passes it.  This asks the oracle's satisfiable() once,
  * with every recorded fact, the assumptions' substitutions and the opaque
  * atoms' definitions as its context (the same context as a comparison's:
  * it can lose information, never add it, so an unsatisfiable context means
