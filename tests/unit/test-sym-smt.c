@@ -741,6 +741,100 @@ static void test_satisfiable_decided(void) {
   g_assert_cmpint(asked, ==, 1);
 }
 
+/* Random sets of one to three nonlinear assumptions over S, T (in [1, 12]
+ * in the box) and N ([-50, 50], its bounds): degree-2 polynomials with
+ * small coefficients, floor divisions and modulo by constants, half of
+ * them made true at a random point of the box.  A set sc_symtab_assume
+ * takes must never be refused (NO) when the box holds a solution: the
+ * context given to cvc5 may lose information, never add it.  Sets with no
+ * solution in the box may be sat (a solution beyond S, T <= 12), so only
+ * the NO answers are checked; how many there were is printed.  80 sets;
+ * SC_SYM_SAT_SETS sets another count. */
+static char *rand_side(GRand *rng) {
+  static const char *const atoms[] = {"S", "T", "N", "S*S", "S*T", "T*N", "N*N", "S*N",
+                                      "S/2", "T%3", "(S+N)/3"};
+  GString *g = g_string_new(NULL);
+  int n = g_rand_int_range(rng, 1, 4);
+  for (int i = 0; i < n; i++) {
+    int c = g_rand_int_range(rng, -3, 4);
+    if (c == 0)
+      c = 1;
+    g_string_append_printf(g, "%s%d*%s", i ? " + " : "", c,
+                           atoms[g_rand_int_range(rng, 0, G_N_ELEMENTS(atoms))]);
+  }
+  return g_string_free(g, FALSE);
+}
+
+static void test_satisfiable_random(void) {
+  static const char *const ops[] = {"==", ">=", "<="};
+  GRand *rng = g_rand_new_with_seed(19);
+  guint sets = 0, taken = 0, refused = 0, unknown = 0, with_solution = 0;
+  const char *env = g_getenv("SC_SYM_SAT_SETS");
+  guint count = env ? (guint)g_ascii_strtoull(env, NULL, 10) : 80;
+  for (guint k = 0; k < count; k++) {
+    g_autoptr(sc_symtab) st = new_st();
+    g_autoptr(sc_symtab) ev = new_st();
+    int n = g_rand_int_range(rng, 1, 4);
+    sc_dim l[3], r[3];
+    int op[3];
+    g_autofree char *first = NULL;
+    gboolean ok = TRUE;
+    int64_t at[6] = {1, g_rand_int_range(rng, 1, 13), g_rand_int_range(rng, 1, 13), 1, 1,
+                     g_rand_int_range(rng, -50, 51)};
+    for (int i = 0; i < n && ok; i++) {
+      g_autofree char *a = rand_side(rng), *b = NULL;
+      op[i] = g_rand_int_range(rng, 0, 3);
+      int64_t va;
+      l[i] = P(ev, a);
+      if (g_rand_boolean(rng) && sc_dim_eval(ev, l[i], at, &va)) {
+        b = g_strdup_printf("%" G_GINT64_FORMAT, va); /* true at AT */
+        op[i] = 0;
+      } else {
+        b = rand_side(rng);
+      }
+      r[i] = P(ev, b);
+      g_autofree char *text = g_strdup_printf("%s %s %s", a, ops[op[i]], b);
+      if (i == 0)
+        first = g_strdup(text);
+      ok = sc_symtab_assume(st, text, NULL);
+    }
+    sets++;
+    if (!ok)
+      continue;
+    taken++;
+    gboolean solution = FALSE;
+    int64_t v[6] = {1, 1, 1, 1, 1, 0};
+    for (v[1] = 1; v[1] <= 12 && !solution; v[1]++)
+      for (v[2] = 1; v[2] <= 12 && !solution; v[2]++)
+        for (v[5] = -50; v[5] <= 50 && !solution; v[5]++) {
+          gboolean all = TRUE;
+          for (int i = 0; i < n && all; i++) {
+            int64_t a, b;
+            if (!sc_dim_eval(ev, l[i], v, &a) || !sc_dim_eval(ev, r[i], v, &b))
+              all = FALSE;
+            else
+              all = op[i] == 0 ? a == b : op[i] == 1 ? a >= b : a <= b;
+          }
+          solution = all;
+        }
+    with_solution += solution;
+    sc_smt *smt = new_smt();
+    sc_smt_attach(smt, st);
+    sc_truth t = sc_symtab_satisfiable(st);
+    if (t == SC_NO && solution)
+      g_error("set %u (%s, ...) refused, but the box holds a solution", k, first);
+    refused += t == SC_NO;
+    unknown += t == SC_UNKNOWN;
+    sc_symtab_free(g_steal_pointer(&st));
+    sc_smt_free(smt);
+  }
+  g_rand_free(rng);
+  g_test_message("%u sets, %u taken by sc_symtab_assume (%u with a solution in the box): "
+                 "refused by cvc5 %u, unknown %u",
+                 sets, taken, with_solution, refused, unknown);
+  g_assert_cmpuint(taken, >, 0);
+}
+
 static void test_stats_text(void) {
   sc_sym_stats s = {.comparisons = 120, .nf_unknown = 3, .oracle_queries = 3, .cache_hits = 1,
                     .oracle_calls = 2, .oracle_yes = 2, .oracle_us = 12000};
@@ -770,5 +864,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/sym-smt/satisfiable/nonlinear-sat", test_satisfiable_nonlinear_sat);
   g_test_add_func("/sym-smt/satisfiable/unknown", test_satisfiable_unknown);
   g_test_add_func("/sym-smt/satisfiable/decided", test_satisfiable_decided);
+  g_test_add_func("/sym-smt/satisfiable/random", test_satisfiable_random);
   return g_test_run();
 }
