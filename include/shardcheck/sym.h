@@ -228,12 +228,41 @@ typedef struct {
   /* Must not call back into the symtab.  May take long only within its own
    * limits: every comparison that reaches it waits for it. */
   sc_truth (*decide)(void *user, const sc_sym_query *query);
+  /* Optional (NULL: never asked; sc_symtab_satisfiable).  Is the query's
+   * context (its variables' bounds and its clauses) satisfiable?  The goal
+   * is "0 >= 0" and is ignored.  SC_YES: it is; SC_NO: it is not (shown,
+   * never guessed); SC_UNKNOWN: neither within the oracle's limits.  The
+   * same rules as decide. */
+  sc_truth (*satisfiable)(void *user, const sc_sym_query *query);
 } sc_sym_oracle;
 
 /* Plug ORACLE in (its fields are copied; USER is borrowed and must outlive
  * the symtab or the next call), or take it out with NULL.  Clears the
  * answer cache; the statistics are kept. */
 void sc_symtab_set_oracle(sc_symtab *st, const sc_sym_oracle *oracle, void *user);
+
+/* Can the assumptions hold together?  The interval and linear reasoning
+ * of sc_symtab_assume refuses what it sees contradicting (an assumption
+ * false, or a fact refuted by the others); a set that contradicts itself
+ * only through nonlinear reasoning (S*S == T*T + 2: no two squares are 2
+ * apart) passes it.  This asks the oracle's satisfiable() once,
+ * with every recorded fact, the assumptions' substitutions and the opaque
+ * atoms' definitions as its context (the same context as a comparison's:
+ * it can lose information, never add it, so an unsatisfiable context means
+ * unsatisfiable assumptions).
+ *   SC_NO: no assignment of the symbols within their bounds satisfies the
+ *          assumptions (a contradiction already found by sc_symtab_assume,
+ *          or shown by the oracle): refuse the input, naming them;
+ *   SC_YES: nothing is left to decide (no facts, and no opaque atom with
+ *          bounds or a value: each symbol is free within a non-empty
+ *          interval), or the oracle found a solution;
+ *   SC_UNKNOWN: no oracle or no satisfiable(), a context too large to
+ *          build, or the oracle's limits: take the assumptions as today.
+ * The oracle is not asked when there are no assumptions, or when the
+ * answer is decided without it (the two first cases).  Not cached: call
+ * it once, after the last assumption.  Counted in no statistic of the
+ * symtab (the oracle keeps its own). */
+sc_truth sc_symtab_satisfiable(sc_symtab *st);
 
 /* The query as text, one line per variable, clause and the goal, e.g.
  * "var S in [1, 9223372036854775807]\nassert T - S >= 0\ngoal V - S >= 0\n".

@@ -534,6 +534,27 @@ static gboolean read_symbols_at(loader *ld, json_t *obj, const char *base, int32
   return TRUE;
 }
 
+/* The assumptions can hold together (sym.h, sc_symtab_satisfiable: the
+ * oracle is asked what the linear reasoning of sc_symtab_assume leaves
+ * open), or the oracle could not tell.  Asked after the bundle's own
+ * assumptions (PATH "assume") and again after the rank graphs' when they
+ * added some past the first CHECKED (PATH "impl"). */
+static gboolean check_satisfiable(loader *ld, const char *path, uint32_t checked) {
+  sc_symtab *st = ld->b->st;
+  uint32_t n = sc_symtab_n_assumptions(st);
+  if (n == checked || sc_symtab_satisfiable(st) != SC_NO)
+    return TRUE;
+  g_autoptr(GString) names = g_string_new(NULL);
+  for (uint32_t i = 0; i < n && i < 16; i++)
+    g_string_append_printf(names, "%s%s", i ? "; " : "", sc_symtab_assumption_text(st, i));
+  if (n > 16)
+    g_string_append_printf(names, "; and %u more", n - 16);
+  return fail(ld, path,
+              "the assumptions contradict each other (no values of the symbols within "
+              "their bounds satisfy them all, shown by the solver): %s",
+              names->str);
+}
+
 /* ---- graphs ---- */
 
 static gboolean read_input(loader *ld, sc_graph *g, const char *path, json_t *v) {
@@ -1467,8 +1488,11 @@ static gboolean load_root(loader *ld, json_t *root) {
     b->name = g_strdup(base);
   }
   b->description = desc ? g_strdup(json_string_value(desc)) : NULL;
-  return read_symbols_at(ld, root, "", -1) && read_graph(ld, root, "spec", &b->spec) &&
-         read_graph(ld, root, "impl", &b->impl) && read_behind(ld, root) &&
+  if (!read_symbols_at(ld, root, "", -1) || !check_satisfiable(ld, "assume", 0))
+    return FALSE;
+  uint32_t checked = sc_symtab_n_assumptions(b->st);
+  return read_graph(ld, root, "spec", &b->spec) && read_graph(ld, root, "impl", &b->impl) &&
+         check_satisfiable(ld, "impl", checked) && read_behind(ld, root) &&
          read_relation(ld, root, "input_relation", REL_INPUT, &b->input_rel, NULL) &&
          read_relation(ld, root, "expect_output_relation", REL_EXPECT, &b->expect_rel,
                        &b->has_expect) &&

@@ -268,7 +268,7 @@ void sc_lp_split_on(prun *P, char *pos, char *neg) {
   }
 }
 
-static const sc_sym_oracle wrap_oracle = {wrap_decide};
+static const sc_sym_oracle wrap_oracle = {wrap_decide, NULL};
 
 static void run_clear_values(prun *P) {
   for (uint32_t v = 0; v < P->nv; v++)

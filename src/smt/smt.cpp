@@ -300,7 +300,29 @@ sc_truth oracle_decide(void *user, const sc_sym_query *query) {
   return sc_smt_decide(static_cast<sc_smt *>(user), query);
 }
 
-const sc_sym_oracle kOracle = {oracle_decide};
+// The assumptions' satisfiability (sym.h): one check of the context, under
+// the smaller resource limit SC_SMT_SATISFIABLE_RLIMIT (asked at every load
+// whose assumptions leave facts: what cvc5 does not settle in a few
+// thousand steps stays UNKNOWN, as before the check existed).
+sc_truth oracle_satisfiable(void *user, const sc_sym_query *query) {
+  sc_smt *smt = static_cast<sc_smt *>(user);
+  uint64_t rlimit = smt->rlimit;
+  if (rlimit == 0 || rlimit > SC_SMT_SATISFIABLE_RLIMIT)
+    smt->rlimit = SC_SMT_SATISFIABLE_RLIMIT;
+  sc_smt_result r = sc_smt_check(smt, query, SC_SMT_CONTEXT);
+  smt->rlimit = rlimit;
+  switch (r) {
+  case SC_SMT_SAT:
+    return SC_YES;
+  case SC_SMT_UNSAT:
+    return SC_NO;
+  case SC_SMT_UNKNOWN:
+    break;
+  }
+  return SC_UNKNOWN;
+}
+
+const sc_sym_oracle kOracle = {oracle_decide, oracle_satisfiable};
 
 } // namespace
 

@@ -44,6 +44,12 @@ extern "C" {
 
 #define SC_SMT_DEFAULT_TLIMIT_MS 500u
 #define SC_SMT_DEFAULT_RLIMIT 50000u
+/* The resource limit of the assumptions' satisfiability check (the
+ * oracle's satisfiable(), once per load): the smaller of this and the
+ * bridge's rlimit.  Enough for small nonlinear contradictions (S*S == 2,
+ * S*T == 7 with S, T >= 2: a few ms); a hard one (x^3 + y^3 == z^3) stops
+ * here in about 0.05 s of CPU. */
+#define SC_SMT_SATISFIABLE_RLIMIT 10000u
 
 typedef struct sc_smt sc_smt;
 
@@ -97,7 +103,9 @@ sc_smt_result sc_smt_check(sc_smt *smt, const sc_sym_query *query, sc_smt_mode m
  * that cvc5 could show within the limits (UNKNOWN)? */
 sc_truth sc_smt_decide(sc_smt *smt, const sc_sym_query *query);
 
-/* The oracle for sc_symtab_set_oracle (its user is an sc_smt *). */
+/* The oracle for sc_symtab_set_oracle (its user is an sc_smt *): decide is
+ * sc_smt_decide; satisfiable is one sc_smt_check of the context (SAT: YES,
+ * UNSAT: NO) under SC_SMT_SATISFIABLE_RLIMIT and the bridge's tlimit. */
 const sc_sym_oracle *sc_smt_oracle(void);
 /* sc_symtab_set_oracle(st, sc_smt_oracle(), smt). */
 void sc_smt_attach(sc_smt *smt, sc_symtab *st);

@@ -1124,6 +1124,56 @@ static sc_truth after_nf(sc_symtab *st, sc_truth nf, gboolean valid, sc_sym_rel 
   return consult(st, rel, goal, k);
 }
 
+/* ---- satisfiability of the assumptions ------------------------------ *
+ *
+ * sc_symtab_assume finds the contradictions its decisions see; the rest
+ * (nonlinear ones) are put to the oracle once, after the last assumption
+ * (sym.h).  The context is qb_build's, with the goal 0 >= 0.  Nothing is
+ * asked when only bounds are left: the bounds of each symbol's atom are a
+ * non-empty interval (sc_symtab_assume checks that), and without facts, or
+ * opaque atoms bounded or replaced by values, nothing ties the symbols to
+ * each other, so any point of the box is a solution. */
+
+/* Is anything left that ties the symbols together? */
+static gboolean constraints_left(const sc_symtab *st) {
+  if (st->ge_facts->len || st->eq_facts->len || st->ne_facts->len)
+    return TRUE;
+  for (uint32_t i = 0; i < st->atoms->len; i++) {
+    const sc_sym_atom *a = sc_sym_atom_get(st, i);
+    if (a->kind != SC_ATOM_SYM && (a->has_subst || a->has_lo || a->has_hi))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+sc_truth sc_symtab_satisfiable(sc_symtab *st) {
+  SC_SYM_LOCKED(st);
+  g_return_val_if_fail(st != NULL, SC_UNKNOWN);
+  if (st->contradiction)
+    return SC_NO;
+  if (st->texts->len == 0)
+    return SC_YES;
+  if (st->facts_epoch != st->epoch) {
+    sc_sym_facts_update(st);
+    if (st->contradiction)
+      return SC_NO;
+  }
+  if (!constraints_left(st))
+    return SC_YES;
+  if (!st->oracle.satisfiable)
+    return SC_UNKNOWN;
+  gboolean saved = sc_sym_overflow;
+  sc_sym_overflow = FALSE;
+  qb b;
+  qb_init(&b, st);
+  sc_sym_query q;
+  gboolean built = qb_build(&b, SC_SYM_REL_GE, sc_dim_const(0), 0, &q) && !sc_sym_overflow;
+  sc_sym_overflow = saved;
+  sc_truth r = built ? st->oracle.satisfiable(st->oracle_user, &q) : SC_UNKNOWN;
+  qb_clear(&b);
+  return r == SC_YES || r == SC_NO ? r : SC_UNKNOWN;
+}
+
 void sc_symtab_set_oracle(sc_symtab *st, const sc_sym_oracle *oracle, void *user) {
   SC_SYM_LOCKED(st);
   g_return_if_fail(st != NULL);
