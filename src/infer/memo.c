@@ -861,6 +861,19 @@ gboolean sc_rel_memo_may_carry(sc_rel_ctx *c, sc_id v, uint32_t position) {
   return FALSE;
 }
 
+/* Could U become V's template once committed?  Only a proved node is a
+ * template (a carried one stands for its own template, which exists
+ * already), and try_template refuses any other spec node; whether U's
+ * proof is recorded (sc_rel_memo_record) is known only at its turn, so
+ * this may say TRUE for a U that will not be a template.  V's inputs are
+ * committed (the caller asks for a node that may be proved ahead). */
+gboolean sc_rel_memo_may_template(sc_rel_ctx *c, sc_id u, sc_id v) {
+  if (c->memo == NULL)
+    return FALSE;
+  const sc_node *nu = sc_graph_node(c->spec, u), *nv = sc_graph_node(c->spec, v);
+  return same_spec_node(c, nu, nv) && may_be_carried(c, nv);
+}
+
 void sc_rel_memo_begin(sc_rel_ctx *c) {
   if (c->memo == NULL)
     return;
