@@ -457,8 +457,10 @@ gboolean sc_rel_memo_carry(sc_rel_ctx *c, sc_id v);
  * not visited yet)?  A hint without effect (schedule.c). */
 gboolean sc_rel_memo_may_carry(sc_rel_ctx *c, sc_id v, uint32_t position);
 /* Could U, visited before V and not committed yet, become a template V
- * is carried from (the same spec node, V carriable)?  A hint (schedule.c). */
-gboolean sc_rel_memo_may_template(sc_rel_ctx *c, sc_id u, sc_id v);
+ * is carried from (the same spec node, V carriable; with U_READY, U's
+ * inputs committed: its input relations plain and of V's shape)?  A hint
+ * (schedule.c). */
+gboolean sc_rel_memo_may_template(sc_rel_ctx *c, sc_id u, gboolean u_ready, sc_id v);
 /* Around a proof of V: the logs reset, then V kept as a template when
  * its proof can be carried (every result mapped cleanly, nothing widened,
  * deferred or learned). */

@@ -352,7 +352,9 @@ static slot *free_slot(sc_rel_sched *sc) {
  * changes: results do not. */
 static gboolean template_pending(sc_rel_sched *sc, uint32_t at, uint32_t j) {
   for (uint32_t i = at; i < j; i++)
-    if (!sc->carry_hint[i] && sc_rel_memo_may_template(sc->c, sc->plan.node[i], sc->plan.node[j]))
+    if (!sc->carry_hint[i] &&
+        sc_rel_memo_may_template(sc->c, sc->plan.node[i], sc->plan.ready[i] <= at,
+                                 sc->plan.node[j]))
       return TRUE;
   return FALSE;
 }
