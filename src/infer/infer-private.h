@@ -427,6 +427,8 @@ void sc_rel_clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
 typedef struct sc_rel_exprs_memo sc_rel_exprs_memo;
 void sc_rel_exprs_memo_reset(sc_rel_ctx *c);
 void sc_rel_exprs_memo_counts(const sc_rel_ctx *c, uint64_t *hits, uint64_t *misses);
+/* The same for the aliases' enumerations of leaf classes (relation.c). */
+void sc_rel_exprs_memo_leaf_counts(const sc_rel_ctx *c, uint64_t *hits, uint64_t *misses);
 /* The same (no leaf restriction), and the cut forms past max_terms
  * families into EXTRA (cut-forms.c says why). */
 void sc_rel_clean_exprs_cuts(sc_rel_ctx *c, sc_id cls, GPtrArray *out, GPtrArray *extra);
