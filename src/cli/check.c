@@ -23,12 +23,14 @@
 
 /* --jobs when not given (docs/shardcheck.1): one thread, until a second
  * one pays for itself.  The result is the same for every N
- * (tests/models/jobs-same.py); since the slots share the compiled lemmas,
- * a second thread costs 1-3% more CPU on the small real captures but still
- * 10-12% more on the HLO capture (proofs made ahead and dropped), while it
- * saves about a fifth at 126 layers (docs/performance.md, "--jobs: one
- * thread per core?", "--jobs: the carries off the main thread" and
- * "--jobs: one compiled lemma set; loading the bundle"). */
+ * (tests/models/jobs-same.py); since the slots share the compiled lemmas
+ * and no proof made ahead is dropped for a later template, a second thread
+ * costs about 3% more instructions on the HLO capture and up to 5% more
+ * CPU on the small real captures (the slots' own condition memos), while
+ * it saves about a fifth at 126 layers (docs/performance.md, "--jobs: one
+ * thread per core?", "--jobs: the carries off the main thread", "--jobs:
+ * one compiled lemma set; loading the bundle" and "Session 28: relations
+ * and --jobs"). */
 #define SC_CLI_DEFAULT_JOBS 1
 
 typedef struct {

@@ -427,6 +427,8 @@ void sc_rel_clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
 typedef struct sc_rel_exprs_memo sc_rel_exprs_memo;
 void sc_rel_exprs_memo_reset(sc_rel_ctx *c);
 void sc_rel_exprs_memo_counts(const sc_rel_ctx *c, uint64_t *hits, uint64_t *misses);
+/* The same for the aliases' enumerations of leaf classes (relation.c). */
+void sc_rel_exprs_memo_leaf_counts(const sc_rel_ctx *c, uint64_t *hits, uint64_t *misses);
 /* The same (no leaf restriction), and the cut forms past max_terms
  * families into EXTRA (cut-forms.c says why). */
 void sc_rel_clean_exprs_cuts(sc_rel_ctx *c, sc_id cls, GPtrArray *out, GPtrArray *extra);
@@ -456,6 +458,11 @@ gboolean sc_rel_memo_carry(sc_rel_ctx *c, sc_id v);
 /* May V, at visiting POSITION, be carried (now, or from its role partner
  * not visited yet)?  A hint without effect (schedule.c). */
 gboolean sc_rel_memo_may_carry(sc_rel_ctx *c, sc_id v, uint32_t position);
+/* Could U, visited before V and not committed yet, become a template V
+ * is carried from (the same spec node, V carriable; with U_READY, U's
+ * inputs committed: its input relations plain and of V's shape)?  A hint
+ * (schedule.c). */
+gboolean sc_rel_memo_may_template(sc_rel_ctx *c, sc_id u, gboolean u_ready, sc_id v);
 /* Around a proof of V: the logs reset, then V kept as a template when
  * its proof can be carried (every result mapped cleanly, nothing widened,
  * deferred or learned). */

@@ -861,6 +861,30 @@ gboolean sc_rel_memo_may_carry(sc_rel_ctx *c, sc_id v, uint32_t position) {
   return FALSE;
 }
 
+/* Could U become V's template once committed?  Only a proved node is a
+ * template (a carried one stands for its own template, which exists
+ * already), and try_template refuses any other spec node; when U's inputs
+ * are committed (U_READY), also a U with an input that is not plain (it
+ * is not recorded) or whose input relations have another shape than V's
+ * (node_key: try_template unifies them expression by expression, so a
+ * template's key is its node's).  Whether U's proof is recorded is known
+ * only at its turn, so this may say TRUE for a U that will not be a
+ * template.  V's inputs are committed (the caller asks for a node that
+ * may be proved ahead). */
+gboolean sc_rel_memo_may_template(sc_rel_ctx *c, sc_id u, gboolean u_ready, sc_id v) {
+  if (c->memo == NULL)
+    return FALSE;
+  const sc_node *nu = sc_graph_node(c->spec, u), *nv = sc_graph_node(c->spec, v);
+  if (!same_spec_node(c, nu, nv) || !may_be_carried(c, nv))
+    return FALSE;
+  if (!u_ready)
+    return TRUE;
+  for (uint32_t i = 0; i < nu->n_inputs; i++)
+    if (!plain_input(c, nu->inputs[i]))
+      return FALSE;
+  return node_key(c, nu) == node_key(c, nv);
+}
+
 void sc_rel_memo_begin(sc_rel_ctx *c) {
   if (c->memo == NULL)
     return;

@@ -43,6 +43,11 @@ static void alias_exprs(sc_rel_ctx *c, const sc_term *first, const gboolean *all
  * next contraction needs; sc_rel_clean_exprs keeps, past max_terms, one
  * term per layout not yet kept. */
 #define T_WORD UINT32_MAX
+
+/* alias_exprs' bounds (it says why) */
+#define ALIAS_TERM_SIZE 8
+#define ALIAS_PER_CLASS 8
+#define ALIAS_MAX_KIDS 16
 static GBytes *layout_key(const sc_term *t) {
   GArray *w = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   for (uint32_t q = 0; q < sc_term_n_nodes(t); q++) {
@@ -295,12 +300,26 @@ typedef struct {
   exprs_resume *resume; /* full, and no allowed leaves: where it stopped (or NULL) */
 } exprs_entry;
 
+/* The small clean terms of a leaf's class that alias_exprs filters (an
+ * enumeration: a function of the state, the class and the allowed leaves,
+ * like an entry).  The relation's call and the cut forms' call of one
+ * class alias the same first term, and the classes of the leaves of
+ * several relations' first terms are shared (each rank's piece of a
+ * weight read by q, k and v), so most are asked for more than once. */
+typedef struct {
+  sc_id cls; /* canonical */
+  const gboolean *allowed_leaf;
+  GPtrArray *terms; /* sc_term* (owned) */
+} leaf_terms_entry;
+
 struct sc_rel_exprs_memo {
   const sc_egraph *eg;
   uint32_t n_ids, n_classes; /* the state the entries hold for */
   guint n_learned;           /* sizes learned into the symtab (pass-sizes.c) */
   GArray *entries;           /* exprs_entry */
+  GArray *leaf_terms;        /* leaf_terms_entry */
   uint64_t hits, misses;
+  uint64_t leaf_hits, leaf_misses; /* of leaf_terms */
 };
 
 static void exprs_memo_clear(sc_rel_exprs_memo *m) {
@@ -309,6 +328,9 @@ static void exprs_memo_clear(sc_rel_exprs_memo *m) {
     exprs_resume_free(g_array_index(m->entries, exprs_entry, i).resume);
   }
   g_array_set_size(m->entries, 0);
+  for (guint i = 0; i < m->leaf_terms->len; i++)
+    g_ptr_array_unref(g_array_index(m->leaf_terms, leaf_terms_entry, i).terms);
+  g_array_set_size(m->leaf_terms, 0);
 }
 
 void sc_rel_exprs_memo_reset(sc_rel_ctx *c) {
@@ -317,6 +339,7 @@ void sc_rel_exprs_memo_reset(sc_rel_ctx *c) {
     return;
   exprs_memo_clear(m);
   g_array_free(m->entries, TRUE);
+  g_array_free(m->leaf_terms, TRUE);
   g_free(m);
   c->exprs_memo = NULL;
 }
@@ -326,14 +349,19 @@ void sc_rel_exprs_memo_counts(const sc_rel_ctx *c, uint64_t *hits, uint64_t *mis
   *misses = c->exprs_memo ? c->exprs_memo->misses : 0;
 }
 
-/* The entry for (CLS, ALLOWED_LEAF) in EG's current state, or NULL; the
- * memo is emptied first when EG changed since its entries were made. */
-static exprs_entry *exprs_memo_find(sc_rel_ctx *c, const sc_egraph *eg, sc_id cls,
-                                    const gboolean *allowed_leaf) {
+void sc_rel_exprs_memo_leaf_counts(const sc_rel_ctx *c, uint64_t *hits, uint64_t *misses) {
+  *hits = c->exprs_memo ? c->exprs_memo->leaf_hits : 0;
+  *misses = c->exprs_memo ? c->exprs_memo->leaf_misses : 0;
+}
+
+/* The memo for EG's current state (made, or emptied when EG changed
+ * since its entries were made); EG is clean. */
+static sc_rel_exprs_memo *exprs_memo_sync(sc_rel_ctx *c, const sc_egraph *eg) {
   sc_rel_exprs_memo *m = c->exprs_memo;
   if (m == NULL) {
     m = c->exprs_memo = g_new0(sc_rel_exprs_memo, 1);
     m->entries = g_array_new(FALSE, FALSE, sizeof(exprs_entry));
+    m->leaf_terms = g_array_new(FALSE, FALSE, sizeof(leaf_terms_entry));
   }
   uint32_t n_ids = sc_egraph_n_ids(eg), n_classes = sc_egraph_n_classes(eg);
   guint n_learned = c->res->learned ? c->res->learned->len : 0;
@@ -345,12 +373,46 @@ static exprs_entry *exprs_memo_find(sc_rel_ctx *c, const sc_egraph *eg, sc_id cl
     m->n_classes = n_classes;
     m->n_learned = n_learned;
   }
+  return m;
+}
+
+/* The entry for (CLS, ALLOWED_LEAF) in EG's current state, or NULL. */
+static exprs_entry *exprs_memo_find(sc_rel_ctx *c, const sc_egraph *eg, sc_id cls,
+                                    const gboolean *allowed_leaf) {
+  sc_rel_exprs_memo *m = exprs_memo_sync(c, eg);
   for (guint i = 0; i < m->entries->len; i++) {
     exprs_entry *e = &g_array_index(m->entries, exprs_entry, i);
     if (e->cls == cls && e->allowed_leaf == allowed_leaf)
       return e;
   }
   return NULL;
+}
+
+/* The clean terms of leaf class CLS (canonical) that alias_exprs reads:
+ * the memo's when EG is clean (borrowed; they live until it changes),
+ * else a new enumeration appended to SCRATCH's ownership. */
+static const GPtrArray *leaf_terms(sc_rel_ctx *c, sc_egraph *eg, sc_id cls, weight_ctx *wc,
+                                   GPtrArray *scratch) {
+  if (!sc_egraph_is_clean(eg)) {
+    GPtrArray *terms = sc_egraph_enumerate(eg, cls, 4 * ALIAS_PER_CLASS, ALIAS_TERM_SIZE,
+                                           sc_infer_clean_weight, wc, NULL);
+    g_ptr_array_add(scratch, terms);
+    return terms;
+  }
+  sc_rel_exprs_memo *m = exprs_memo_sync(c, eg);
+  for (guint i = 0; i < m->leaf_terms->len; i++) {
+    const leaf_terms_entry *e = &g_array_index(m->leaf_terms, leaf_terms_entry, i);
+    if (e->cls == cls && e->allowed_leaf == wc->allowed_leaf) {
+      m->leaf_hits++;
+      return e->terms;
+    }
+  }
+  m->leaf_misses++;
+  leaf_terms_entry ne = {cls, wc->allowed_leaf,
+                         sc_egraph_enumerate(eg, cls, 4 * ALIAS_PER_CLASS, ALIAS_TERM_SIZE,
+                                             sc_infer_clean_weight, wc, NULL)};
+  g_array_append_val(m->leaf_terms, ne);
+  return ne.terms;
 }
 
 static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf,
@@ -612,9 +674,6 @@ void sc_rel_clean_exprs_cuts(sc_rel_ctx *c, sc_id cls, GPtrArray *out, GPtrArray
  * combination.  A replaced leaf keeps its class, so every e-node of FIRST
  * is unchanged and the term is in the same class (a proved equality like
  * every other: this only decides what is explored next). */
-#define ALIAS_TERM_SIZE 8
-#define ALIAS_PER_CLASS 8
-#define ALIAS_MAX_KIDS 16
 
 /* Copy node I of SRC (and what it reads) into DST; MAP caches copies.
  * Every node of SRC has at most ALIAS_MAX_KIDS children. */
@@ -685,7 +744,8 @@ static void alias_exprs(sc_rel_ctx *c, const sc_term *first, const gboolean *all
     if (sc_term_node_at(first, i)->n_children > ALIAS_MAX_KIDS)
       return;
   sc_id *cls = g_new(sc_id, n ? n : 1);
-  GPtrArray **alts = g_new0(GPtrArray *, n ? n : 1);
+  GPtrArray **alts = g_new0(GPtrArray *, n ? n : 1); /* borrowed terms */
+  GPtrArray *scratch = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
   weight_ctx wc = {c->lang, allowed_leaf};
   guint rounds = 0;
   /* the class of every node of FIRST, bottom-up; alternatives per leaf class */
@@ -700,14 +760,12 @@ static void alias_exprs(sc_rel_ctx *c, const sc_term *first, const gboolean *all
     cls[i] = sc_egraph_find(eg, id);
     if (tn->op != SC_LANG_OP_TENSOR || leaf_alts(alts, cls, i) != NULL)
       continue;
-    GPtrArray *terms = sc_egraph_enumerate(eg, cls[i], 4 * ALIAS_PER_CLASS, ALIAS_TERM_SIZE,
-                                           sc_infer_clean_weight, &wc, NULL);
-    alts[i] = g_ptr_array_new_with_free_func((GDestroyNotify)sc_term_free);
+    const GPtrArray *terms = leaf_terms(c, eg, cls[i], &wc, scratch);
+    alts[i] = g_ptr_array_new();
     for (guint t = 0; t < terms->len && alts[i]->len < ALIAS_PER_CLASS; t++)
       if (reads_uncovered(g_ptr_array_index(terms, t), covered) &&
           (!new_ranks || reads_new_rank(c, g_ptr_array_index(terms, t), cls[i], covered)))
-        g_ptr_array_add(alts[i], g_ptr_array_steal_index(terms, t--));
-    g_ptr_array_unref(terms);
+        g_ptr_array_add(alts[i], g_ptr_array_index(terms, t));
     rounds = MAX(rounds, alts[i]->len);
   }
   for (guint r = 0; r < rounds; r++) {
@@ -746,6 +804,7 @@ out:
     if (alts[i])
       g_ptr_array_unref(alts[i]);
   g_free(alts);
+  g_ptr_array_unref(scratch);
   g_free(cls);
 }
 

@@ -342,6 +342,23 @@ static slot *free_slot(sc_rel_sched *sc) {
   return NULL;
 }
 
+/* May position J wait: is an earlier position not committed yet (from
+ * AT, the commit point, on), neither taken as carried, a node whose proof
+ * could become the template J is carried from at its turn
+ * (sc_rel_memo_may_template)?  A proof made ahead of such a J is thrown
+ * away when it is (on the HLO capture 3 of 10 were); J is dispatched at
+ * a later commit, once that node's template is recorded and the hint
+ * (sc_rel_memo_may_carry) sees it.  Only what may be proved ahead
+ * changes: results do not. */
+static gboolean template_pending(sc_rel_sched *sc, uint32_t at, uint32_t j) {
+  for (uint32_t i = at; i < j; i++)
+    if (!sc->carry_hint[i] &&
+        sc_rel_memo_may_template(sc->c, sc->plan.node[i], sc->plan.ready[i] <= at,
+                                 sc->plan.node[j]))
+      return TRUE;
+  return FALSE;
+}
+
 void sc_rel_sched_dispatch(sc_rel_sched *sc, uint32_t at) {
   sc_rel_ctx *c = sc->c;
   sc_rel_plan_window(&sc->plan, at, WINDOW, sc->window);
@@ -352,6 +369,8 @@ void sc_rel_sched_dispatch(sc_rel_sched *sc, uint32_t at) {
     slot *s = free_slot(sc);
     if (s == NULL)
       return;
+    if (template_pending(sc, at, j))
+      continue;
     /* asked once per position: the hint matches the node against the
      * templates (memo.c's try_template), and a position stays in the
      * window for up to WINDOW commits */

@@ -6,7 +6,9 @@
  * answer equals the one computed afresh (the memo reset before the call);
  * and, when the families are capped, every choice of parts is kept
  * before the renamings of one choice (/infer/relation/part-choices), and
- * every copy of a part is read by a kept form (/infer/relation/part-copies). */
+ * every copy of a part is read by a kept form (/infer/relation/part-copies);
+ * the aliases' enumerations of leaf classes are shared by the calls of
+ * one state and renewed with it (/infer/relation/alias-leaf-terms). */
 #include "infer-fixture.h"
 
 /* a .. e: [4] f32 impl tensors; d and e are the "outputs" */
@@ -290,11 +292,99 @@ static void test_part_copies(void) {
   teardown(&f);
 }
 
+/* The aliases' enumerations of leaf classes are the memo's: the cut
+ * forms' call of a class aliases the same first term as the relation's
+ * call and enumerates no leaf class again, while an e-graph change (a new
+ * name of a part) empties them, and in each state the answers, aliases
+ * included, are the ones computed afresh.  Blocks as in part-choices:
+ * each part under three names (the enumeration is cut short, so the
+ * aliases are made), and a fourth name of p0 unioned in later. */
+static void test_alias_leaf_terms(void) {
+  ifx f;
+  ifx_init(&f);
+  int64_t s2[1] = {2};
+  const char *blocks = "pqr";
+  for (int b = 0; b < 3; b++)
+    for (int r = 0; r < 2; r++)
+      for (int k = 0; k < 3; k++) {
+        char name[8];
+        g_snprintf(name, sizeof name, "%c%d%c", blocks[b], r, "abc"[k]);
+        ifx_input(&f, name, SC_DTYPE_F32, 1, s2);
+      }
+  ifx_input(&f, "p0d", SC_DTYPE_F32, 1, s2);
+  ifx_finish(&f);
+  sc_infer_options opts;
+  sc_infer_options_init(&opts);
+  f.c.opts = &opts;
+  f.c.term_size = opts.max_term_size;
+  f.c.owned = g_ptr_array_new_with_free_func((GDestroyNotify)sc_texpr_free);
+  for (int b = 0; b < 3; b++)
+    for (int r = 0; r < 2; r++) {
+      char a[8], o[8];
+      g_snprintf(a, sizeof a, "%c%da", blocks[b], r);
+      for (int k = 1; k < 3; k++) {
+        g_snprintf(o, sizeof o, "%c%d%c", blocks[b], r, "abc"[k]);
+        sc_egraph_union(ifx_eg(&f), ifx_add(&f, a), ifx_add(&f, o), SC_JUST_ASSERTED);
+      }
+    }
+  sc_id x = SC_ID_NONE;
+  for (int choice = 0; choice < 8; choice++) {
+    char text[64];
+    g_snprintf(text, sizeof text, "cat(p%da, q%da, r%da, dim=0)", choice & 1, (choice >> 1) & 1,
+               (choice >> 2) & 1);
+    sc_id t = ifx_add(&f, text);
+    if (x == SC_ID_NONE)
+      x = t;
+    else
+      sc_egraph_union(ifx_eg(&f), x, t, SC_JUST_ASSERTED);
+  }
+  /* state 0 afresh: the cut forms' call alone, with the memo empty */
+  sc_egraph_rebuild(ifx_eg(&f));
+  g_autoptr(GPtrArray) c1 = g_ptr_array_new(), x1 = g_ptr_array_new();
+  sc_rel_clean_exprs_cuts(&f.c, x, c1, x1);
+  for (int state = 0; state < 2; state++) {
+    if (state == 1) { /* a new name of p0, the memo kept from state 0 */
+      sc_egraph_union(ifx_eg(&f), ifx_add(&f, "p0a"), ifx_add(&f, "p0d"), SC_JUST_ASSERTED);
+      sc_egraph_rebuild(ifx_eg(&f));
+    } else
+      sc_rel_exprs_memo_reset(&f.c);
+    /* the relation's terms, then the cut forms' (and extra), memoized */
+    uint64_t h, m;
+    sc_rel_exprs_memo_leaf_counts(&f.c, &h, &m);
+    g_autoptr(GPtrArray) r0 = g_ptr_array_new(), c0 = g_ptr_array_new(), x0 = g_ptr_array_new();
+    sc_rel_clean_exprs(&f.c, x, NULL, r0);
+    uint64_t h0, m0;
+    sc_rel_exprs_memo_leaf_counts(&f.c, &h0, &m0);
+    g_assert_cmpuint(m0, >, m); /* the aliases were made, and enumerated anew */
+    sc_rel_clean_exprs_cuts(&f.c, x, c0, x0);
+    uint64_t h1, m1;
+    sc_rel_exprs_memo_leaf_counts(&f.c, &h1, &m1);
+    g_assert_cmpuint(m1, ==, m0); /* no leaf class enumerated again */
+    g_assert_cmpuint(h1, >, h0);
+    if (state == 1) { /* state 1 afresh, after the memoized calls */
+      sc_rel_exprs_memo_reset(&f.c);
+      g_ptr_array_set_size(c1, 0);
+      g_ptr_array_set_size(x1, 0);
+      sc_rel_clean_exprs_cuts(&f.c, x, c1, x1);
+    }
+    g_autoptr(GPtrArray) tc0 = sc_rel_texts_of(c0), tc1 = sc_rel_texts_of(c1);
+    g_autoptr(GPtrArray) tx0 = sc_rel_texts_of(x0), tx1 = sc_rel_texts_of(x1);
+    assert_same_texts(tc0, tc1);
+    assert_same_texts(tx0, tx1);
+    gboolean read = FALSE; /* p0d is read by an alias once it is a name of p0 */
+    for (guint i = 0; i < tc0->len && !read; i++)
+      read = strstr(g_ptr_array_index(tc0, i), "p0d") != NULL;
+    g_assert_true(read == (state == 1));
+  }
+  teardown(&f);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/infer/relation/memo-hit", test_hit_same_exprs);
   g_test_add_func("/infer/relation/memo-change", test_change_misses);
   g_test_add_func("/infer/relation/part-choices", test_part_choices);
   g_test_add_func("/infer/relation/part-copies", test_part_copies);
+  g_test_add_func("/infer/relation/alias-leaf-terms", test_alias_leaf_terms);
   return g_test_run();
 }
