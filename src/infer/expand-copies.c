@@ -1,0 +1,62 @@
+/* expand-copies.c — a candidate relation for a spec expand of one size-1
+ * dim that exploration left unmapped: the cat of n copies of its input
+ * along that dim (n <= 8).
+ *
+ * expand(x, s) with size(x, d) == 1 and s[d] == n equals cat(x, ..., x,
+ * dim=d) (n copies) for any x: an identity, so the union is sound like
+ * every other fact of a visit.  The lemma library states it only where a
+ * cat already splits that dim (layout-repeat.lemma's expand_unit_peel,
+ * constrained so that XLA graphs do not pay for it at every expand), so a
+ * GQA expand of a key/value head over the query heads of one rank
+ * ([B, 1, 1, S, D] -> [B, 1, 2, S, D]) had no clean form: the walk
+ * deferred it, and a bug after it was reported at the expand, one node
+ * before the values diverge (shardsmith 14013, 21011).  Here the
+ * identity is asserted for the visited spec node only, and only when its
+ * output is still unmapped, so a visit that maps costs nothing more. */
+#include "infer/infer-private.h"
+
+#include <string.h>
+
+/* The largest number of copies (as expand_unit_peel). */
+#define EXPAND_MAX_COPIES 8
+
+gboolean sc_rel_expand_copies(sc_rel_ctx *c, const sc_node *n, const sc_id *out_cls) {
+  if (strcmp(n->op->qualname, "aten.expand.default") != 0 || n->n_inputs < 1 ||
+      n->n_results != 1 || n->results[0] == SC_ID_NONE || out_cls[0] == SC_ID_NONE ||
+      c->in_cls->len < 1)
+    return FALSE;
+  const sc_shape *xs = &sc_graph_tensor(c->spec, n->inputs[0])->type.shape;
+  const sc_shape *os = &sc_graph_tensor(c->spec, n->results[0])->type.shape;
+  if (xs->rank != os->rank || xs->rank == 0)
+    return FALSE;
+  int32_t d = -1;
+  for (uint32_t j = 0; j < xs->rank; j++) {
+    sc_dim a = xs->dims[j], b = os->dims[j];
+    if (!sc_dim_is_const(a) || !sc_dim_is_const(b))
+      return FALSE;
+    if (a.value == b.value)
+      continue;
+    if (d >= 0 || a.value != 1 || b.value < 2 || b.value > EXPAND_MAX_COPIES)
+      return FALSE;
+    d = (int32_t)j;
+  }
+  if (d < 0 || !sc_rel_some_output_unmapped(c, n, out_cls))
+    return FALSE;
+  sc_id x = g_array_index(c->in_cls, sc_id, 0);
+  uint32_t copies = (uint32_t)os->dims[d].value;
+  sc_id parts[EXPAND_MAX_COPIES];
+  for (uint32_t i = 0; i < copies; i++)
+    parts[i] = x;
+  sc_dim dim = sc_dim_const(d);
+  GError *err = NULL;
+  sc_id cat = sc_rel_add_variadic(c, "cat", parts, copies, &dim, &err);
+  if (cat == SC_ID_NONE) {
+    g_clear_error(&err);
+    return FALSE;
+  }
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  sc_egraph_union(eg, out_cls[0], cat,
+                  SC_EXPLAIN_JUST(c->ex, SC_FACT_EXPAND_COPIES, n->results[0]));
+  sc_egraph_rebuild(eg);
+  return TRUE;
+}
