@@ -11,14 +11,37 @@
  * ([B, 1, 1, S, D] -> [B, 1, 2, S, D]) had no clean form: the walk
  * deferred it, and a bug after it was reported at the expand, one node
  * before the values diverge (shardsmith 14013, 21011).  Here the
- * identity is asserted for the visited spec node only, and only when its
- * output is still unmapped, so a visit that maps costs nothing more. */
+ * identity is asserted for the visited spec node only, only when its
+ * output is still unmapped (a visit that maps costs nothing more), and
+ * only when its input has a form over one rank's tensors (a copy held by
+ * a rank, not a partial sum: has_one_rank_form). */
 #include "infer/infer-private.h"
 
 #include <string.h>
 
 /* The largest number of copies (as expand_unit_peel). */
 #define EXPAND_MAX_COPIES 8
+
+/* Does some expression of spec tensor U's relation read one rank's
+ * tensors only?  (A partial sum's expressions read every rank of its
+ * group: its expand is left to the deferral, which carries the sum's
+ * structure to the reduction that completes it; the cat of copies of the
+ * sum is clean but not what the consumers read, shardsmith 13035.) */
+static gboolean has_one_rank_form(sc_rel_ctx *c, sc_id u) {
+  const GPtrArray *rel = c->rel[u];
+  GArray *leaves = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  gboolean found = FALSE;
+  for (guint i = 0; rel != NULL && i < rel->len && !found; i++) {
+    g_array_set_size(leaves, 0);
+    sc_texpr_collect_leaves(g_ptr_array_index(rel, i), leaves);
+    found = leaves->len > 0;
+    int32_t r0 = found ? sc_graph_tensor(c->impl, g_array_index(leaves, sc_id, 0))->rank : -1;
+    for (guint j = 1; j < leaves->len && found; j++)
+      found = sc_graph_tensor(c->impl, g_array_index(leaves, sc_id, j))->rank == r0;
+  }
+  g_array_free(leaves, TRUE);
+  return found;
+}
 
 gboolean sc_rel_expand_copies(sc_rel_ctx *c, const sc_node *n, const sc_id *out_cls) {
   if (strcmp(n->op->qualname, "aten.expand.default") != 0 || n->n_inputs < 1 ||
@@ -40,7 +63,7 @@ gboolean sc_rel_expand_copies(sc_rel_ctx *c, const sc_node *n, const sc_id *out_
       return FALSE;
     d = (int32_t)j;
   }
-  if (d < 0 || !sc_rel_some_output_unmapped(c, n, out_cls))
+  if (d < 0 || !has_one_rank_form(c, n->inputs[0]) || !sc_rel_some_output_unmapped(c, n, out_cls))
     return FALSE;
   sc_id x = g_array_index(c->in_cls, sc_id, 0);
   uint32_t copies = (uint32_t)os->dims[d].value;

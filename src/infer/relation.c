@@ -130,24 +130,6 @@ static void pick_state_clear(pick_state *p) {
     g_ptr_array_unref(p->kept_terms);
 }
 
-/* The family of TERM: its distinct impl tensors (leaves), sorted, as
- * bytes; *N_DISTINCT their number. */
-static GBytes *family_key(const sc_term *term, guint *n_distinct) {
-  GArray *leaves = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-  for (uint32_t j = 0; j < sc_term_n_nodes(term); j++) {
-    const sc_term_node *tn = sc_term_node_at(term, j);
-    if (tn->op == SC_LANG_OP_TENSOR)
-      g_array_append_val(leaves, tn->attr);
-  }
-  g_array_sort(leaves, cmp_u32);
-  guint n = 0;
-  for (guint j = 0; j < leaves->len; j++)
-    if (j == 0 || g_array_index(leaves, uint32_t, j) != g_array_index(leaves, uint32_t, j - 1))
-      g_array_index(leaves, uint32_t, n++) = g_array_index(leaves, uint32_t, j);
-  *n_distinct = n;
-  return g_bytes_new_take(g_array_free(leaves, FALSE), n * sizeof(uint32_t));
-}
-
 /* Keeps TERM (bound, into OUT and c->owned) when it is of a new family
  * and, past max_kept, of a new layout reading an impl tensor no kept term
  * reads; TRUE when kept. */
@@ -167,8 +149,20 @@ static gboolean pick_term(sc_rel_ctx *c, pick_state *p, const sc_term *term, GPt
       return FALSE;
     }
   }
+  GArray *leaves = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  for (uint32_t j = 0; j < sc_term_n_nodes(term); j++) {
+    const sc_term_node *tn = sc_term_node_at(term, j);
+    if (tn->op == SC_LANG_OP_TENSOR)
+      g_array_append_val(leaves, tn->attr);
+  }
+  /* the family's key: its distinct leaves, sorted */
+  g_array_sort(leaves, cmp_u32);
   guint n_distinct = 0;
-  GBytes *key = family_key(term, &n_distinct);
+  for (guint j = 0; j < leaves->len; j++)
+    if (j == 0 || g_array_index(leaves, uint32_t, j) != g_array_index(leaves, uint32_t, j - 1))
+      g_array_index(leaves, uint32_t, n_distinct++) = g_array_index(leaves, uint32_t, j);
+  gsize key_size = n_distinct * sizeof(uint32_t);
+  GBytes *key = g_bytes_new_take(g_array_free(leaves, FALSE), key_size);
   if (!g_hash_table_add(p->families, key)) {
     if (layout)
       g_bytes_unref(layout);
@@ -479,52 +473,6 @@ static GPtrArray *pick_part_choices(sc_rel_ctx *c, sc_id cls, weight_ctx *wc, pi
   return terms;
 }
 
-/* The families cut short by the cap although the enumeration was not
- * (pick_part_choices covers the enumeration cut short): when the first
- * max_kept families in enumeration order leave out some choice of parts
- * (class layout: which copy of each part a term reads), the first term of
- * each choice is kept (pick_term) before the rest, in order.  A part
- * replicated over one mesh dim and cut over the other has one class per
- * copy; the renamings of the first copies fill the cap before the last
- * copy's terms (a 2x3 mesh: cat(x_r, y_s) for r in {0, 1} fills 24
- * families, rank 2's copy is read by no kept form and its consumers are
- * never explored: shardsmith 18011).  Nothing changes when the cap keeps
- * every choice already. */
-static void pick_layouts_first(sc_rel_ctx *c, pick_state *p, GPtrArray *terms, GPtrArray *out,
-                               GPtrArray *extra) {
-  sc_egraph *eg = sc_lang_egraph(c->lang);
-  GHashTable *fams = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
-                                           (GDestroyNotify)g_bytes_unref, NULL);
-  GHashTable *kept = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
-                                           (GDestroyNotify)g_bytes_unref, NULL);
-  GPtrArray *keys = g_ptr_array_new_full(terms->len, (GDestroyNotify)g_bytes_unref);
-  gboolean missed = FALSE;
-  for (guint j = 0; j < terms->len; j++) {
-    const sc_term *t = g_ptr_array_index(terms, j);
-    GBytes *lk = class_layout_key(eg, t);
-    g_ptr_array_add(keys, lk);
-    guint n = 0;
-    GBytes *fk = family_key(t, &n);
-    if (g_hash_table_size(fams) < p->max_kept && !g_hash_table_contains(fams, fk)) {
-      g_hash_table_add(fams, fk);
-      g_hash_table_add(kept, g_bytes_ref(lk));
-    } else {
-      g_bytes_unref(fk);
-    }
-  }
-  for (guint j = 0; j < keys->len && !missed; j++)
-    missed = !g_hash_table_contains(kept, g_ptr_array_index(keys, j));
-  if (missed) {
-    g_hash_table_remove_all(kept);
-    for (guint j = 0; j < terms->len && p->kept < p->max_kept; j++)
-      if (g_hash_table_add(kept, g_bytes_ref(g_ptr_array_index(keys, j))))
-        pick_term(c, p, g_ptr_array_index(terms, j), out, extra);
-  }
-  g_ptr_array_unref(keys);
-  g_hash_table_unref(kept);
-  g_hash_table_unref(fams);
-}
-
 /* Clean terms of CLS as bound expressions (appended to OUT, owned by
  * ctx->owned): max_terms families, then aliases; with EXTRA, the cut
  * forms past them into EXTRA (sc_rel_clean_exprs_cuts).  Returns whether
@@ -567,8 +515,6 @@ static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_le
                          ? pick_part_choices(c, cls, &wc, &p, out, extra)
                          : NULL;
   p.parts_first = canon != NULL;
-  if (canon == NULL && terms->len > c->opts->max_terms)
-    pick_layouts_first(c, &p, terms, out, extra);
   guint i;
   for (i = 0; i < terms->len && (p.kept < p.max_kept || p.extra < p.max_extra); i++)
     pick_term(c, &p, g_ptr_array_index(terms, i), out, extra);

@@ -6,9 +6,7 @@
  * answer equals the one computed afresh (the memo reset before the call);
  * and, when the families are capped, every choice of parts is kept
  * before the renamings of one choice (/infer/relation/part-choices), and
- * every copy of a part is read by a kept form (/infer/relation/part-copies),
- * also when the enumeration is complete and only the families are capped
- * (/infer/relation/layouts-first). */
+ * every copy of a part is read by a kept form (/infer/relation/part-copies). */
 #include "infer-fixture.h"
 
 /* a .. e: [4] f32 impl tensors; d and e are the "outputs" */
@@ -292,76 +290,11 @@ static void test_part_copies(void) {
   teardown(&f);
 }
 
-/* Two parts, each replicated over one mesh dim (three copies not known
- * equal: x0, x1, x2 on ranks 0-2, y3, y4, y5 on ranks 3-5), each copy
- * under two names (x0a, x0b: a tensor and its detached alias), and X the
- * cat of any choice of copies: 9 choices, 36 terms, all enumerated (fewer
- * than 4 max_terms), but 36 families past the cap.  In enumeration order
- * the first max_terms families are the renamings of 6 choices, and a
- * copy read by none of them leaves its rank's consumers unexplored
- * (shardsmith 18011, a 2x3 mesh: rank 2's copy of a weight-gradient
- * block).  Every choice of parts is kept before a renaming of one already
- * kept, so every copy is read by a kept form. */
-static void test_layouts_first(void) {
-  ifx f;
-  ifx_init(&f);
-  int64_t s2[1] = {2};
-  for (int r = 0; r < 6; r++)
-    for (int k = 0; k < 2; k++) {
-      char name[8];
-      g_snprintf(name, sizeof name, "%c%d%c", r < 3 ? 'x' : 'y', r, "ab"[k]);
-      ifx_input(&f, name, SC_DTYPE_F32, 1, s2);
-    }
-  for (sc_id t = 0; t < 12; t++)
-    sc_graph_tensor(f.g, t)->rank = (int32_t)(t / 2);
-  ifx_finish(&f);
-  sc_infer_options opts;
-  sc_infer_options_init(&opts);
-  f.c.opts = &opts;
-  f.c.term_size = opts.max_term_size;
-  f.c.owned = g_ptr_array_new_with_free_func((GDestroyNotify)sc_texpr_free);
-  for (int r = 0; r < 6; r++) {
-    char a[8], b[8];
-    g_snprintf(a, sizeof a, "%c%da", r < 3 ? 'x' : 'y', r);
-    g_snprintf(b, sizeof b, "%c%db", r < 3 ? 'x' : 'y', r);
-    sc_egraph_union(ifx_eg(&f), ifx_add(&f, a), ifx_add(&f, b), SC_JUST_ASSERTED);
-  }
-  sc_id x = SC_ID_NONE;
-  for (int i = 0; i < 3; i++)
-    for (int j = 3; j < 6; j++) {
-      char text[64];
-      g_snprintf(text, sizeof text, "cat(x%da, y%da, dim=0)", i, j);
-      sc_id t = ifx_add(&f, text);
-      if (x == SC_ID_NONE)
-        x = t;
-      else
-        sc_egraph_union(ifx_eg(&f), x, t, SC_JUST_ASSERTED);
-    }
-  GPtrArray *t = fresh_texts(&f, x, NULL);
-  g_assert_cmpuint(t->len, >=, opts.max_terms);
-  for (int r = 0; r < 6; r++) {
-    char a[8], b[8];
-    g_snprintf(a, sizeof a, "%c%da", r < 3 ? 'x' : 'y', r);
-    g_snprintf(b, sizeof b, "%c%db", r < 3 ? 'x' : 'y', r);
-    gboolean read = FALSE;
-    for (guint i = 0; i < t->len && !read; i++) {
-      const char *s = g_ptr_array_index(t, i);
-      read = strstr(s, a) != NULL || strstr(s, b) != NULL;
-    }
-    if (!read)
-      g_printerr("no kept form reads copy %d (%s, %s)\n", r, a, b);
-    g_assert_true(read);
-  }
-  g_ptr_array_unref(t);
-  teardown(&f);
-}
-
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/infer/relation/memo-hit", test_hit_same_exprs);
   g_test_add_func("/infer/relation/memo-change", test_change_misses);
   g_test_add_func("/infer/relation/part-choices", test_part_choices);
   g_test_add_func("/infer/relation/part-copies", test_part_copies);
-  g_test_add_func("/infer/relation/layouts-first", test_layouts_first);
   return g_test_run();
 }
