@@ -10,7 +10,8 @@
  * GQA expand of a key/value head over the query heads of one rank
  * ([B, 1, 1, S, D] -> [B, 1, 2, S, D]) had no clean form: the walk
  * deferred it, and a bug after it was reported at the expand, one node
- * before the values diverge (shardsmith 14013, 21011).  Here the
+ * before the values diverge (shardsmith 14013; 21011 still, whose input
+ * has no one-rank form).  Here the
  * identity is asserted for the visited spec node only, only when its
  * output is still unmapped (a visit that maps costs nothing more), and
  * only when its input has a form over one rank's tensors (a copy held by
