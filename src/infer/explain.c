@@ -197,6 +197,9 @@ static char *fact_reason(sc_explain *ex, uint32_t just) {
   case SC_FACT_CAT_PARTS:
     g_string_append(s, "equal cats have equal parts (same dim, parts of equal shapes)");
     break;
+  case SC_FACT_EXPAND_COPIES:
+    g_string_append(s, "an expand of a size-1 dim is the cat of copies of its input");
+    break;
   }
   return g_string_free(s, FALSE);
 }

@@ -49,6 +49,8 @@ typedef enum {
                         their parts are equal */
   SC_FACT_CONST_PARTS, /* the parts of a cat equal to a constant are
                           constants */
+  SC_FACT_EXPAND_COPIES, /* spec tensor u: its producer, an expand of a unit dim, is the
+                            cat of copies of its input (expand-copies.c) */
 } sc_fact_kind;
 
 sc_explain *sc_explain_begin(sc_lang *lang, const sc_bundle *b, const sc_lemma_set *lemmas);

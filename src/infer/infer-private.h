@@ -29,6 +29,7 @@
  *                    earlier proved node by an exact isomorphism;
  *   localize.c       where a failure after deferral is reported;
  *   constant.c       constant spec tensors: the term that recomputes them;
+ *   expand-copies.c  an unmapped expand of a size-1 dim: the cat of copies;
  *   cut-forms.c      cut forms of a relation past max_terms; the retry without them;
  *   given.c          output relations of checked outputs the bundle relates
  *                    (spec inputs, assumed tensors);
@@ -345,6 +346,12 @@ gboolean sc_rel_replicas_add(sc_rel_ctx *c);
 /* Equal cats in class CLS (and, recursively, in the parts merged) have
  * equal parts: merges them (cat-parts.c); TRUE when something merged. */
 gboolean sc_rel_cat_equal_parts(sc_rel_ctx *c, sc_id cls);
+
+/* A spec expand of one size-1 dim to n <= 8 (node N, its output class
+ * OUT_CLS[0], its input class c->in_cls[0]) whose output is unmapped is
+ * unioned with the cat of n copies of its input (expand-copies.c); TRUE
+ * when it was. */
+gboolean sc_rel_expand_copies(sc_rel_ctx *c, const sc_node *n, const sc_id *out_cls);
 
 /* --- collectives and term builders (collective.c) --- */
 

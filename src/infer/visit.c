@@ -243,6 +243,9 @@ static gboolean prove(sc_rel_ctx *c, sc_runner *runner, const sc_node *n, const 
       (sc_rel_some_output_unmapped(c, n, out_cls) || sc_rel_outputs_lost_impl(c, n, out_cls)) &&
       !sc_rel_widen(c, runner, out_cls, n->n_results, limit_hit, error))
     return FALSE;
+  /* an expand of a size-1 dim: the cat of copies (expand-copies.c) */
+  if (!*limit_hit)
+    sc_rel_expand_copies(c, n, out_cls);
   if (!*limit_hit && !c->no_replica_sums && !has_checked_result(c, n) &&
       sc_rel_some_output_unmapped(c, n, out_cls))
     *replica_limit = sc_rel_replica_sums_prove(c, limit_hit);
