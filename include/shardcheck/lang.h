@@ -157,20 +157,18 @@ void sc_lang_set_opaque_name(sc_lang *lang, uint32_t key, const char *name);
 sc_id sc_lang_add_call(sc_lang *lang, const sc_op *op, const sc_value *args,
                        const sc_id *children, uint32_t n_children,
                        uint32_t result, GError **error);
-/* The class sc_lang_add_call (same arguments) would return, when the
- * call is its own canonical form and its node is in the e-graph already;
- * SC_ID_NONE when that is not known (the call is new, becomes another form,
- * or the e-graph keeps proofs).  Adds nothing and runs no shape rule, so
- * when it returns class C, sc_lang_add_call either returns C's class and
- * adds nothing, or refuses the call (its shape rule fails): in neither
- * case does the e-graph change.  For appliers that skip a right side which
- * is already in the matched class. */
+/* The class sc_lang_add_call (same arguments) would return, when every
+ * node of the call's canonical form (the call itself, an alias's target,
+ * a normal form, a chain of binary cats, or an input) is in the e-graph
+ * already; SC_ID_NONE when that is not known (a node is missing, or the
+ * e-graph keeps proofs).  Adds nothing, and runs the shape rule only when
+ * the canonical form depends on the result type (views, renames, copy,
+ * expand), so when it returns class C, sc_lang_add_call either returns
+ * C's class and adds nothing, or refuses the call (its shape rule fails):
+ * in neither case does the e-graph change.  For appliers that skip a
+ * right side which is already in the matched class. */
 sc_id sc_lang_find_call(sc_lang *lang, const sc_op *op, const sc_value *args,
                         const sc_id *children, uint32_t n_children, uint32_t result);
-/* Can sc_lang_find_call answer for a call of OP with result 0 (OP has no
- * canonical form but the call itself, or is a cat or sum, whose binary
- * normal form is)?  A call with another result always can. */
-gboolean sc_lang_findable_op(const sc_op *op);
 /* What a call of OP always becomes when added, for messages: the name of
  * the operator it is renamed to ("view" for aten.reshape, "transpose" for
  * aten.t) or "its input" (clone, detach, ..., every SC_OP_IDENTITY

@@ -148,6 +148,61 @@ static const sc_value *arg(const sc_op *op, const sc_value *args, const char *na
   return i < 0 ? NULL : &args[i];
 }
 
+/* sc_ops_arg_index for the normal forms of built-in operators (whose
+ * argument lists never change) and a string literal NAME, through a small
+ * per-thread cache keyed by both addresses: the normal forms ask for the
+ * same few arguments of the same few operators hundreds of thousands of
+ * times in a check. */
+static int32_t lit_index(const sc_op *op, const char *name) {
+  static _Thread_local struct {
+    const sc_op *op;
+    const char *name;
+    int32_t ix;
+  } cache[32];
+  guint h = (guint)(((uintptr_t)op >> 4) ^ ((uintptr_t)name >> 1)) & 31;
+  if (cache[h].op != op || cache[h].name != name) {
+    cache[h].op = op;
+    cache[h].name = name;
+    cache[h].ix = sc_ops_arg_index(op, name);
+  }
+  return cache[h].ix;
+}
+
+/* arg() by lit_index: NAME a string literal, OP a built-in operator. */
+static const sc_value *lit_arg(const sc_op *op, const sc_value *args, const char *name) {
+  int32_t i = lit_index(op, name);
+  return i < 0 ? NULL : &args[i];
+}
+
+/* Up to this many arguments, the normal forms edit a shallow copy of a
+ * call's arguments on the stack (scratch_args) instead of a deep copy on
+ * the heap: a saturation canonicalizes tens of thousands of calls. */
+#define CANON_STACK_ARGS 16
+
+/* A shallow copy of ARGS into BUF (CANON_STACK_ARGS values): the caller
+ * replaces only values that own no memory (an int, a list over its own
+ * stack array) and never clears it; add_node copies what it keeps. */
+static sc_value *scratch_args(const sc_op *op, const sc_value *args, sc_value *buf) {
+  memcpy(buf, args, op->n_args * sizeof *buf);
+  return buf;
+}
+
+/* Replaces argument NAME of a scratch copy (no clear: see scratch_args). */
+static void put_arg(const sc_op *op, sc_value *args, const char *name, sc_value v) {
+  int32_t i = lit_index(op, name);
+  g_assert(i >= 0);
+  args[i] = v;
+}
+
+/* An int list over V (borrowed: for a scratch copy). */
+static sc_value int_list_view(sc_dim *v, uint32_t n) {
+  sc_value o;
+  o.kind = SC_VAL_INT_LIST;
+  o.u.ints.n = n;
+  o.u.ints.v = v;
+  return o;
+}
+
 /* A deep copy of ARGS that the caller edits and then frees. */
 static sc_value *copy_args(const sc_op *op, const sc_value *args) {
   sc_value *c = g_new0(sc_value, op->n_args ? op->n_args : 1);
@@ -219,6 +274,14 @@ static sc_id norm_view(sc_lang *lang, const sc_op *op, const sc_value *args, con
   if (sc_shape_equal(&in->shape, &out_type->shape) ||
       sc_shape_same(lang->st, &in->shape, &out_type->shape) == SC_YES)
     return kids[0];
+  if (op->n_args <= CANON_STACK_ARGS) {
+    sc_value buf[CANON_STACK_ARGS];
+    sc_dim dims[SC_MAX_RANK];
+    memcpy(dims, out_type->shape.dims, out_type->shape.rank * sizeof *dims);
+    sc_value *a = scratch_args(op, args, buf);
+    put_arg(op, a, "shape", int_list_view(dims, out_type->shape.rank));
+    return sc_lang_add_node(lang, op, a, kids, 1, 0);
+  }
   sc_value *a = copy_args(op, args);
   set_arg(op, a, "shape", int_list(out_type->shape.dims, out_type->shape.rank));
   sc_id c = sc_lang_add_node(lang, op, a, kids, 1, 0);
@@ -231,11 +294,18 @@ static sc_id norm_transpose(sc_lang *lang, const sc_op *op, const sc_value *args
   const sc_ttype *in = kid_type(lang, kids[0]);
   int64_t d0, d1;
   uint32_t w0, w1;
-  if (!const_int(arg(op, args, "dim0"), &d0) || !const_int(arg(op, args, "dim1"), &d1) ||
+  if (!const_int(lit_arg(op, args, "dim0"), &d0) || !const_int(lit_arg(op, args, "dim1"), &d1) ||
       !sc_wrap_dim(d0, in->shape.rank, &w0) || !sc_wrap_dim(d1, in->shape.rank, &w1))
     return sc_lang_add_node(lang, op, args, kids, 1, 0);
   if (w0 == w1)
     return kids[0];
+  if (op->n_args <= CANON_STACK_ARGS) {
+    sc_value buf[CANON_STACK_ARGS];
+    sc_value *a = scratch_args(op, args, buf);
+    put_arg(op, a, "dim0", sc_value_int(MIN(w0, w1)));
+    put_arg(op, a, "dim1", sc_value_int(MAX(w0, w1)));
+    return sc_lang_add_node(lang, op, a, kids, 1, 0);
+  }
   sc_value *a = copy_args(op, args);
   set_arg(op, a, "dim0", sc_value_int(MIN(w0, w1)));
   set_arg(op, a, "dim1", sc_value_int(MAX(w0, w1)));
@@ -247,7 +317,7 @@ static sc_id norm_transpose(sc_lang *lang, const sc_op *op, const sc_value *args
 static sc_id norm_permute(sc_lang *lang, const sc_op *op, const sc_value *args,
                           const sc_id *kids) {
   const sc_ttype *in = kid_type(lang, kids[0]);
-  const sc_value *dims = arg(op, args, "dims");
+  const sc_value *dims = lit_arg(op, args, "dims");
   if (dims == NULL || dims->kind != SC_VAL_INT_LIST || dims->u.ints.n != in->shape.rank)
     return sc_lang_add_node(lang, op, args, kids, 1, 0);
   sc_dim w[SC_MAX_RANK];
@@ -262,6 +332,12 @@ static sc_id norm_permute(sc_lang *lang, const sc_op *op, const sc_value *args,
   }
   if (identity)
     return kids[0];
+  if (op->n_args <= CANON_STACK_ARGS) {
+    sc_value buf[CANON_STACK_ARGS];
+    sc_value *a = scratch_args(op, args, buf);
+    put_arg(op, a, "dims", int_list_view(w, dims->u.ints.n));
+    return sc_lang_add_node(lang, op, a, kids, 1, 0);
+  }
   sc_value *a = copy_args(op, args);
   set_arg(op, a, "dims", int_list(w, dims->u.ints.n));
   sc_id c = sc_lang_add_node(lang, op, a, kids, 1, 0);
@@ -275,9 +351,9 @@ static sc_id norm_slice(sc_lang *lang, const sc_op *op, const sc_value *args,
   const sc_ttype *in = kid_type(lang, kids[0]);
   int64_t dim;
   uint32_t d;
-  const sc_value *vs = arg(op, args, "start"), *ve = arg(op, args, "end");
-  const sc_value *vstep = arg(op, args, "step");
-  if (!const_int(arg(op, args, "dim"), &dim) || !sc_wrap_dim(dim, in->shape.rank, &d) ||
+  const sc_value *vs = lit_arg(op, args, "start"), *ve = lit_arg(op, args, "end");
+  const sc_value *vstep = lit_arg(op, args, "step");
+  if (!const_int(lit_arg(op, args, "dim"), &dim) || !sc_wrap_dim(dim, in->shape.rank, &d) ||
       in->shape.rank == 0 || vs == NULL || ve == NULL || vstep == NULL ||
       vstep->kind != SC_VAL_INT || (vs->kind != SC_VAL_INT && vs->kind != SC_VAL_NONE) ||
       (ve->kind != SC_VAL_INT && ve->kind != SC_VAL_NONE))
@@ -303,6 +379,14 @@ static sc_id norm_slice(sc_lang *lang, const sc_op *op, const sc_value *args,
   if (sc_dim_is_const(vstep->u.i) && vstep->u.i.value == 1 && sc_dim_eq(st, s, zero) == SC_YES &&
       sc_dim_eq(st, e, size) == SC_YES)
     return kids[0];
+  if (op->n_args <= CANON_STACK_ARGS) {
+    sc_value buf[CANON_STACK_ARGS];
+    sc_value *a = scratch_args(op, args, buf);
+    put_arg(op, a, "dim", sc_value_int(d));
+    put_arg(op, a, "start", sc_value_dim(s));
+    put_arg(op, a, "end", sc_value_dim(e));
+    return sc_lang_add_node(lang, op, a, kids, 1, 0);
+  }
   sc_value *a = copy_args(op, args);
   set_arg(op, a, "dim", sc_value_int(d));
   set_arg(op, a, "start", sc_value_dim(s));
@@ -324,7 +408,7 @@ static sc_id norm_chain(sc_lang *lang, const sc_op *op, const sc_value *args, co
     int64_t dim;
     uint32_t d;
     const sc_ttype *t0 = kid_type(lang, kids[0]);
-    dim_ix = sc_ops_arg_index(op, "dim");
+    dim_ix = lit_index(op, "dim");
     if (dim_ix < 0 || !const_int(&args[dim_ix], &dim) || !sc_wrap_dim(dim, t0->shape.rank, &d))
       return sc_lang_add_node(lang, op, args, kids, n_kids, 0);
     wrapped = sc_value_int(d);
@@ -500,10 +584,19 @@ static sc_id canon(sc_lang *lang, const sc_op *op, const sc_value *args, const s
   return sc_lang_add_node(lang, op, args, kids, n_kids, result);
 }
 
-gboolean sc_lang_findable_op(const sc_op *op) {
-  g_return_val_if_fail(op != NULL, FALSE);
+gboolean sc_lang_canon_reads_type(const sc_op *op, uint32_t result) {
   const canon_rule *r = rule_of(op);
-  return r == NULL || r->kind == CANON_CAT || r->kind == CANON_SUM;
+  if (r == NULL || result != 0)
+    return FALSE;
+  switch (r->kind) {
+  case CANON_RENAME:  /* the target's shape rule is checked against it */
+  case CANON_COPY:
+  case CANON_EXPAND:
+  case CANON_VIEW:
+    return TRUE;
+  default:
+    return FALSE;
+  }
 }
 
 gboolean sc_lang_canon_is_identity(sc_lang *lang, const sc_op *op, const sc_value *args,
@@ -523,7 +616,7 @@ gboolean sc_lang_canon_is_identity(sc_lang *lang, const sc_op *op, const sc_valu
     return TRUE;
   int64_t dim;
   uint32_t d;
-  int32_t dim_ix = sc_ops_arg_index(op, "dim");
+  int32_t dim_ix = lit_index(op, "dim");
   const sc_ttype *t0 = kid_type(lang, kids[0]);
   if (dim_ix < 0 || t0 == NULL || !const_int(&args[dim_ix], &dim) ||
       !sc_wrap_dim(dim, t0->shape.rank, &d))

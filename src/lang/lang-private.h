@@ -49,6 +49,19 @@ struct sc_lang {
   GArray *call_kids;      /* sc_id */
   GArray *call_types;     /* sc_ttype */
   gboolean in_call;
+  /* sc_lang_find_call through the canonical forms: while FINDING,
+   * sc_lang_add_node looks its node up instead of adding it, and a node
+   * that is not there sets FIND_MISS (and gives SC_ID_NONE) */
+  gboolean finding, find_miss;
+  /* sc_lang_add_call's call while it is being added (hint_args NULL
+   * otherwise): when canon adds the call itself (the same argument and
+   * children arrays), make() takes the type the shape rule just gave
+   * (MAKE_TYPE, set around that one add) instead of running it again */
+  const sc_op *hint_op;
+  const sc_value *hint_args;
+  const sc_id *hint_kids;
+  uint32_t hint_n, hint_result;
+  const sc_ttype *hint_type, *make_type;
   /* expression-language names of operators, by op id (lazily filled) */
   char **func_names;
   uint32_t n_func_names;
@@ -107,6 +120,10 @@ sc_id sc_lang_canon_add(sc_lang *lang, const sc_op *op, const sc_value *args, co
  * alias table, views, slices, ...): the caller then does not know. */
 gboolean sc_lang_canon_is_identity(sc_lang *lang, const sc_op *op, const sc_value *args,
                                    const sc_id *kids, uint32_t n_kids, uint32_t result);
+/* Does sc_lang_canon_add read OUT_TYPE for a call of OP with RESULT (the
+ * alias table's renames, copy, expand and views)?  When not, the normal
+ * form depends on the arguments and the children's types only. */
+gboolean sc_lang_canon_reads_type(const sc_op *op, uint32_t result);
 
 /* --- range.c --- */
 void sc_lang_ranges_init(sc_lang *lang);

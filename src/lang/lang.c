@@ -43,6 +43,11 @@ static void lang_make(const sc_egraph *eg, uint32_t op, uint32_t attr, const sc_
                       void *user) {
   sc_lang *lang = user;
   sc_ttype *o = out;
+  if (lang->make_type != NULL) {
+    /* the call sc_lang_add_call has just run the shape rule on */
+    *o = *lang->make_type;
+    return;
+  }
   if (op == SC_LANG_OP_TENSOR) {
     if (lang->leaf != NULL && n_children == 0 && attr < sc_graph_n_tensors(lang->leaf))
       *o = sc_graph_tensor(lang->leaf, attr)->type;
@@ -275,10 +280,36 @@ void sc_lang_set_opaque_name(sc_lang *lang, uint32_t key, const char *name) {
   g_ptr_array_index(lang->opaque_names, i) = g_strdup(name);
 }
 
+/* sc_lang_add_node while finding: the node's class if its record and the
+ * node are there (a lookup changes nothing), else a miss. */
+static sc_id find_node(sc_lang *lang, const sc_op *op, const sc_value *args, const sc_id *kids,
+                       uint32_t n_kids, uint32_t result) {
+  sc_id out = SC_ID_NONE;
+  if (!lang->find_miss) {
+    gboolean kids_ok = TRUE;
+    for (uint32_t i = 0; i < n_kids && kids_ok; i++)
+      kids_ok = kids[i] != SC_ID_NONE;
+    uint32_t attr = kids_ok ? sc_lang_lookup_layout(lang, op, args, n_kids, result) : UINT32_MAX;
+    if (attr != UINT32_MAX)
+      out = sc_egraph_lookup(lang->eg, op->id, attr, kids, n_kids);
+  }
+  if (out == SC_ID_NONE)
+    lang->find_miss = TRUE;
+  return out;
+}
+
 sc_id sc_lang_add_node(sc_lang *lang, const sc_op *op, const sc_value *args, const sc_id *kids,
                        uint32_t n_kids, uint32_t result) {
+  if (G_UNLIKELY(lang->finding))
+    return find_node(lang, op, args, kids, n_kids, result);
   uint32_t attr = sc_lang_intern_layout(lang, op, args, n_kids, result);
-  return sc_egraph_add_exact(lang->eg, op->id, attr, kids, n_kids);
+  if (args != lang->hint_args || kids != lang->hint_kids || op != lang->hint_op ||
+      n_kids != lang->hint_n || result != lang->hint_result)
+    return sc_egraph_add_exact(lang->eg, op->id, attr, kids, n_kids);
+  lang->make_type = lang->hint_type;
+  sc_id c = sc_egraph_add_exact(lang->eg, op->id, attr, kids, n_kids);
+  lang->make_type = NULL;
+  return c;
 }
 
 typedef struct {
@@ -363,7 +394,14 @@ sc_id sc_lang_add_call(sc_lang *lang, const sc_op *op, const sc_value *args,
   {
     /* canon may add nodes and so move the class data: copy the type */
     sc_ttype rt = g_array_index(types, sc_ttype, result);
+    lang->hint_op = op;
+    lang->hint_args = lay;
+    lang->hint_kids = k;
+    lang->hint_n = kids->len;
+    lang->hint_result = result;
+    lang->hint_type = &rt;
     out = sc_lang_canon_add(lang, op, lay, k, kids->len, result, &rt);
+    lang->hint_args = NULL;
     /* with proofs: the id of the canonical form as built (its proof term) */
     if (!sc_egraph_proofs_enabled(lang->eg))
       out = sc_egraph_find(lang->eg, out);
@@ -416,6 +454,34 @@ static gboolean layout_is_identity(const sc_op *op, const sc_value *args, uint32
   return next == n_children;
 }
 
+/* The rest of sc_lang_add_call for a call whose canonical form is another
+ * call or other nodes: canon with every node looked up instead of added
+ * (find_node), after the shape rule only when canon reads the result type
+ * (views, renames).  The same steps on the same data, so when no lookup
+ * misses, sc_lang_add_call either adds exactly the nodes found (that is,
+ * none) and returns the same class, or its shape rule refuses the call:
+ * in neither case does the e-graph change. */
+static sc_id find_canonical(sc_lang *lang, const sc_op *op, const sc_value *lay,
+                            const sc_id *k, uint32_t n, uint32_t result) {
+  sc_ttype rt;
+  if (sc_lang_canon_reads_type(op, result)) {
+    GArray *types = lang->call_types;
+    g_array_set_size(types, 0);
+    if (!sc_lang_infer(lang, op, lay, k, n, types, NULL) || result >= types->len)
+      return SC_ID_NONE;
+    rt = g_array_index(types, sc_ttype, result);
+  } else {
+    sc_lang_type_poison(&rt); /* not read */
+  }
+  lang->finding = TRUE;
+  lang->find_miss = FALSE;
+  sc_id out = sc_lang_canon_add(lang, op, lay, k, n, result, &rt);
+  lang->finding = FALSE;
+  if (lang->find_miss || out == SC_ID_NONE)
+    return SC_ID_NONE;
+  return sc_egraph_find(lang->eg, out);
+}
+
 sc_id sc_lang_find_call(sc_lang *lang, const sc_op *op, const sc_value *args,
                         const sc_id *children, uint32_t n_children, uint32_t result) {
   g_return_val_if_fail(lang != NULL, SC_ID_NONE);
@@ -451,11 +517,14 @@ sc_id sc_lang_find_call(sc_lang *lang, const sc_op *op, const sc_value *args,
   for (uint32_t i = 0; i < n; i++)
     if (sc_lang_class_type(lang, k[i]) == NULL)
       goto out;
-  if (!sc_lang_canon_is_identity(lang, op, lay, k, n, result))
-    goto out;
-  uint32_t attr = sc_lang_lookup_layout(lang, op, lay, n, result);
-  if (attr != UINT32_MAX)
-    out = sc_egraph_lookup(lang->eg, op->id, attr, k, n);
+  if (sc_lang_canon_is_identity(lang, op, lay, k, n, result)) {
+    /* the call is its own canonical form: one lookup, no shape rule */
+    uint32_t attr = sc_lang_lookup_layout(lang, op, lay, n, result);
+    if (attr != UINT32_MAX)
+      out = sc_egraph_lookup(lang->eg, op->id, attr, k, n);
+  } else {
+    out = find_canonical(lang, op, lay, k, n, result);
+  }
 out:
   if (copied)
     sc_lang_clear_args(op, lay_buf);

@@ -85,8 +85,8 @@ struct crule {
   gboolean memoizable;
   uint32_t *cond_vars;
   uint32_t n_cond_vars;
-  /* the right side has operator nodes, each of which can be looked up
-   * without adding (the applier first looks it up: find_built) */
+  /* the right side has operator nodes (the applier first looks them up
+   * without adding: find_built) */
   gboolean rhs_findable;
 };
 
@@ -508,12 +508,13 @@ static sc_id applier_fn(sc_egraph *eg, sc_id root, const uint32_t *subst, uint32
   o->store_busy = TRUE;
   sc_id out = SC_ID_NONE;
   if (eval_args(r, r->rhs, &env, bind, &vals)) {
-    /* Four of five applications find their right side in the matched
-     * class already.  When every node of it can be looked up without
-     * adding (sc_lang_find_call) and the top is the root's class, building
-     * it would change nothing (every add finds its node, or a shape rule
-     * refuses): skip it.  Else build (no error: a refusal is only counted,
-     * and the shape rules skip formatting their messages). */
+    /* Most applications find their right side in the matched class
+     * already.  When every node of it is found without adding
+     * (sc_lang_find_call, through the canonical forms) and the top is the
+     * root's class, building it would change nothing (every add finds its
+     * node, or a shape rule refuses): skip it.  Else build (no error: a
+     * refusal is only counted, and the shape rules skip formatting their
+     * messages). */
     guint next = 0;
     sc_id have = r->rhs_findable ? find_built(r, o->lang, r->rhs, subst, &vals, &next)
                                  : SC_ID_NONE;
@@ -596,20 +597,6 @@ static void mark_cond_vars(const crule *r, const lx *e, gboolean *seen) {
     mark_cond_vars(r, e->kids[i], seen);
 }
 
-/* Can every operator node of right side P be looked up without adding
- * (sc_lang_findable_op)?  Else find_built would stop at the first one
- * that cannot, after looking up the nodes below it for nothing. */
-static gboolean rhs_findable(const pnode *p) {
-  if (p->is_var)
-    return TRUE;
-  if ((p->result == 0 || p->result_var != UINT32_MAX) && !sc_lang_findable_op(p->op))
-    return FALSE;
-  for (uint32_t i = 0; i < p->n_kids; i++)
-    if (!rhs_findable(p->kids[i]))
-      return FALSE;
-  return TRUE;
-}
-
 /* Does condition E call vmin or vmax (on ?VAR; VAR NULL: on anything)? */
 static gboolean reads_ranges(const lx *e, const char *var) {
   if (e == NULL)
@@ -656,7 +643,7 @@ static gboolean add_rule(rcore *core, const ld_checked *k, uint32_t lemma, gbool
   ev_resolve((lx *)k->where, k->vars.names);
   resolve_computed(r->rhs, k->vars.names);
   r->reads_ranges = reads_ranges(k->where, NULL);
-  r->rhs_findable = !r->rhs->is_var && rhs_findable(r->rhs);
+  r->rhs_findable = !r->rhs->is_var;
   r->range_vars = g_new0(gboolean, r->n_vars ? r->n_vars : 1);
   for (uint32_t v = 0; v < r->n_vars; v++)
     r->range_vars[v] = reads_ranges(k->where, g_ptr_array_index(k->vars.names, v));
