@@ -240,6 +240,11 @@ typedef struct {
   double seconds;            /* how long it took */
   gboolean ok;               /* FALSE: ERROR says why */
   GError *error;
+  /* the expectations the proof decided, in the order decided: pairs
+   * (index in the result's expectations, found); the result takes them
+   * at the commit (sc_rel_visit_finish), so that a proof made ahead and
+   * dropped (the walk stopped before its turn) leaves no trace */
+  GArray *expected;          /* guint[2] */
 } sc_rel_proof;
 void sc_rel_visit_prove(sc_rel_ctx *c, sc_id v, sc_rel_proof *p);
 gboolean sc_rel_visit_finish(sc_rel_ctx *c, sc_rel_proof *p, gboolean *stop, GError **error);

@@ -34,8 +34,8 @@ static void sc_rel_conflict_text(sc_rel_ctx *c) {
 }
 /* Expectations on the outputs of node V, proved in V's e-graph. */
 static gboolean sc_rel_check_expectations(sc_rel_ctx *c, sc_runner *runner, const sc_node *n,
-                                   const sc_id *out_cls, const char **limit_hit,
-                                   GError **error) {
+                                   const sc_id *out_cls, GArray *expected,
+                                   const char **limit_hit, GError **error) {
   const sc_relation *exp = sc_bundle_expect_output_relation(c->bundle);
   if (!exp)
     return TRUE;
@@ -78,9 +78,12 @@ static gboolean sc_rel_check_expectations(sc_rel_ctx *c, sc_runner *runner, cons
       sc_id *pair = &g_array_index(pending, sc_id, p * 2);
       gboolean found = sc_egraph_find(eg, pair[0]) == sc_egraph_find(eg, out_cls[pair[1]]);
       for (guint x = 0; x < c->res->expectations->len; x++) {
-        sc_infer_expectation *ie = &g_array_index(c->res->expectations, sc_infer_expectation, x);
-        if (ie->tensor == n->results[k] && ie->text == e->texts[j])
-          ie->found = found;
+        const sc_infer_expectation *ie =
+            &g_array_index(c->res->expectations, sc_infer_expectation, x);
+        if (ie->tensor == n->results[k] && ie->text == e->texts[j]) {
+          guint decided[2] = {x, (guint)found};
+          g_array_append_vals(expected, decided, 1);
+        }
       }
     }
   }
@@ -235,7 +238,8 @@ static gboolean has_checked_result(const sc_rel_ctx *c, const sc_node *n) {
  * sums when it still does (intermediates only), the expectations, and the
  * check that no union was refused. */
 static gboolean prove(sc_rel_ctx *c, sc_runner *runner, const sc_node *n, const sc_id *out_cls,
-                      const char **limit_hit, gboolean *replica_limit, GError **error) {
+                      GArray *expected, const char **limit_hit, gboolean *replica_limit,
+                      GError **error) {
   sc_egraph_rebuild(sc_lang_egraph(c->lang));
   if (!sc_rel_explore(c, runner, out_cls, n->n_results, limit_hit, error))
     return FALSE;
@@ -249,7 +253,7 @@ static gboolean prove(sc_rel_ctx *c, sc_runner *runner, const sc_node *n, const 
   if (!*limit_hit && !c->no_replica_sums && !has_checked_result(c, n) &&
       sc_rel_some_output_unmapped(c, n, out_cls))
     *replica_limit = sc_rel_replica_sums_prove(c, limit_hit);
-  if (!sc_rel_check_expectations(c, runner, n, out_cls, limit_hit, error))
+  if (!sc_rel_check_expectations(c, runner, n, out_cls, expected, limit_hit, error))
     return FALSE;
   if (c->opts->explain)
     sc_rel_record_explanation(c, n);
@@ -366,12 +370,14 @@ void sc_rel_visit_prove(sc_rel_ctx *c, sc_id v, sc_rel_proof *p) {
   c->visiting = n;
   p->t0 = (double)g_get_monotonic_time() / 1e6;
   p->out_cls = g_new(sc_id, n->n_results ? n->n_results : 1);
+  p->expected = g_array_new(FALSE, FALSE, 2 * sizeof(guint));
   gboolean replica_limit = FALSE;
   p->ok = sc_rel_visit_begin(c, &p->error);
   if (p->ok) {
     p->runner = sc_runner_new(sc_lang_egraph(c->lang), &c->opts->limits);
     p->ok = add_spec_call(c, n, p->out_cls, &p->error) &&
-            prove(c, p->runner, n, p->out_cls, &p->limit_hit, &replica_limit, &p->error);
+            prove(c, p->runner, n, p->out_cls, p->expected, &p->limit_hit, &replica_limit,
+                  &p->error);
   }
   if (p->ok && p->limit_hit && sc_rel_cut_forms_read(c, n) &&
       sc_rel_some_output_unmapped(c, n, p->out_cls)) {
@@ -384,7 +390,8 @@ void sc_rel_visit_prove(sc_rel_ctx *c, sc_id v, sc_rel_proof *p) {
     p->ok = sc_rel_visit_begin(c, &p->error);
     p->runner = p->ok ? sc_runner_new(sc_lang_egraph(c->lang), &c->opts->limits) : NULL;
     p->ok = p->ok && add_spec_call(c, n, p->out_cls, &p->error) &&
-            prove(c, p->runner, n, p->out_cls, &p->limit_hit, &replica_limit, &p->error);
+            prove(c, p->runner, n, p->out_cls, p->expected, &p->limit_hit, &replica_limit,
+                  &p->error);
     c->no_cuts = FALSE;
   }
   if (p->ok && p->limit_hit && replica_limit) {
@@ -398,7 +405,8 @@ void sc_rel_visit_prove(sc_rel_ctx *c, sc_id v, sc_rel_proof *p) {
     p->ok = sc_rel_visit_begin(c, &p->error);
     p->runner = p->ok ? sc_runner_new(sc_lang_egraph(c->lang), &c->opts->limits) : NULL;
     p->ok = p->ok && add_spec_call(c, n, p->out_cls, &p->error) &&
-            prove(c, p->runner, n, p->out_cls, &p->limit_hit, &replica_limit, &p->error);
+            prove(c, p->runner, n, p->out_cls, p->expected, &p->limit_hit, &replica_limit,
+                  &p->error);
     c->no_replica_sums = FALSE;
   }
   p->seconds = (double)g_get_monotonic_time() / 1e6 - p->t0;
@@ -414,6 +422,11 @@ gboolean sc_rel_visit_finish(sc_rel_ctx *c, sc_rel_proof *p, gboolean *stop, GEr
   double t0 = (double)g_get_monotonic_time() / 1e6 - p->seconds;
   gboolean ok = p->ok;
   const sc_id *out_cls = p->out_cls;
+  /* the expectations decided by the proof (a retry's after the first's) */
+  for (guint i = 0; p->expected && i < p->expected->len; i++) {
+    const guint *decided = &g_array_index(p->expected, guint, 2 * i);
+    g_array_index(c->res->expectations, sc_infer_expectation, decided[0]).found = decided[1] != 0;
+  }
   GArray *unmapped = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   if (ok) {
     record_relations(c, n, out_cls, unmapped);
@@ -442,6 +455,7 @@ gboolean sc_rel_visit_finish(sc_rel_ctx *c, sc_rel_proof *p, gboolean *stop, GEr
 /* What a proof holds, freed (its e-graph is the context's). */
 void sc_rel_proof_clear(sc_rel_proof *p) {
   g_clear_pointer(&p->out_cls, g_free);
+  g_clear_pointer(&p->expected, g_array_unref);
   g_clear_pointer(&p->runner, sc_runner_free);
   g_clear_error(&p->error);
 }
