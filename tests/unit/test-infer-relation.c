@@ -151,6 +151,55 @@ static void test_change_misses(void) {
   teardown(&f);
 }
 
+/* The three-block fixture of part-choices and alias-leaf-terms into F
+ * (its options OPTS): blocks p, q, r, two ranks' copies each, each copy
+ * under three names (P0A, P0B, P0C: one class), EXTRA an input declared
+ * beside them (or NULL); returns the class of X, the cat of any choice
+ * of copies (8 choices unioned). */
+static const char *const three_blocks = "pqr";
+
+static sc_id three_block_cat(ifx *f, sc_infer_options *opts, const char *extra) {
+  ifx_init(f);
+  int64_t s2[1] = {2};
+  const char *blocks = three_blocks;
+  for (int b = 0; b < 3; b++)
+    for (int r = 0; r < 2; r++)
+      for (int k = 0; k < 3; k++) {
+        char name[8];
+        g_snprintf(name, sizeof name, "%c%d%c", blocks[b], r, "abc"[k]);
+        ifx_input(f, name, SC_DTYPE_F32, 1, s2);
+      }
+  if (extra)
+    ifx_input(f, extra, SC_DTYPE_F32, 1, s2);
+  ifx_finish(f);
+  sc_infer_options_init(opts);
+  f->c.opts = opts;
+  f->c.term_size = opts->max_term_size;
+  f->c.owned = g_ptr_array_new_with_free_func((GDestroyNotify)sc_texpr_free);
+  /* the names of one copy are one class */
+  for (int b = 0; b < 3; b++)
+    for (int r = 0; r < 2; r++) {
+      char a[8], o[8];
+      g_snprintf(a, sizeof a, "%c%da", blocks[b], r);
+      for (int k = 1; k < 3; k++) {
+        g_snprintf(o, sizeof o, "%c%d%c", blocks[b], r, "abc"[k]);
+        sc_egraph_union(ifx_eg(f), ifx_add(f, a), ifx_add(f, o), SC_JUST_ASSERTED);
+      }
+    }
+  sc_id x = SC_ID_NONE;
+  for (int choice = 0; choice < 8; choice++) {
+    char text[64];
+    g_snprintf(text, sizeof text, "cat(p%da, q%da, r%da, dim=0)", choice & 1, (choice >> 1) & 1,
+               (choice >> 2) & 1);
+    sc_id t = ifx_add(f, text);
+    if (x == SC_ID_NONE)
+      x = t;
+    else
+      sc_egraph_union(ifx_eg(f), x, t, SC_JUST_ASSERTED);
+  }
+  return x;
+}
+
 /* Three blocks, each held by two ranks' copies that are not known equal
  * (P0 / P1, ...), each copy under three names (p0a, p0b, p0c: a tensor
  * and two detached aliases), and the spec tensor X the cat of any choice
@@ -161,43 +210,9 @@ static void test_change_misses(void) {
  * the odd ranks' softmax was named by no kept form). */
 static void test_part_choices(void) {
   ifx f;
-  ifx_init(&f);
-  int64_t s2[1] = {2};
-  const char *blocks = "pqr";
-  for (int b = 0; b < 3; b++)
-    for (int r = 0; r < 2; r++)
-      for (int k = 0; k < 3; k++) {
-        char name[8];
-        g_snprintf(name, sizeof name, "%c%d%c", blocks[b], r, "abc"[k]);
-        ifx_input(&f, name, SC_DTYPE_F32, 1, s2);
-      }
-  ifx_finish(&f);
   sc_infer_options opts;
-  sc_infer_options_init(&opts);
-  f.c.opts = &opts;
-  f.c.term_size = opts.max_term_size;
-  f.c.owned = g_ptr_array_new_with_free_func((GDestroyNotify)sc_texpr_free);
-  /* the names of one copy are one class */
-  for (int b = 0; b < 3; b++)
-    for (int r = 0; r < 2; r++) {
-      char a[8], o[8];
-      g_snprintf(a, sizeof a, "%c%da", blocks[b], r);
-      for (int k = 1; k < 3; k++) {
-        g_snprintf(o, sizeof o, "%c%d%c", blocks[b], r, "abc"[k]);
-        sc_egraph_union(ifx_eg(&f), ifx_add(&f, a), ifx_add(&f, o), SC_JUST_ASSERTED);
-      }
-    }
-  sc_id x = SC_ID_NONE;
-  for (int choice = 0; choice < 8; choice++) {
-    char text[64];
-    g_snprintf(text, sizeof text, "cat(p%da, q%da, r%da, dim=0)", choice & 1, (choice >> 1) & 1,
-               (choice >> 2) & 1);
-    sc_id t = ifx_add(&f, text);
-    if (x == SC_ID_NONE)
-      x = t;
-    else
-      sc_egraph_union(ifx_eg(&f), x, t, SC_JUST_ASSERTED);
-  }
+  const char *blocks = three_blocks;
+  sc_id x = three_block_cat(&f, &opts, NULL);
   GPtrArray *t = fresh_texts(&f, x, NULL);
   g_assert_cmpuint(t->len, >=, opts.max_terms);
   /* every copy of every block is read by a kept form */
@@ -301,43 +316,8 @@ static void test_part_copies(void) {
  * aliases are made), and a fourth name of p0 unioned in later. */
 static void test_alias_leaf_terms(void) {
   ifx f;
-  ifx_init(&f);
-  int64_t s2[1] = {2};
-  const char *blocks = "pqr";
-  for (int b = 0; b < 3; b++)
-    for (int r = 0; r < 2; r++)
-      for (int k = 0; k < 3; k++) {
-        char name[8];
-        g_snprintf(name, sizeof name, "%c%d%c", blocks[b], r, "abc"[k]);
-        ifx_input(&f, name, SC_DTYPE_F32, 1, s2);
-      }
-  ifx_input(&f, "p0d", SC_DTYPE_F32, 1, s2);
-  ifx_finish(&f);
   sc_infer_options opts;
-  sc_infer_options_init(&opts);
-  f.c.opts = &opts;
-  f.c.term_size = opts.max_term_size;
-  f.c.owned = g_ptr_array_new_with_free_func((GDestroyNotify)sc_texpr_free);
-  for (int b = 0; b < 3; b++)
-    for (int r = 0; r < 2; r++) {
-      char a[8], o[8];
-      g_snprintf(a, sizeof a, "%c%da", blocks[b], r);
-      for (int k = 1; k < 3; k++) {
-        g_snprintf(o, sizeof o, "%c%d%c", blocks[b], r, "abc"[k]);
-        sc_egraph_union(ifx_eg(&f), ifx_add(&f, a), ifx_add(&f, o), SC_JUST_ASSERTED);
-      }
-    }
-  sc_id x = SC_ID_NONE;
-  for (int choice = 0; choice < 8; choice++) {
-    char text[64];
-    g_snprintf(text, sizeof text, "cat(p%da, q%da, r%da, dim=0)", choice & 1, (choice >> 1) & 1,
-               (choice >> 2) & 1);
-    sc_id t = ifx_add(&f, text);
-    if (x == SC_ID_NONE)
-      x = t;
-    else
-      sc_egraph_union(ifx_eg(&f), x, t, SC_JUST_ASSERTED);
-  }
+  sc_id x = three_block_cat(&f, &opts, "p0d");
   /* state 0 afresh: the cut forms' call alone, with the memo empty */
   sc_egraph_rebuild(ifx_eg(&f));
   g_autoptr(GPtrArray) c1 = g_ptr_array_new(), x1 = g_ptr_array_new();
