@@ -36,7 +36,6 @@
 #include "egraph-private.h"
 
 #include <math.h>
-#include <string.h>
 
 /* ---- extraction -------------------------------------------------------- */
 
@@ -202,8 +201,6 @@ typedef struct {
   GArray *enodes;     /* enode, grouped by class in local order */
   GArray *lkids;      /* uint32_t: local index of each enode's children */
   GPtrArray *rows;    /* rows[s][local] = N(class, s); row 0 unused */
-  uint32_t *minsz;    /* local index -> the smallest s < rows->len with
-                       * N(class, s) > 0, or UINT32_MAX when there is none */
 } enumer;
 
 static inline uint64_t N(const enumer *e, uint32_t li, uint32_t s) {
@@ -238,16 +235,13 @@ static void extend(const enumer *e, enode *x, uint32_t t) {
     /* the last child alone: D_{arity-1}(c) = N(kid, c), the only y with
      * D_arity(c - y) != 0 */
     col[x->arity - 1] = c >= 1 && c < n_rows ? rows[c][kids[x->arity - 1]] : 0;
-    /* the smallest total of children j+1.. (UINT32_MAX: one has no term
-     * of a size < n_rows, so D_{j+1}(z) is 0 for every z <= c) */
-    uint64_t rest_min = e->minsz[kids[x->arity - 1]];
-    for (uint32_t j = x->arity - 1; j-- > 0; rest_min += e->minsz[kids[j]]) {
-      /* N(kid, y) is 0 for y < minsz(kid) and y >= n_rows, and
-       * D_{j+1}(c - y) is 0 for c - y < rest_min */
+    for (uint32_t j = x->arity - 1; j-- > 0;) {
+      /* children j+1.. have sizes >= 1 each, so D_{j+1}(c - y) is 0 for
+       * c - y < arity - 1 - j; and N(kid, y) is 0 for y >= n_rows */
+      uint32_t rest_min = x->arity - 1 - j;
       uint64_t s = 0;
-      uint32_t ymin = e->minsz[kids[j]];
-      uint32_t ymax = c > rest_min ? MIN((uint32_t)(c - rest_min), n_rows - 1) : 0;
-      for (uint32_t y = ymin; y <= ymax; y++) {
+      uint32_t ymax = c > rest_min ? MIN(c - rest_min, n_rows - 1) : 0;
+      for (uint32_t y = 1; y <= ymax; y++) {
         uint64_t rest = x->d[(gsize)(c - y) * h + j + 1];
         if (rest)
           s = sat_add(s, sat_mul(rows[y][kids[j]], rest));
@@ -279,8 +273,6 @@ static void count_size(enumer *e, uint32_t s, uint64_t *row) {
         total = sat_add(total, conv(e, x, 0, s - x->w));
     }
     row[li] = total;
-    if (total && e->minsz[li] == UINT32_MAX)
-      e->minsz[li] = s;
   }
 }
 
@@ -449,7 +441,7 @@ GPtrArray *sc_egraph_enumerate(const sc_egraph *eg, sc_id cls, uint32_t k,
               g_array_new(FALSE, FALSE, sizeof(uint32_t)),
               g_array_new(FALSE, FALSE, sizeof(enode)),
               g_array_new(FALSE, FALSE, sizeof(uint32_t)),
-              g_ptr_array_new_with_free_func(g_free), NULL};
+              g_ptr_array_new_with_free_func(g_free)};
   /* reachable classes through nodes of non-zero weight, breadth first;
    * each class's nodes of non-zero weight, with local children */
   GHashTable *local = g_hash_table_new(NULL, NULL); /* class + 1 -> local + 1 */
@@ -483,8 +475,6 @@ GPtrArray *sc_egraph_enumerate(const sc_egraph *eg, sc_id cls, uint32_t k,
   g_array_append_val(e.first, e.enodes->len);
   g_hash_table_unref(local);
   g_ptr_array_add(e.rows, NULL); /* size 0 */
-  e.minsz = g_new(uint32_t, e.classes->len);
-  memset(e.minsz, 0xff, e.classes->len * sizeof(uint32_t));
   uint64_t total = 0;
   uint32_t last = 0;
   max_size = size_bound(&e, max_size);
@@ -516,6 +506,5 @@ GPtrArray *sc_egraph_enumerate(const sc_egraph *eg, sc_id cls, uint32_t k,
   g_array_unref(e.enodes);
   g_array_unref(e.lkids);
   g_ptr_array_unref(e.rows);
-  g_free(e.minsz);
   return res;
 }
