@@ -110,9 +110,9 @@ struct sc_lemma_rules {
    * made at its first answer */
   sc_condmemo **memo;
   /* rules made by sc_lemma_rules_share, per rule: how many answers of
-   * their own memo, and of the memo of the rules they were made from,
-   * sc_lemma_rules_sync_memos has passed to the other (NULL otherwise) */
-  guint *synced_own, *synced_home;
+   * its memo sc_lemma_rules_pass_memos has passed to the rules they were
+   * made from (NULL otherwise) */
+  guint *passed;
   GArray *assumed_now;   /* while the applier re-reads a condition: the
                             assumption ids read (match_lookup hands it to
                             vmin/vmax); NULL otherwise */
@@ -760,27 +760,19 @@ sc_lemma_rules *sc_lemma_rules_share(const sc_lemma_rules *r) {
   sc_lemma_rules *rules = rules_new(r->core, NULL);
   guint n = r->core->crules->len ? r->core->crules->len : 1;
   rules->memo = g_new0(sc_condmemo *, n);
-  rules->synced_own = g_new0(guint, n);
-  rules->synced_home = g_new0(guint, n);
+  rules->passed = g_new0(guint, n);
   return rules;
 }
 
-void sc_lemma_rules_sync_memos(sc_lemma_rules *r, sc_lemma_rules *home) {
+void sc_lemma_rules_pass_memos(sc_lemma_rules *r, sc_lemma_rules *home) {
   g_return_if_fail(r != NULL && home != NULL && r != home && r->core == home->core &&
-                   r->synced_own != NULL);
+                   r->passed != NULL);
   for (guint i = 0; i < r->core->crules->len; i++) {
-    if (r->memo[i] == NULL && home->memo[i] == NULL)
+    if (r->memo[i] == NULL || sc_lemma_condmemo_size(r->memo[i]) == r->passed[i])
       continue;
-    if (r->memo[i] == NULL)
-      r->memo[i] = sc_lemma_condmemo_new();
     if (home->memo[i] == NULL)
       home->memo[i] = sc_lemma_condmemo_new();
-    /* R's answers not passed yet to HOME, then HOME's to R (those of R
-     * among them: found, nothing recorded); the answers R takes from
-     * HOME are HOME's already */
-    sc_lemma_condmemo_merge(home->memo[i], r->memo[i], r->synced_own[i]);
-    r->synced_home[i] = sc_lemma_condmemo_merge(r->memo[i], home->memo[i], r->synced_home[i]);
-    r->synced_own[i] = sc_lemma_condmemo_size(r->memo[i]);
+    r->passed[i] = sc_lemma_condmemo_merge(home->memo[i], r->memo[i], r->passed[i]);
   }
 }
 
@@ -830,8 +822,7 @@ void sc_lemma_rules_free(sc_lemma_rules *r) {
   for (guint i = 0; i < r->core->crules->len; i++)
     sc_lemma_condmemo_free(r->memo[i]);
   g_free(r->memo);
-  g_free(r->synced_own);
-  g_free(r->synced_home);
+  g_free(r->passed);
   core_unref(r->core);
   g_free(r);
 }

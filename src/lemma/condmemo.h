@@ -23,9 +23,9 @@
  * Ownership: a memo is owned by the sc_lemma_rules whose guard made it,
  * one per rule (sc_lemma_condmemo_free); keys live on the caller's stack.
  * A memo is used by one thread (rules that share compiled rewrites,
- * sc_lemma_rules_share, each have their own memos, which
- * sc_lemma_condmemo_merge passes answers between while neither is in
- * use). */
+ * sc_lemma_rules_share, each have their own memos;
+ * sc_lemma_condmemo_merge passes answers from one to another while
+ * neither is in use). */
 #ifndef SC_LEMMA_CONDMEMO_H
 #define SC_LEMMA_CONDMEMO_H
 

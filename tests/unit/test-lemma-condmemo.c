@@ -136,7 +136,7 @@ static void test_table(void) {
 
 /* A merge records the other memo's answers from a point on, in its
  * order, and returns where the next one starts (a --jobs slot and the
- * walk exchanging answers: sc_lemma_rules_sync_memos). */
+ * walk taking a slot's answers: sc_lemma_rules_pass_memos). */
 static void test_merge(void) {
   sc_condmemo *m = sc_lemma_condmemo_new();
   for (int64_t i = 0; i < 300; i++) {
