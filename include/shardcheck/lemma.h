@@ -150,6 +150,14 @@ void sc_lemma_rules_rebind(sc_lemma_rules *r, sc_lang *lang);
  * The compiled rewrites live until the last rules sharing them are freed.
  * (transfer full) */
 sc_lemma_rules *sc_lemma_rules_share(const sc_lemma_rules *r);
+/* HOME (the rules R was made from by sc_lemma_rules_share) records the
+ * condition answers R learned since the last call (within its memos'
+ * bounds).  The answers are exact functions of their keys
+ * (src/lemma/condmemo.h), so this changes no result, only which
+ * conditions are evaluated again.  Neither may be in use on another
+ * thread.  For `--jobs N`: the proofs made ahead meet the later nodes'
+ * conditions first, and the walk takes their answers at the commits. */
+void sc_lemma_rules_pass_memos(sc_lemma_rules *r, sc_lemma_rules *home);
 /* The calling thread binds no rules any more (a worker thread whose
  * rules may be freed by another thread). */
 void sc_lemma_rules_unbind(void);

@@ -224,15 +224,27 @@ static void extend(const enumer *e, enode *x, uint32_t t) {
     x->dcap = cap;
   }
   const uint32_t *kids = &g_array_index(e->lkids, uint32_t, x->kid_off);
+  /* rows[y][li] = N(li, y) for 1 <= y < n_rows (row 0 unused) */
+  const uint64_t *const *rows = (const uint64_t *const *)e->rows->pdata;
+  uint32_t n_rows = e->rows->len;
   for (uint32_t c = x->dlen; c <= t; c++) {
     uint64_t *col = x->d + (gsize)c * h;
     col[x->arity] = c == 0;
-    for (uint32_t j = x->arity; j-- > 0;) {
+    if (x->arity == 0)
+      continue;
+    /* the last child alone: D_{arity-1}(c) = N(kid, c), the only y with
+     * D_arity(c - y) != 0 */
+    col[x->arity - 1] = c >= 1 && c < n_rows ? rows[c][kids[x->arity - 1]] : 0;
+    for (uint32_t j = x->arity - 1; j-- > 0;) {
+      /* children j+1.. have sizes >= 1 each, so D_{j+1}(c - y) is 0 for
+       * c - y < arity - 1 - j; and N(kid, y) is 0 for y >= n_rows */
+      uint32_t rest_min = x->arity - 1 - j;
       uint64_t s = 0;
-      for (uint32_t y = 1; y <= c; y++) {
+      uint32_t ymax = c > rest_min ? MIN(c - rest_min, n_rows - 1) : 0;
+      for (uint32_t y = 1; y <= ymax; y++) {
         uint64_t rest = x->d[(gsize)(c - y) * h + j + 1];
         if (rest)
-          s = sat_add(s, sat_mul(N(e, kids[j], y), rest));
+          s = sat_add(s, sat_mul(rows[y][kids[j]], rest));
       }
       col[j] = s;
     }

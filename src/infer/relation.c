@@ -48,25 +48,32 @@ static void alias_exprs(sc_rel_ctx *c, const sc_term *first, const gboolean *all
 #define ALIAS_TERM_SIZE 8
 #define ALIAS_PER_CLASS 8
 #define ALIAS_MAX_KIDS 16
+/* The words of T's layout keys (layout_key, class_layout_key): at most
+ * three per node plus its children. */
+static gsize layout_words(const sc_term *t) {
+  gsize n = 0;
+  for (uint32_t q = 0; q < sc_term_n_nodes(t); q++)
+    n += 3 + sc_term_node_at(t, q)->n_children;
+  return n;
+}
+
 static GBytes *layout_key(const sc_term *t) {
-  GArray *w = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  uint32_t *w = g_new(uint32_t, MAX(layout_words(t), 1));
+  gsize len = 0;
   for (uint32_t q = 0; q < sc_term_n_nodes(t); q++) {
     const sc_term_node *tn = sc_term_node_at(t, q);
-    uint32_t head[3] = {T_WORD, tn->attr, tn->n_children};
     if (tn->op == SC_LANG_OP_TENSOR) {
-      g_array_append_val(w, head[0]);
+      w[len++] = T_WORD;
       continue;
     }
     g_assert(tn->op != T_WORD);
-    head[0] = tn->op;
-    g_array_append_vals(w, head, 3);
-    for (uint32_t k = 0; k < tn->n_children; k++) {
-      uint32_t kid = sc_term_child(t, q, k);
-      g_array_append_val(w, kid);
-    }
+    w[len++] = tn->op;
+    w[len++] = tn->attr;
+    w[len++] = tn->n_children;
+    for (uint32_t k = 0; k < tn->n_children; k++)
+      w[len++] = sc_term_child(t, q, k);
   }
-  gsize size = w->len * sizeof(uint32_t);
-  return g_bytes_new_take(g_array_free(w, FALSE), size);
+  return g_bytes_new_take(w, len * sizeof(uint32_t));
 }
 
 /* The class layout of T: its layout (layout_key) with each impl tensor
@@ -75,22 +82,22 @@ static GBytes *layout_key(const sc_term *t) {
  * cat(r0.detach_x, r2.y)); terms of distinct class layouts read distinct
  * parts (rank 1's copy of a block where the other reads rank 0's). */
 static GBytes *class_layout_key(sc_egraph *eg, const sc_term *t) {
-  GArray *w = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  uint32_t *w = g_new(uint32_t, MAX(layout_words(t), 1));
+  gsize len = 0;
   for (uint32_t q = 0; q < sc_term_n_nodes(t); q++) {
     const sc_term_node *tn = sc_term_node_at(t, q);
-    uint32_t head[3] = {tn->op, tn->attr, tn->n_children};
+    uint32_t attr = tn->attr;
     if (tn->op == SC_LANG_OP_TENSOR) {
       sc_id id = sc_egraph_lookup(eg, SC_LANG_OP_TENSOR, tn->attr, NULL, 0);
-      head[1] = id == SC_ID_NONE ? UINT32_MAX : sc_egraph_find(eg, id);
+      attr = id == SC_ID_NONE ? UINT32_MAX : sc_egraph_find(eg, id);
     }
-    g_array_append_vals(w, head, 3);
-    for (uint32_t k = 0; k < tn->n_children; k++) {
-      uint32_t kid = sc_term_child(t, q, k);
-      g_array_append_val(w, kid);
-    }
+    w[len++] = tn->op;
+    w[len++] = attr;
+    w[len++] = tn->n_children;
+    for (uint32_t k = 0; k < tn->n_children; k++)
+      w[len++] = sc_term_child(t, q, k);
   }
-  gsize size = w->len * sizeof(uint32_t);
-  return g_bytes_new_take(g_array_free(w, FALSE), size);
+  return g_bytes_new_take(w, len * sizeof(uint32_t));
 }
 
 /* Does T name a tensor by its pieces (a cat, a slice or a sum in it)? */

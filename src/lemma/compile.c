@@ -109,6 +109,10 @@ struct sc_lemma_rules {
   /* per rule (core->crules), the condition memo of a memoizable rule,
    * made at its first answer */
   sc_condmemo **memo;
+  /* rules made by sc_lemma_rules_share, per rule: how many answers of
+   * its memo sc_lemma_rules_pass_memos has passed to the rules they were
+   * made from (NULL otherwise) */
+  guint *passed;
   GArray *assumed_now;   /* while the applier re-reads a condition: the
                             assumption ids read (match_lookup hands it to
                             vmin/vmax); NULL otherwise */
@@ -754,8 +758,22 @@ sc_lemma_rules *sc_lemma_compile(const sc_lemma_set *set, sc_lang *lang, GError 
 sc_lemma_rules *sc_lemma_rules_share(const sc_lemma_rules *r) {
   g_return_val_if_fail(r != NULL, NULL);
   sc_lemma_rules *rules = rules_new(r->core, NULL);
-  rules->memo = g_new0(sc_condmemo *, r->core->crules->len ? r->core->crules->len : 1);
+  guint n = r->core->crules->len ? r->core->crules->len : 1;
+  rules->memo = g_new0(sc_condmemo *, n);
+  rules->passed = g_new0(guint, n);
   return rules;
+}
+
+void sc_lemma_rules_pass_memos(sc_lemma_rules *r, sc_lemma_rules *home) {
+  g_return_if_fail(r != NULL && home != NULL && r != home && r->core == home->core &&
+                   r->passed != NULL);
+  for (guint i = 0; i < r->core->crules->len; i++) {
+    if (r->memo[i] == NULL || sc_lemma_condmemo_size(r->memo[i]) == r->passed[i])
+      continue;
+    if (home->memo[i] == NULL)
+      home->memo[i] = sc_lemma_condmemo_new();
+    r->passed[i] = sc_lemma_condmemo_merge(home->memo[i], r->memo[i], r->passed[i]);
+  }
 }
 
 void sc_lemma_rules_rebind(sc_lemma_rules *r, sc_lang *lang) {
@@ -804,6 +822,7 @@ void sc_lemma_rules_free(sc_lemma_rules *r) {
   for (guint i = 0; i < r->core->crules->len; i++)
     sc_lemma_condmemo_free(r->memo[i]);
   g_free(r->memo);
+  g_free(r->passed);
   core_unref(r->core);
   g_free(r);
 }

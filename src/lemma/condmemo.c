@@ -21,10 +21,18 @@ typedef struct {
   sc_truth truth;
 } entry;
 
+/* An answer in the order recorded (sc_lemma_condmemo_merge reads them
+ * from a point on): its key is words[off .. off+len). */
+typedef struct {
+  uint32_t off, len;
+  sc_truth truth;
+} logged;
+
 struct sc_condmemo {
   entry *slots;
   guint n_slots, n_entries;
   GArray *words; /* uint64_t */
+  GArray *log;   /* logged: the entries in the order recorded (n_entries) */
 };
 
 /* Kinds of a key's parts (the high half of a part's first word). */
@@ -123,6 +131,7 @@ sc_condmemo *sc_lemma_condmemo_new(void) {
   m->n_slots = 64;
   m->slots = g_new0(entry, m->n_slots);
   m->words = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+  m->log = g_array_new(FALSE, FALSE, sizeof(logged));
   return m;
 }
 
@@ -131,6 +140,7 @@ void sc_lemma_condmemo_free(sc_condmemo *m) {
     return;
   g_free(m->slots);
   g_array_free(m->words, TRUE);
+  g_array_free(m->log, TRUE);
   g_free(m);
 }
 
@@ -204,6 +214,20 @@ void sc_lemma_condmemo_insert(sc_condmemo *m, const sc_condmemo_key *k, sc_truth
   e->off = m->words->len;
   e->len = k->n;
   e->truth = t;
+  logged l = {e->off, e->len, t};
   g_array_append_vals(m->words, k->w, k->n);
+  g_array_append_val(m->log, l);
   m->n_entries++;
+}
+
+guint sc_lemma_condmemo_merge(sc_condmemo *dst, const sc_condmemo *src, guint from) {
+  sc_condmemo_key k;
+  for (guint i = from; i < src->log->len; i++) {
+    const logged *l = &g_array_index(src->log, logged, i);
+    k.n = l->len;
+    k.ok = TRUE;
+    memcpy(k.w, &g_array_index(src->words, uint64_t, l->off), l->len * sizeof(uint64_t));
+    sc_lemma_condmemo_insert(dst, &k, l->truth);
+  }
+  return src->log->len;
 }

@@ -23,7 +23,9 @@
  * Ownership: a memo is owned by the sc_lemma_rules whose guard made it,
  * one per rule (sc_lemma_condmemo_free); keys live on the caller's stack.
  * A memo is used by one thread (rules that share compiled rewrites,
- * sc_lemma_rules_share, each have their own memos). */
+ * sc_lemma_rules_share, each have their own memos;
+ * sc_lemma_condmemo_merge passes answers from one to another while
+ * neither is in use). */
 #ifndef SC_LEMMA_CONDMEMO_H
 #define SC_LEMMA_CONDMEMO_H
 
@@ -45,6 +47,10 @@ typedef struct sc_condmemo sc_condmemo;
 
 sc_condmemo *sc_lemma_condmemo_new(void);
 void sc_lemma_condmemo_free(sc_condmemo *m);
+/* Records in DST the answers of SRC from its FROM-th on, in the order
+ * SRC recorded them (those DST has, or past DST's bounds, are skipped);
+ * returns SRC's number of answers, the FROM of the next merge. */
+guint sc_lemma_condmemo_merge(sc_condmemo *dst, const sc_condmemo *src, guint from);
 
 static inline void sc_lemma_condmemo_key_init(sc_condmemo_key *k) {
   k->n = 0;

@@ -286,6 +286,82 @@ static void test_term_roundtrip(void) {
                            "op2[0]))");
 }
 
+/* Weights by operator for the count below: x 1, y 2, z 3, f 2, add 1. */
+static uint32_t op_weight(const sc_egraph *eg, sc_id node, void *user) {
+  static const uint32_t w[] = {1, 1, 2, 3, 1, 2, 0, 1};
+  uint32_t op = sc_egraph_node_op(eg, node);
+  return op < G_N_ELEMENTS(w) ? w[op] : 1;
+}
+
+/* Terms of class CLS of size S, counted the plain way (a child's sizes
+ * tried one by one), the reference for extract.c's convolution tables
+ * and their bounds (each child at least its smallest size). */
+static uint64_t naive_count(const sc_egraph *eg, sc_id cls, uint32_t s);
+
+static uint64_t naive_kids(const sc_egraph *eg, const sc_id *kids, uint32_t n, uint32_t s) {
+  if (n == 0)
+    return s == 0;
+  uint64_t total = 0;
+  for (uint32_t y = 1; y <= s; y++) {
+    uint64_t a = naive_count(eg, kids[0], y);
+    if (a)
+      total += a * naive_kids(eg, kids + 1, n - 1, s - y);
+  }
+  return total;
+}
+
+static uint64_t naive_count(const sc_egraph *eg, sc_id cls, uint32_t s) {
+  uint32_t n = 0;
+  const sc_id *nodes = sc_egraph_class_nodes(eg, sc_egraph_find_const(eg, cls), &n);
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t w = op_weight(eg, nodes[i], NULL);
+    if (w > s)
+      continue;
+    total += naive_kids(eg, sc_egraph_node_children(eg, nodes[i]),
+                        sc_egraph_node_arity(eg, nodes[i]), s - w);
+  }
+  return total;
+}
+
+/* Nodes of three and four children over classes of different smallest
+ * sizes (1, 2, 3, through a cycle): every term up to size 20, counted per
+ * size, equals the plain count, and no term repeats. */
+static void test_enumerate_counts(void) {
+  g_autoptr(sc_egraph) eg = sc_egraph_new(NULL, NULL);
+  sc_id x = leaf(eg, OP_X), y = leaf(eg, OP_Y), z = leaf(eg, OP_Z);
+  sc_id fy = un(eg, OP_F, y);
+  sc_egraph_union(eg, z, fy, SC_JUST_ASSERTED); /* {z, f(y)}: smallest 3 */
+  sc_id fx = un(eg, OP_F, x);
+  sc_egraph_union(eg, y, un(eg, OP_F, fx), SC_JUST_ASSERTED); /* {y, f(f(x))}: 2 */
+  sc_egraph_union(eg, x, bin(eg, OP_ADD, x, x), SC_JUST_ASSERTED); /* x = x + x: a cycle */
+  sc_id k3[3] = {z, x, y}, k4[4] = {y, z, x, z};
+  sc_id t = sc_egraph_add(eg, OP_ADD, 0, k3, 3);
+  sc_id t4 = sc_egraph_add(eg, OP_ADD, 1, k4, 4);
+  sc_egraph_union(eg, t, t4, SC_JUST_ASSERTED);
+  sc_id k3b[3] = {x, t, z};
+  sc_id top = sc_egraph_add(eg, OP_ADD, 2, k3b, 3);
+  sc_egraph_union(eg, top, sc_egraph_add(eg, OP_F, 0, &t, 1), SC_JUST_ASSERTED);
+  sc_egraph_rebuild(eg);
+  const uint32_t max = 20;
+  g_autoptr(GArray) sizes = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  g_autoptr(GPtrArray) ts = sc_egraph_enumerate(eg, top, 100000, max, op_weight, NULL, sizes);
+  uint64_t want_total = 0;
+  for (uint32_t s = 1; s <= max; s++) {
+    uint64_t got = 0;
+    for (guint i = 0; i < sizes->len; i++)
+      got += g_array_index(sizes, uint32_t, i) == s;
+    uint64_t want = naive_count(eg, top, s);
+    g_assert_cmpuint(got, ==, want);
+    want_total += want;
+  }
+  g_assert_cmpuint(ts->len, ==, want_total);
+  g_assert_cmpuint(want_total, >, 500);
+  g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < ts->len; i++)
+    g_assert_true(g_hash_table_add(seen, str(g_ptr_array_index(ts, i))));
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/extract/best/ast-size", test_best);
@@ -296,6 +372,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/extract/enumerate/distinct", test_enumerate_distinct_many);
   g_test_add_func("/extract/enumerate/weighted-cycle", test_enumerate_weighted_cycle);
   g_test_add_func("/extract/enumerate/size-bound", test_enumerate_size_bound);
+  g_test_add_func("/extract/enumerate/counts", test_enumerate_counts);
   g_test_add_func("/extract/term/roundtrip", test_term_roundtrip);
   return g_test_run();
 }

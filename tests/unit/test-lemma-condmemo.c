@@ -134,10 +134,55 @@ static void test_table(void) {
   sc_lemma_condmemo_free(m);
 }
 
+/* A merge records the other memo's answers from a point on, in its
+ * order, and returns where the next one starts (a --jobs slot and the
+ * walk taking a slot's answers: sc_lemma_rules_pass_memos). */
+static void test_merge(void) {
+  sc_condmemo *m = sc_lemma_condmemo_new();
+  for (int64_t i = 0; i < 300; i++) {
+    sc_condmemo_key k = key_of_type(SC_DTYPE_F32, 1, (int64_t[]){i});
+    sc_lemma_condmemo_insert(m, &k, i % 2 ? SC_YES : SC_NO);
+  }
+  sc_condmemo *c = sc_lemma_condmemo_new();
+  sc_condmemo_key own = key_of_type(SC_DTYPE_F16, 1, (int64_t[]){1});
+  sc_lemma_condmemo_insert(c, &own, SC_NO);
+  g_assert_cmpuint(sc_lemma_condmemo_merge(c, m, 0), ==, 300);
+  g_assert_cmpuint(sc_lemma_condmemo_size(c), ==, 301);
+  sc_truth out;
+  for (int64_t i = 0; i < 300; i++) {
+    sc_condmemo_key k = key_of_type(SC_DTYPE_F32, 1, (int64_t[]){i});
+    g_assert_true(sc_lemma_condmemo_lookup(c, &k, &out));
+    g_assert_cmpint(out, ==, i % 2 ? SC_YES : SC_NO);
+  }
+  g_assert_true(sc_lemma_condmemo_lookup(c, &own, &out));
+  g_assert_cmpint(out, ==, SC_NO);
+  /* only the answers recorded since: from 300 on */
+  for (int64_t i = 300; i < 310; i++) {
+    sc_condmemo_key k = key_of_type(SC_DTYPE_F32, 1, (int64_t[]){i});
+    sc_lemma_condmemo_insert(m, &k, SC_YES);
+  }
+  sc_condmemo *d = sc_lemma_condmemo_new();
+  g_assert_cmpuint(sc_lemma_condmemo_merge(d, m, 300), ==, 310);
+  g_assert_cmpuint(sc_lemma_condmemo_size(d), ==, 10);
+  sc_condmemo_key late = key_of_type(SC_DTYPE_F32, 1, (int64_t[]){309});
+  sc_condmemo_key early = key_of_type(SC_DTYPE_F32, 1, (int64_t[]){299});
+  g_assert_true(sc_lemma_condmemo_lookup(d, &late, &out));
+  g_assert_false(sc_lemma_condmemo_lookup(d, &early, &out));
+  /* the other way: M takes C's own answer, and nothing twice */
+  g_assert_cmpuint(sc_lemma_condmemo_merge(m, c, 0), ==, 301);
+  g_assert_cmpuint(sc_lemma_condmemo_size(m), ==, 311);
+  g_assert_true(sc_lemma_condmemo_lookup(m, &own, &out));
+  g_assert_cmpint(out, ==, SC_NO);
+  sc_lemma_condmemo_free(m);
+  sc_lemma_condmemo_free(c);
+  sc_lemma_condmemo_free(d);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/lemma/condmemo/keys", test_keys);
   g_test_add_func("/lemma/condmemo/unusable", test_unusable);
   g_test_add_func("/lemma/condmemo/table", test_table);
+  g_test_add_func("/lemma/condmemo/merge", test_merge);
   return g_test_run();
 }
