@@ -272,9 +272,17 @@ static void cover_exprs(sc_rel_ctx *c, pick_state *p, const GPtrArray *terms,
   for (guint i = 0; i < leaves->len; i++)
     g_hash_table_add(p->covered, GUINT_TO_POINTER(g_array_index(leaves, sc_id, i) + 1));
   g_array_free(leaves, TRUE);
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  GHashTable *choices = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
+                                              (GDestroyNotify)g_bytes_unref, NULL);
   for (guint i = 0; i < terms->len && n_cover < max_cover; i++) {
     const sc_term *term = g_ptr_array_index(terms, i);
-    if (!is_cut_form(term) || !reads_uncovered(term, p->covered))
+    if (!is_cut_form(term))
+      continue;
+    /* a choice of parts (class layout) seen first here: no kept term
+     * reads these copies together (kept families come first in order) */
+    gboolean new_choice = g_hash_table_add(choices, class_layout_key(eg, term));
+    if (!new_choice && !reads_uncovered(term, p->covered))
       continue;
     GBytes *key = family_key(term);
     if (!g_hash_table_add(p->families, key))
@@ -293,6 +301,7 @@ static void cover_exprs(sc_rel_ctx *c, pick_state *p, const GPtrArray *terms,
         g_hash_table_add(p->covered, GUINT_TO_POINTER(tn->attr + 1));
     }
   }
+  g_hash_table_unref(choices);
 }
 
 /* The memo of sc_rel_clean_exprs.  A visit asks for the clean terms of
