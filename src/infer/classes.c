@@ -84,6 +84,10 @@ sc_id sc_rel_spec_input_class(sc_rel_ctx *c, sc_id u, GError **error) {
     else
       sc_egraph_union(eg, cls, k, SC_EXPLAIN_JUST(c->ex, SC_FACT_RELATION, u));
   }
+  /* equal cats have equal parts (cat-parts.c): a block replicated over
+   * one mesh dim of a 2-D mesh is one class on all its ranks */
+  if (n_read > 1)
+    sc_rel_cat_equal_parts(c, cls);
   if (c->defer_depth[u] > 0) {
     sc_id k = sc_rel_deferred_class(c, u, error);
     if (k == SC_ID_NONE)
