@@ -1,5 +1,6 @@
 /* classes.c — the classes a visit starts from: a spec tensor's class (every
- * expression of its relation unioned, its value range seeded; a deferred
+ * expression of its relation unioned, the parts of its equal cats unioned
+ * (cat-parts.c), its value range seeded; a deferred
  * tensor's producer over its inputs), the structured class of an input of
  * a deferred node, an impl tensor's leaf; and a node's arguments turned
  * into child indices over such classes. */
