@@ -135,24 +135,6 @@ static void pick_state_clear(pick_state *p) {
     g_ptr_array_unref(p->kept_terms);
 }
 
-/* The family of a term: its distinct leaves (impl tensor ids), sorted,
- * as bytes. */
-static GBytes *family_key(const sc_term *term) {
-  GArray *leaves = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-  for (uint32_t j = 0; j < sc_term_n_nodes(term); j++) {
-    const sc_term_node *tn = sc_term_node_at(term, j);
-    if (tn->op == SC_LANG_OP_TENSOR)
-      g_array_append_val(leaves, tn->attr);
-  }
-  g_array_sort(leaves, cmp_u32);
-  guint n_distinct = 0;
-  for (guint j = 0; j < leaves->len; j++)
-    if (j == 0 || g_array_index(leaves, uint32_t, j) != g_array_index(leaves, uint32_t, j - 1))
-      g_array_index(leaves, uint32_t, n_distinct++) = g_array_index(leaves, uint32_t, j);
-  gsize key_size = n_distinct * sizeof(uint32_t);
-  return g_bytes_new_take(g_array_free(leaves, FALSE), key_size);
-}
-
 /* Keeps TERM (bound, into OUT and c->owned) when it is of a new family
  * and, past max_kept, of a new layout reading an impl tensor no kept term
  * reads; TRUE when kept. */
@@ -172,8 +154,20 @@ static gboolean pick_term(sc_rel_ctx *c, pick_state *p, const sc_term *term, GPt
       return FALSE;
     }
   }
-  GBytes *key = family_key(term);
-  guint n_distinct = (guint)(g_bytes_get_size(key) / sizeof(uint32_t));
+  GArray *leaves = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  for (uint32_t j = 0; j < sc_term_n_nodes(term); j++) {
+    const sc_term_node *tn = sc_term_node_at(term, j);
+    if (tn->op == SC_LANG_OP_TENSOR)
+      g_array_append_val(leaves, tn->attr);
+  }
+  /* the family's key: its distinct leaves, sorted */
+  g_array_sort(leaves, cmp_u32);
+  guint n_distinct = 0;
+  for (guint j = 0; j < leaves->len; j++)
+    if (j == 0 || g_array_index(leaves, uint32_t, j) != g_array_index(leaves, uint32_t, j - 1))
+      g_array_index(leaves, uint32_t, n_distinct++) = g_array_index(leaves, uint32_t, j);
+  gsize key_size = n_distinct * sizeof(uint32_t);
+  GBytes *key = g_bytes_new_take(g_array_free(leaves, FALSE), key_size);
   if (!g_hash_table_add(p->families, key)) {
     if (layout)
       g_bytes_unref(layout);
@@ -247,61 +241,6 @@ static void fresh_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
   for (guint i = 0; i < terms->len && p->extra < p->max_extra; i++)
     pick_term(c, p, g_ptr_array_index(terms, i), NULL, extra);
   g_ptr_array_unref(terms);
-}
-
-/* Covering forms, past the cut forms: the enumerated cut forms (TERMS)
- * that read an impl tensor no kept term reads, whatever their layout, at
- * most max_terms / 2.  On a 2-D mesh a tensor cut over one mesh dim and
- * replicated over the other has p parts with k copies each (one per rank
- * of the other mesh dim), each copy its own e-class (the cats are equal,
- * not their parts), so its cut form has k^p families of one layout; the
- * max_terms kept in enumeration order can leave every copy on some ranks
- * (a whole row of the mesh) out of all of them, and those ranks' consumers
- * are never explored: a weight gradient summed on every rank is related
- * over the other rows only (shardsmith 18011; the 2-D-mesh family of
- * docs/shardsmith.md).  One more term per uncovered tensor at most (each
- * kept one covers its leaves), not per choice of parts; after the
- * aliases (OUT from ALIASES on), whose tensors count as read. */
-static void cover_exprs(sc_rel_ctx *c, pick_state *p, const GPtrArray *terms,
-                        const GPtrArray *out, guint aliases, GPtrArray *extra) {
-  guint max_cover = MAX(c->opts->max_terms / 2, 1), n_cover = 0;
-  /* the aliases (OUT from ALIASES on) read their tensors already */
-  GArray *leaves = g_array_new(FALSE, FALSE, sizeof(sc_id));
-  for (guint i = aliases; i < out->len; i++)
-    sc_texpr_collect_leaves(g_ptr_array_index(out, i), leaves);
-  for (guint i = 0; i < leaves->len; i++)
-    g_hash_table_add(p->covered, GUINT_TO_POINTER(g_array_index(leaves, sc_id, i) + 1));
-  g_array_free(leaves, TRUE);
-  sc_egraph *eg = sc_lang_egraph(c->lang);
-  GHashTable *choices = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
-                                              (GDestroyNotify)g_bytes_unref, NULL);
-  for (guint i = 0; i < terms->len && n_cover < max_cover; i++) {
-    const sc_term *term = g_ptr_array_index(terms, i);
-    if (!is_cut_form(term))
-      continue;
-    /* a choice of parts (class layout) seen first here: no kept term
-     * reads these copies together (kept families come first in order) */
-    gboolean new_choice = g_hash_table_add(choices, class_layout_key(eg, term));
-    if (!new_choice && !reads_uncovered(term, p->covered))
-      continue;
-    GBytes *key = family_key(term);
-    if (!g_hash_table_add(p->families, key))
-      continue;
-    sc_expr *e = sc_lang_term_to_expr(c->lang, term);
-    sc_texpr *t = e ? sc_texpr_bind(e, c->impl, TRUE, NULL) : NULL;
-    sc_expr_free(e);
-    if (!t)
-      continue;
-    g_ptr_array_add(c->owned, t);
-    g_ptr_array_add(extra, t);
-    n_cover++;
-    for (uint32_t j = 0; j < sc_term_n_nodes(term); j++) {
-      const sc_term_node *tn = sc_term_node_at(term, j);
-      if (tn->op == SC_LANG_OP_TENSOR)
-        g_hash_table_add(p->covered, GUINT_TO_POINTER(tn->attr + 1));
-    }
-  }
-  g_hash_table_unref(choices);
 }
 
 /* The memo of sc_rel_clean_exprs.  A visit asks for the clean terms of
@@ -554,9 +493,7 @@ static gboolean clean_exprs_resumed(sc_rel_ctx *c, sc_id cls, GPtrArray *out, GP
     pick_term(c, &p, g_ptr_array_index(terms, i), out, extra);
   if (p.extra < p.max_extra)
     fresh_exprs(c, cls, NULL, &p, extra);
-  guint n_out = out->len;
   all_alias_exprs(c, &p, NULL, out);
-  cover_exprs(c, &p, terms, out, n_out, extra);
   pick_state_clear(&p);
   g_ptr_array_unref(terms);
   if (from->canon)
@@ -667,14 +604,10 @@ static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_le
   }
   if (p.kept >= p.max_kept && p.extra < p.max_extra)
     fresh_exprs(c, cls, NULL, &p, extra);
-
   /* the enumeration was cut short (or the families were): impl tensors
    * that no kept term reads may still equal one of its parts */
-  guint n_out = out->len;
   if (cut)
     all_alias_exprs(c, &p, allowed_leaf, out);
-  if (extra && p.kept >= p.max_kept)
-    cover_exprs(c, &p, terms, out, n_out, extra);
   pick_state_clear(&p);
   g_ptr_array_unref(terms);
   if (canon)

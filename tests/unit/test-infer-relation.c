@@ -6,9 +6,7 @@
  * answer equals the one computed afresh (the memo reset before the call);
  * and, when the families are capped, every choice of parts is kept
  * before the renamings of one choice (/infer/relation/part-choices), and
- * every copy of a part is read by a kept form (/infer/relation/part-copies),
- * and every rank's copy of a block replicated over a mesh dim is read by
- * the relation with its cut forms (/infer/relation/part-rows);
+ * every copy of a part is read by a kept form (/infer/relation/part-copies);
  * the aliases' enumerations of leaf classes are shared by the calls of
  * one state and renewed with it (/infer/relation/alias-leaf-terms). */
 #include "infer-fixture.h"
@@ -361,75 +359,6 @@ static void test_alias_leaf_terms(void) {
   teardown(&f);
 }
 
-/* A block cut over one mesh dim of a 2x3 mesh and replicated over the
- * other (seed 18011's weight gradient): blocks p (ranks 0, 1, 2) and q
- * (ranks 3, 4, 5), each rank's copy its own class (the cats are equal, not
- * their parts) under two names (mul and its twin), so the cat has 36
- * families of one layout, past max_terms.  The relation with its cut
- * forms (sc_rel_clean_exprs_cuts: what the consumers read) must read every
- * name, so that every rank's consumers are explored; the relation's own
- * terms (sc_rel_clean_exprs) stay max_terms families. */
-static void test_part_rows(void) {
-  ifx f;
-  ifx_init(&f);
-  int64_t s2[1] = {2};
-  for (int r = 0; r < 6; r++)
-    for (int k = 0; k < 2; k++) {
-      char name[8];
-      g_snprintf(name, sizeof name, "%c%d%c", r < 3 ? 'p' : 'q', r, "ab"[k]);
-      ifx_input(&f, name, SC_DTYPE_F32, 1, s2);
-    }
-  for (sc_id t = 0; t < 12; t++)
-    sc_graph_tensor(f.g, t)->rank = (int32_t)(t / 2);
-  ifx_finish(&f);
-  sc_infer_options opts;
-  sc_infer_options_init(&opts);
-  f.c.opts = &opts;
-  f.c.term_size = opts.max_term_size;
-  f.c.owned = g_ptr_array_new_with_free_func((GDestroyNotify)sc_texpr_free);
-  sc_egraph *eg = ifx_eg(&f);
-  for (int r = 0; r < 6; r++) { /* the two names of one rank's copy */
-    char a[8], b[8];
-    g_snprintf(a, sizeof a, "%c%da", r < 3 ? 'p' : 'q', r);
-    g_snprintf(b, sizeof b, "%c%db", r < 3 ? 'p' : 'q', r);
-    sc_egraph_union(eg, ifx_add(&f, a), ifx_add(&f, b), SC_JUST_ASSERTED);
-  }
-  sc_id x = SC_ID_NONE;
-  for (int i = 0; i < 3; i++)
-    for (int j = 3; j < 6; j++) {
-      char text[64];
-      g_snprintf(text, sizeof text, "cat(p%da, q%da, dim=0)", i, j);
-      sc_id t = ifx_add(&f, text);
-      if (x == SC_ID_NONE)
-        x = t;
-      else
-        sc_egraph_union(eg, x, t, SC_JUST_ASSERTED);
-    }
-  sc_egraph_rebuild(eg);
-  g_autoptr(GPtrArray) main_terms = fresh_texts(&f, x, NULL);
-  g_assert_cmpuint(main_terms->len, ==, opts.max_terms);
-  g_autoptr(GPtrArray) out = g_ptr_array_new(), extra = g_ptr_array_new();
-  sc_rel_exprs_memo_reset(&f.c);
-  sc_rel_clean_exprs_cuts(&f.c, x, out, extra);
-  g_assert_cmpuint(out->len, ==, opts.max_terms);
-  g_assert_cmpuint(extra->len, <=, MAX(opts.max_terms / 2, 1));
-  for (guint i = 0; i < extra->len; i++)
-    g_ptr_array_add(out, g_ptr_array_index(extra, i));
-  g_autoptr(GPtrArray) t = sc_rel_texts_of(out);
-  for (int r = 0; r < 6; r++)
-    for (int k = 0; k < 2; k++) {
-      char name[8];
-      g_snprintf(name, sizeof name, "%c%d%c", r < 3 ? 'p' : 'q', r, "ab"[k]);
-      gboolean read = FALSE;
-      for (guint i = 0; i < t->len && !read; i++)
-        read = strstr(g_ptr_array_index(t, i), name) != NULL;
-      if (!read)
-        g_printerr("no form reads %s\n", name);
-      g_assert_true(read);
-    }
-  teardown(&f);
-}
-
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/infer/relation/memo-hit", test_hit_same_exprs);
@@ -437,6 +366,5 @@ int main(int argc, char **argv) {
   g_test_add_func("/infer/relation/part-choices", test_part_choices);
   g_test_add_func("/infer/relation/part-copies", test_part_copies);
   g_test_add_func("/infer/relation/alias-leaf-terms", test_alias_leaf_terms);
-  g_test_add_func("/infer/relation/part-rows", test_part_rows);
   return g_test_run();
 }
