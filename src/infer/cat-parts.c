@@ -9,11 +9,16 @@
  * that rank 1's product reads the row split of x and the column split of
  * w1 at once.  Each cat node is compared with the first of its class with
  * the same attributes and arity (equality is transitive): linear in the
- * cat nodes.  It runs on the classes of the input relation's groups only
- * (sc_rel_replicas_add), and on the parts it merged (nested cats), not on
- * every class after each saturation: merging every pair of equal-shaped
- * cats in an e-graph (a batch split into ranks and again into
- * micro-batches) makes the cat lemmas combine them, past the node limit. */
+ * cat nodes.  It runs on the classes of the input relation's groups
+ * (sc_rel_replicas_add) and on the class a visit starts from for each
+ * spec tensor it reads (sc_rel_spec_input_class: the relation's forms
+ * unioned, before any lemma runs; on a 2-D mesh a block replicated over
+ * one mesh dim is named by cats that pick its copy on different ranks,
+ * cat(r0:a, r1:b) = cat(r2:c, r3:d), so that a = c: seeds 20017, 21009),
+ * and on the parts it merged (nested cats), not on every class after each
+ * saturation: merging every pair of equal-shaped cats in an e-graph (a
+ * batch split into ranks and again into micro-batches) makes the cat
+ * lemmas combine them, past the node limit. */
 #include "infer/infer-private.h"
 
 /* Do cats X and Y (same attributes and arity) have parts of equal shapes? */

@@ -1,5 +1,6 @@
 /* classes.c — the classes a visit starts from: a spec tensor's class (every
- * expression of its relation unioned, its value range seeded; a deferred
+ * expression of its relation unioned, the parts of its equal cats unioned
+ * (cat-parts.c), its value range seeded; a deferred
  * tensor's producer over its inputs), the structured class of an input of
  * a deferred node, an impl tensor's leaf; and a node's arguments turned
  * into child indices over such classes. */
@@ -84,6 +85,10 @@ sc_id sc_rel_spec_input_class(sc_rel_ctx *c, sc_id u, GError **error) {
     else
       sc_egraph_union(eg, cls, k, SC_EXPLAIN_JUST(c->ex, SC_FACT_RELATION, u));
   }
+  /* equal cats have equal parts (cat-parts.c): a block replicated over
+   * one mesh dim of a 2-D mesh is one class on all its ranks */
+  if (n_read > 1)
+    sc_rel_cat_equal_parts(c, cls);
   if (c->defer_depth[u] > 0) {
     sc_id k = sc_rel_deferred_class(c, u, error);
     if (k == SC_ID_NONE)
