@@ -383,8 +383,13 @@ static sc_value *store_args(const arg_store *st, guint i) {
 }
 
 static void store_reset(arg_store *st) {
+  /* most values are ints, dims, dtypes or tensor indices, which own
+   * nothing: only the others go through sc_value_clear */
+  sc_value *v = (sc_value *)(void *)st->vals->data;
   for (guint j = 0; j < st->vals->len; j++)
-    sc_value_clear(&g_array_index(st->vals, sc_value, j));
+    if (v[j].kind == SC_VAL_TENSOR_LIST || v[j].kind == SC_VAL_INT_LIST ||
+        v[j].kind == SC_VAL_BOOL_LIST || v[j].kind == SC_VAL_STR || v[j].kind == SC_VAL_LIST)
+      sc_value_clear(&v[j]);
   g_array_set_size(st->vals, 0);
   g_array_set_size(st->offs, 0);
 }
@@ -415,7 +420,10 @@ static gboolean eval_args(const crule *r, const pnode *p, const ev_env *env,
   return TRUE;
 }
 
-/* The tensor arguments of node P's call: child indices in P's layout. */
+/* The tensor arguments of node P's call: child indices in P's layout.
+ * Idempotent: find_built and then build set them on the same values, and
+ * a list already written (its length is P's, its items 0, 1, ... from the
+ * same count) is kept rather than freed and allocated again. */
 static void set_tensor_args(const pnode *p, sc_value *args) {
   const sc_op *op = p->op;
   uint32_t child = 0;
@@ -425,6 +433,11 @@ static void set_tensor_args(const pnode *p, sc_value *args) {
       sc_value_clear(&args[a]);
       args[a] = p->layout[a] == UINT32_MAX ? sc_value_none() : sc_value_tensor(child++);
     } else if (arg->type == SC_ARG_TENSOR_LIST || arg->type == SC_ARG_TENSOR_OPT_LIST) {
+      if (args[a].kind == SC_VAL_TENSOR_LIST && args[a].u.list.n == p->layout[a] &&
+          (p->layout[a] == 0 || args[a].u.list.ids[0] == child)) {
+        child += p->layout[a]; /* written by an earlier call: 0.. in order */
+        continue;
+      }
       sc_value_clear(&args[a]);
       args[a].kind = SC_VAL_TENSOR_LIST;
       args[a].u.list.n = p->layout[a];
