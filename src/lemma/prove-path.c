@@ -299,6 +299,39 @@ static void begin_run(prun *P) {
   run_clear_values(P);
 }
 
+/* Is every path of the configuration in P->digit vacuous because COND (a
+ * top-level conjunct of the symbolic condition) is NO with its negation
+ * YES, or TERM (a node of a requires, or of a => lemma's left side) is
+ * refused for a reason other than the method's?  Judged on the empty path
+ * by the normal form and the answers the solver already gave (no new
+ * solver call): any comparison left undecided makes the answer FALSE. */
+gboolean sc_lp_static_vacuous(prun *P, const lx *cond, const pnode *term) {
+  g_autoptr(GPtrArray) empty = g_ptr_array_new();
+  GPtrArray *path = P->path;
+  const sc_sym_oracle *inner = P->inner;
+  P->path = empty;
+  begin_run(P);
+  sc_lp_build_instance(P, FALSE);
+  P->inner = NULL;
+  sc_symtab_set_oracle(P->st, &wrap_oracle, P);
+  gboolean vacuous;
+  if (cond) {
+    vacuous = sc_lp_cond_excludes(P, cond);
+  } else {
+    sc_ttype t;
+    int code = 0;
+    g_autofree char *msg = NULL;
+    gboolean ok = sc_lp_infer(P, term, &t, &code, &msg);
+    vacuous = !ok && P->branch == NULL && P->stuck == NULL &&
+              !sc_lp_refusal_is_method(code, msg ? msg : "");
+  }
+  P->inner = inner;
+  sc_lp_run_clear(P);
+  g_clear_pointer(&P->stuck, g_free);
+  P->path = path;
+  return vacuous;
+}
+
 /* One symbolic run of the configuration under P->path. */
 static pres run_path(prun *P, char **why) {
   begin_run(P);

@@ -8,23 +8,6 @@
 
 #include <string.h>
 
-/* Every configuration of the lemma of P (TOTAL of them), until one stops. */
-static void run_configs(prun *P, uint64_t total, const sc_lemprove_options *o,
-                        sc_lemprove_result *r) {
-  uint32_t *digit = (uint32_t *)P->digit;
-  for (uint64_t c = 0; c < total; c++) {
-    uint64_t x = c;
-    for (uint32_t v = 0; v < P->nv; v++) {
-      digit[v] = (uint32_t)(x % P->plan[v].n);
-      x /= P->plan[v].n;
-    }
-    digit[P->nv] = (uint32_t)x;
-    r->configs++;
-    if (!sc_lp_prove_config(P, o, r))
-      break;
-  }
-}
-
 static uint64_t time_hits(const sc_lemprove_options *o, void *user) {
   return o->oracle_time_hits ? o->oracle_time_hits(user) : 0;
 }
@@ -53,15 +36,6 @@ static void prove_lemma(const sc_lemma_set *set, uint32_t li, const sc_lemprove_
     return;
   }
   uint32_t nv = k->vars.names->len;
-  uint64_t total = SC_DTYPE_COUNT;
-  for (uint32_t v = 0; v < nv && total <= o->max_configs; v++)
-    total *= plan[v].n;
-  if (total > o->max_configs) {
-    r->status = SC_LEMPROVE_NOT_PROVABLE;
-    r->why = g_strdup_printf("more than %u configurations at rank <= %u (budget)", o->max_configs,
-                             R);
-    return;
-  }
   g_autofree uint32_t *digit = g_new0(uint32_t, nv + 1);
   prun P = {0};
   P.k = k;
@@ -80,8 +54,9 @@ static void prove_lemma(const sc_lemma_set *set, uint32_t li, const sc_lemprove_
   P.set = set;
   P.li = li;
   P.opts = o;
+  lp_prune *pr = sc_lp_prune_new(&P);
   uint64_t t0 = time_hits(o, user);
-  run_configs(&P, total, o, r);
+  sc_lp_run_configs(&P, pr, o, r);
   if (r->status == SC_LEMPROVE_PROVED && r->typed == 0) {
     r->status = SC_LEMPROVE_NOT_PROVABLE;
     r->why = g_strdup_printf("the left side is well-typed in no configuration at rank <= %u", R);
@@ -98,12 +73,13 @@ static void prove_lemma(const sc_lemma_set *set, uint32_t li, const sc_lemprove_
     P.runs = 0;
     P.solver_calls = 0;
     t0 = time_hits(o, user);
-    run_configs(&P, total, o, &v);
+    sc_lp_run_configs(&P, pr, o, &v);
     mark_time(o, user, t0, &v.status, &v.why);
     r->values = v.status;
     r->values_why = v.why;
     r->value_paths = v.paths;
   }
+  sc_lp_prune_free(pr);
   sc_lp_run_clear(&P);
   g_free(P.types);
   g_free(P.values);
