@@ -147,7 +147,8 @@ static void opaque_names(const sc_sym_query *q, char **names) {
             /* rc*r + L' + rc*D*a == 0 (a the quotient): r = L - D*a with
              * L = -rc*L', the remainder of L by D, and a their quotient */
             for (uint32_t a = 0; a < q->n_vars; a++) {
-              if (a == v || !atom_named(q, a, "#aux") || !linear_in(&lit->p, a, 0))
+              if (a == v || !(atom_named(q, a, "#aux") || atom_named(q, a, "#q")) ||
+                  !linear_in(&lit->p, a, 0))
                 continue;
               append_terms(L, q, &lit->p, (const char *const *)names, v, a, FALSE, -rc,
                            &opaque);

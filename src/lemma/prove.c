@@ -25,11 +25,13 @@ static void mark_time(const sc_lemprove_options *o, void *user, uint64_t t0,
                          t - t0);
 }
 
-static void prove_lemma(const sc_lemma_set *set, uint32_t li, const sc_lemprove_options *o,
-                        const sc_sym_oracle *oracle, void *user, sc_lemprove_result *r) {
+/* Lemma LI at rank bound R. */
+static void prove_at(const sc_lemma_set *set, uint32_t li, const sc_lemprove_options *o,
+                     uint32_t R, const sc_sym_oracle *oracle, void *user,
+                     sc_lemprove_result *r) {
   const ld_checked *k = sc_lemma_set_checked(set, li);
   r->status = SC_LEMPROVE_PROVED;
-  uint32_t R = o->rank_bound;
+  r->rank_bound = R;
   g_autofree vplan *plan = sc_lp_plan_vars(set, li, k, R, &r->why);
   if (plan == NULL) {
     r->status = SC_LEMPROVE_NOT_PROVABLE;
@@ -59,6 +61,7 @@ static void prove_lemma(const sc_lemma_set *set, uint32_t li, const sc_lemprove_
   sc_lp_run_configs(&P, pr, o, r);
   if (r->status == SC_LEMPROVE_PROVED && r->typed == 0) {
     r->status = SC_LEMPROVE_NOT_PROVABLE;
+    r->untyped = TRUE;
     r->why = g_strdup_printf("the left side is well-typed in no configuration at rank <= %u", R);
   }
   mark_time(o, user, t0, &r->status, &r->why);
@@ -87,6 +90,25 @@ static void prove_lemma(const sc_lemma_set *set, uint32_t li, const sc_lemprove_
   g_hash_table_destroy(P.answers);
 }
 
+/* Lemma LI at rank bound O->rank_bound; while its left side is well-typed
+ * in no configuration there (a rank-3 batched matmul, a rank-4 attention
+ * layout: the bound proves nothing), again at the next bound, up to
+ * O->max_rank_bound.  The result says the bound it was proved at. */
+static void prove_lemma(const sc_lemma_set *set, uint32_t li, const sc_lemprove_options *o,
+                        const sc_sym_oracle *oracle, void *user, sc_lemprove_result *r) {
+  for (uint32_t R = o->rank_bound;; R++) {
+    prove_at(set, li, o, R, oracle, user, r);
+    if (!r->untyped || R >= o->max_rank_bound)
+      return;
+    sc_lemprove_result fresh = {0};
+    fresh.lemma = r->lemma;
+    fresh.name = r->name;
+    g_free(r->why);
+    g_free(r->values_why);
+    *r = fresh;
+  }
+}
+
 /* ------------------------------------------------------------------------ */
 /* The report                                                                */
 
@@ -102,6 +124,7 @@ static gboolean values_tried(const sc_lemprove_report *rep, const sc_lemprove_re
 
 void sc_lemprove_options_init(sc_lemprove_options *opts) {
   opts->rank_bound = 2;
+  opts->max_rank_bound = 4;
   opts->max_configs = 200000;
   opts->max_paths = 15000;
   opts->only = NULL;
@@ -192,7 +215,7 @@ void sc_lemprove_report_text(FILE *out, const sc_lemprove_report *rep) {
     const sc_lemprove_result *r = &g_array_index(rep->results, sc_lemprove_result, i);
     if (r->status == SC_LEMPROVE_PROVED)
       fprintf(out, "proved        %s (rank <= %u: %u configurations, %u paths, %u typed)\n",
-              r->name, rep->rank_bound, r->configs, r->paths, r->typed);
+              r->name, r->rank_bound, r->configs, r->paths, r->typed);
     else
       fprintf(out, "%-13s %s: %s\n",
               r->status == SC_LEMPROVE_REFUTED ? "refuted" : "not provable", r->name,
@@ -206,10 +229,19 @@ void sc_lemprove_report_text(FILE *out, const sc_lemprove_report *rep) {
   }
   uint32_t p, f, u, vt, vp, vf, vu;
   sc_lemprove_report_counts(rep, &p, &f, &u);
-  fprintf(out,
-          "%u lemmas: %u proved well-typed for all sizes at rank <= %u, %u refuted, %u not "
-          "provable by this method\n",
-          rep->results->len, p, rep->rank_bound, f, u);
+  uint32_t higher = 0, top = rep->rank_bound;
+  for (guint i = 0; i < rep->results->len; i++) {
+    const sc_lemprove_result *r = &g_array_index(rep->results, sc_lemprove_result, i);
+    if (r->status == SC_LEMPROVE_PROVED && r->rank_bound > rep->rank_bound) {
+      higher++;
+      top = MAX(top, r->rank_bound);
+    }
+  }
+  fprintf(out, "%u lemmas: %u proved well-typed for all sizes at rank <= %u", rep->results->len, p,
+          rep->rank_bound);
+  if (higher)
+    fprintf(out, " (%u of them at a bound up to %u: typed at no lower rank)", higher, top);
+  fprintf(out, ", %u refuted, %u not provable by this method\n", f, u);
   sc_lemprove_report_value_counts(rep, &vt, &vp, &vf, &vu);
   if (rep->values)
     fprintf(out,
