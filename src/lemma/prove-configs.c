@@ -49,7 +49,6 @@ struct lp_prune {
   GArray *units;   /* cunit */
   uint32_t *order; /* odometer position -> variable (nv: the dtype) */
   uint32_t *pos;   /* variable -> position */
-  uint64_t unit_evals;
 };
 
 static uint32_t var_index(const ld_checked *k, const char *name) {
@@ -227,7 +226,7 @@ void sc_lp_prune_free(lp_prune *pr) {
 }
 
 /* Is unit U vacuous under P's digits?  Judged once per assignment. */
-static gboolean unit_vacuous(prun *P, lp_prune *pr, cunit *u) {
+static gboolean unit_vacuous(prun *P, cunit *u) {
   uint64_t idx = 0;
   for (uint32_t j = 0; j < u->n_vars; j++)
     idx = idx * P->plan[u->vars[j]].n + P->digit[u->vars[j]];
@@ -235,14 +234,10 @@ static gboolean unit_vacuous(prun *P, lp_prune *pr, cunit *u) {
     idx = idx * SC_DTYPE_COUNT + P->digit[P->nv];
   if (u->memo == NULL)
     u->memo = g_new0(uint8_t, u->space);
-  if (u->memo[idx] == 0) {
-    pr->unit_evals++;
+  if (u->memo[idx] == 0)
     u->memo[idx] = sc_lp_static_vacuous(P, u->cond, u->term) ? 2 : 1;
-  }
   return u->memo[idx] == 2;
 }
-
-uint64_t sc_lp_prune_evals(const lp_prune *pr) { return pr->unit_evals; }
 
 /* Every configuration of the lemma of P, until one stops: those a unit
  * prunes are skipped, the others run (prove-path.c). */
@@ -268,7 +263,7 @@ void sc_lp_run_configs(prun *P, lp_prune *pr, const sc_lemprove_options *o,
     uint32_t skip_at = UINT32_MAX;
     for (guint i = 0; i < pr->units->len && skip_at == UINT32_MAX; i++) {
       cunit *u = &g_array_index(pr->units, cunit, i);
-      if (unit_vacuous(P, pr, u))
+      if (unit_vacuous(P, u))
         skip_at = u->low;
     }
     if (skip_at == UINT32_MAX) {

@@ -311,6 +311,7 @@ gboolean sc_lp_static_vacuous(prun *P, const lx *cond, const pnode *term) {
   GPtrArray *path = P->path;
   const sc_sym_oracle *inner = P->inner;
   P->path = empty;
+  g_array_set_size(P->sym_is_size, 0);
   begin_run(P);
   sc_lp_build_instance(P, FALSE);
   P->inner = NULL;
@@ -329,6 +330,7 @@ gboolean sc_lp_static_vacuous(prun *P, const lx *cond, const pnode *term) {
   P->inner = inner;
   sc_lp_run_clear(P);
   g_clear_pointer(&P->stuck, g_free);
+  g_array_set_size(P->sym_is_size, 0);
   P->path = path;
   return vacuous;
 }

@@ -161,8 +161,6 @@ gboolean sc_lp_static_vacuous(prun *P, const lx *cond, const pnode *term);
 typedef struct lp_prune lp_prune;
 lp_prune *sc_lp_prune_new(prun *P);
 void sc_lp_prune_free(lp_prune *pr);
-/* How many unit verdicts were computed (not remembered). */
-uint64_t sc_lp_prune_evals(const lp_prune *pr);
 /* Every configuration of P's lemma until one stops, those a unit proves
  * vacuous skipped; R's status and why set on a stop. */
 void sc_lp_run_configs(prun *P, lp_prune *pr, const sc_lemprove_options *o,
