@@ -46,6 +46,12 @@
  *     configuration at rank <= R; "over budget (time)" when the oracle
  *     ran out of wall time on one of the lemma's queries
  *     (OPTS->oracle_time_hits), the only load-dependent outcome.
+ * Configurations that a part of the lemma makes vacuous for every size (a
+ * conjunct of the condition NO, a node of a requires or of a => lemma's
+ * left side ill-typed, judged on its own variables) are not run, and
+ * skipped in bulk.  A lemma well-typed in no configuration at rank <= R
+ * is proved at the next bound, up to max_rank_bound (its result says
+ * which).
  * Values.  For a pure layout lemma (every operator of both sides among
  * cat, stack, slice, narrow, select, split, split_with_sizes, chunk,
  * unbind, transpose, t, permute, unsqueeze, squeeze, expand, repeat,
@@ -81,7 +87,12 @@ G_BEGIN_DECLS
 
 typedef struct {
   uint32_t rank_bound;   /* R (2) */
-  uint32_t max_configs;  /* configurations per lemma (200000); at most 600
+  uint32_t max_rank_bound; /* a lemma whose left side is well-typed in no
+                              configuration at rank <= R is proved at R + 1,
+                              and so on up to this bound (4; <= R: never) */
+  uint32_t max_configs;  /* configurations visited per lemma (200000: run,
+                            or found vacuous one by one; those skipped in
+                            bulk are not counted, prove-configs.c); at most 600
                             calls of the oracle per lemma */
   uint32_t max_paths;    /* runs per lemma (a path, a split or an infeasible case
                             each), over all configurations (15000; at
@@ -134,6 +145,10 @@ typedef struct {
   sc_lemprove_status values; /* values (layout and typing PROVED only) */
   char *values_why;         /* as why, for the values */
   uint32_t value_paths;     /* complete paths of the values run */
+  uint32_t rank_bound;      /* the bound of the last attempt: R, or above
+                               it when the left side was well-typed in no
+                               configuration at R (options' max_rank_bound) */
+  gboolean untyped;         /* NOT_PROVABLE: well-typed in no configuration */
 } sc_lemprove_result;
 
 typedef struct sc_lemprove_report sc_lemprove_report;

@@ -97,7 +97,8 @@ static int lemmas_check(int argc, char **argv) {
 }
 
 static const char prove_usage[] =
-    "Usage: shardcheck lemmas prove [--lemmas DIR] [--rank-bound R] [--only PREFIX] [--part I/N] "
+    "Usage: shardcheck lemmas prove [--lemmas DIR] [--rank-bound R] [--max-rank-bound M] "
+    "[--only PREFIX] [--part I/N] "
     "[--no-values] [--layout-only] [--format text|json]\n";
 
 /* cvc5's limits for `lemmas prove`: the resource limit per check
@@ -128,6 +129,7 @@ static json_t *prove_json(const sc_lemprove_report *rep, gboolean values) {
     json_t *o = json_pack("{s:s, s:s, s:i, s:i, s:i}", "name", r->name, "status",
                           sc_lemprove_status_name(r->status), "configs", (json_int_t)r->configs,
                           "paths", (json_int_t)r->paths, "typed", (json_int_t)r->typed);
+    json_object_set_new(o, "rank_bound", json_integer((json_int_t)r->rank_bound));
     json_object_set_new(o, "why", r->why ? json_string(r->why) : json_null());
     /* values: null unless tried (a layout lemma whose typing is proved) */
     gboolean tried = r->layout && r->status == SC_LEMPROVE_PROVED && values;
@@ -160,7 +162,7 @@ static int lemmas_prove(int argc, char **argv) {
   g_autofree char *only = NULL, *part = NULL;
   g_auto(GStrv) dirs = NULL;
   g_auto(GStrv) rest = NULL;
-  gint rank_bound = 2;
+  gint rank_bound = 2, max_rank_bound = 4;
   gboolean no_values = FALSE, layout_only = FALSE;
   GOptionEntry entries[] = {
       SC_CLI_LEMMAS_ENTRY(&dirs, "Also prove the lemma files (*.lemma) of DIR (repeatable)"),
@@ -170,6 +172,9 @@ static int lemmas_prove(int argc, char **argv) {
        "Prove only the pure layout lemmas (typing and values)", NULL},
       {"rank-bound", 0, 0, G_OPTION_ARG_INT, &rank_bound,
        "Prove for every rank up to R (2; at most 6)", "R"},
+      {"max-rank-bound", 0, 0, G_OPTION_ARG_INT, &max_rank_bound,
+       "A lemma well-typed in no configuration at rank <= R: prove it at the next bound, up "
+       "to M (4; at most 6; M <= R: never)", "M"},
       {"only", 0, 0, G_OPTION_ARG_STRING, &only,
        "Prove only the lemmas whose name starts with PREFIX", "PREFIX"},
       {"part", 0, 0, G_OPTION_ARG_STRING, &part,
@@ -197,12 +202,17 @@ static int lemmas_prove(int argc, char **argv) {
     fprintf(stderr, "shardcheck: --rank-bound must be in [0, 6]\n");
     return SC_EXIT_INPUT_ERROR;
   }
+  if (max_rank_bound < 0 || max_rank_bound > 6) {
+    fprintf(stderr, "shardcheck: --max-rank-bound must be in [0, 6]\n");
+    return SC_EXIT_INPUT_ERROR;
+  }
   g_autoptr(sc_lemma_set) set = sc_cli_load_lemmas_or_say(dirs);
   if (set == NULL)
     return SC_EXIT_INPUT_ERROR;
   sc_lemprove_options opts;
   sc_lemprove_options_init(&opts);
   opts.rank_bound = (uint32_t)rank_bound;
+  opts.max_rank_bound = (uint32_t)max_rank_bound;
   opts.only = only;
   opts.values = !no_values;
   opts.layout_only = layout_only;

@@ -161,7 +161,7 @@ gboolean sc_lp_infer(prun *P, const pnode *p, sc_ttype *out, int *code, char **m
 
 /* A refusal the method cannot take as "ill-typed": a comparison left
  * undecided, a rule that wants a concrete integer, a computed argument. */
-static gboolean refusal_is_method(int code, const char *msg) {
+gboolean sc_lp_refusal_is_method(int code, const char *msg) {
   return code == SC_OPS_ERROR_UNDECIDED || code == -1 || strstr(msg, "concrete") != NULL ||
          strstr(msg, "cannot decide") != NULL;
 }
@@ -186,14 +186,14 @@ static const lx *run_where(const prun *P) {
   return P->concrete ? P->k->where : P->where_sym;
 }
 
-/* Is the condition NO under the run, with its negation YES? */
-static gboolean where_excludes(prun *P) {
+/* Is COND NO under the run, with its negation YES? */
+gboolean sc_lp_cond_excludes(prun *P, const lx *cond) {
   ev_env env = {P->st, sc_lp_run_lookup, P};
-  if (ev_condition(&env, run_where(P)) != SC_NO || P->branch || P->stuck)
+  if (ev_condition(&env, cond) != SC_NO || P->branch || P->stuck)
     return FALSE;
   lx notn;
   memset(&notn, 0, sizeof notn);
-  lx *kid = (lx *)run_where(P);
+  lx *kid = (lx *)cond;
   notn.kind = LX_NOT;
   notn.n = 1;
   notn.kids = &kid;
@@ -212,21 +212,21 @@ pres sc_lp_obligation(prun *P, char **why) {
    * before the sides split it further; any other answer goes on, and the
    * condition is asked again once the sides are typed. */
   const lx *where = run_where(P);
-  if (where && where_excludes(P))
+  if (where && sc_lp_cond_excludes(P, where))
     return PR_VACUOUS;
   if (P->branch || P->stuck)
     return stuck_or_branch(P, 0, "");
   gboolean lok = sc_lp_infer(P, k->lhs, &lt, &lcode, &lmsg);
   if (P->branch || P->stuck)
     return stuck_or_branch(P, lcode, lmsg ? lmsg : "");
-  if (!lok && refusal_is_method(lcode, lmsg))
+  if (!lok && sc_lp_refusal_is_method(lcode, lmsg))
     return stuck_or_branch(P, lcode, lmsg);
   if (!lok && !both)
     return PR_VACUOUS;
   gboolean rok = sc_lp_infer(P, k->rhs, &rt, &rcode, &rmsg);
   if (P->branch || P->stuck)
     return stuck_or_branch(P, rcode, rmsg ? rmsg : "");
-  if (!rok && refusal_is_method(rcode, rmsg))
+  if (!rok && sc_lp_refusal_is_method(rcode, rmsg))
     return stuck_or_branch(P, rcode, rmsg);
   if (!lok && !rok)
     return PR_VACUOUS;
@@ -268,7 +268,7 @@ pres sc_lp_obligation(prun *P, char **why) {
     gboolean qok = sc_lp_infer(P, g_ptr_array_index(k->requires, i), &qt, &qcode, &qmsg);
     if (P->branch || P->stuck)
       return stuck_or_branch(P, qcode, qmsg ? qmsg : "");
-    if (!qok && refusal_is_method(qcode, qmsg))
+    if (!qok && sc_lp_refusal_is_method(qcode, qmsg))
       return stuck_or_branch(P, qcode, qmsg);
     if (!qok)
       return PR_VACUOUS;

@@ -147,7 +147,8 @@ static void opaque_names(const sc_sym_query *q, char **names) {
             /* rc*r + L' + rc*D*a == 0 (a the quotient): r = L - D*a with
              * L = -rc*L', the remainder of L by D, and a their quotient */
             for (uint32_t a = 0; a < q->n_vars; a++) {
-              if (a == v || !atom_named(q, a, "#aux") || !linear_in(&lit->p, a, 0))
+              if (a == v || !(atom_named(q, a, "#aux") || atom_named(q, a, "#q")) ||
+                  !linear_in(&lit->p, a, 0))
                 continue;
               append_terms(L, q, &lit->p, (const char *const *)names, v, a, FALSE, -rc,
                            &opaque);
@@ -297,6 +298,41 @@ static void begin_run(prun *P) {
   if (P->values_mode)
     sc_lp_declare_index_symbols(P);
   run_clear_values(P);
+}
+
+/* Is every path of the configuration in P->digit vacuous because COND (a
+ * top-level conjunct of the symbolic condition) is NO with its negation
+ * YES, or TERM (a node of a requires, or of a => lemma's left side) is
+ * refused for a reason other than the method's?  Judged on the empty path
+ * by the normal form and the answers the solver already gave (no new
+ * solver call): any comparison left undecided makes the answer FALSE. */
+gboolean sc_lp_static_vacuous(prun *P, const lx *cond, const pnode *term) {
+  g_autoptr(GPtrArray) empty = g_ptr_array_new();
+  GPtrArray *path = P->path;
+  const sc_sym_oracle *inner = P->inner;
+  P->path = empty;
+  g_array_set_size(P->sym_is_size, 0);
+  begin_run(P);
+  sc_lp_build_instance(P, FALSE);
+  P->inner = NULL;
+  sc_symtab_set_oracle(P->st, &wrap_oracle, P);
+  gboolean vacuous;
+  if (cond) {
+    vacuous = sc_lp_cond_excludes(P, cond);
+  } else {
+    sc_ttype t;
+    int code = 0;
+    g_autofree char *msg = NULL;
+    gboolean ok = sc_lp_infer(P, term, &t, &code, &msg);
+    vacuous = !ok && P->branch == NULL && P->stuck == NULL &&
+              !sc_lp_refusal_is_method(code, msg ? msg : "");
+  }
+  P->inner = inner;
+  sc_lp_run_clear(P);
+  g_clear_pointer(&P->stuck, g_free);
+  g_array_set_size(P->sym_is_size, 0);
+  P->path = path;
+  return vacuous;
 }
 
 /* One symbolic run of the configuration under P->path. */

@@ -5,6 +5,9 @@
  *                  symbol), a configuration's instance, its texts;
  *   prove-oblig.c  the typing obligation of one run: both sides' shape
  *                  rules on the run's symbolic types, the condition;
+ *   prove-configs.c the configurations of a lemma, those that a part of
+ *                  it (a conjunct, a node) makes vacuous for every size
+ *                  skipped in bulk;
  *   prove-path.c   path enumeration: the wrapped oracle that turns an
  *                  undecided comparison into a split, one run per path,
  *                  every path of a configuration, the concrete witness;
@@ -114,6 +117,12 @@ char *sc_lp_config_text(prun *P);
 /* prove-oblig.c.  The obligation on the current run (symtab, types,
  * values made); *why (transfer full) on PR_BAD. */
 pres sc_lp_obligation(prun *P, char **why);
+/* Is COND NO under the run, with its negation YES (not an evaluation
+ * failure)? */
+gboolean sc_lp_cond_excludes(prun *P, const lx *cond);
+/* A refusal the method cannot take as "ill-typed": a comparison left
+ * undecided, a rule that wants a concrete integer, a computed argument. */
+gboolean sc_lp_refusal_is_method(int code, const char *msg);
 /* "f32[s0_0, 4]".  (transfer full) */
 char *sc_lp_type_text(const sc_ttype *t);
 
@@ -140,5 +149,21 @@ void sc_lp_run_clear(prun *P);
 /* Every path of the configuration in P->digit.  TRUE to go on with the
  * next configuration; FALSE with R's status and why set. */
 gboolean sc_lp_prove_config(prun *P, const sc_lemprove_options *o, sc_lemprove_result *r);
+/* Is every path of the configuration in P->digit vacuous because COND (a
+ * top-level conjunct of the symbolic condition) is NO with its negation
+ * YES, or TERM (a node of a requires, or of a => lemma's left side) is
+ * refused for a reason other than the method's, on the empty path
+ * without a new solver call? */
+gboolean sc_lp_static_vacuous(prun *P, const lx *cond, const pnode *term);
+
+/* prove-configs.c.  The units that prune P's configurations (P's plan and
+ * where_sym made), their memo and the odometer's order.  (transfer full) */
+typedef struct lp_prune lp_prune;
+lp_prune *sc_lp_prune_new(prun *P);
+void sc_lp_prune_free(lp_prune *pr);
+/* Every configuration of P's lemma until one stops, those a unit proves
+ * vacuous skipped; R's status and why set on a stop. */
+void sc_lp_run_configs(prun *P, lp_prune *pr, const sc_lemprove_options *o,
+                       sc_lemprove_result *r);
 
 #endif

@@ -8,23 +8,6 @@
 
 #include <string.h>
 
-/* Every configuration of the lemma of P (TOTAL of them), until one stops. */
-static void run_configs(prun *P, uint64_t total, const sc_lemprove_options *o,
-                        sc_lemprove_result *r) {
-  uint32_t *digit = (uint32_t *)P->digit;
-  for (uint64_t c = 0; c < total; c++) {
-    uint64_t x = c;
-    for (uint32_t v = 0; v < P->nv; v++) {
-      digit[v] = (uint32_t)(x % P->plan[v].n);
-      x /= P->plan[v].n;
-    }
-    digit[P->nv] = (uint32_t)x;
-    r->configs++;
-    if (!sc_lp_prove_config(P, o, r))
-      break;
-  }
-}
-
 static uint64_t time_hits(const sc_lemprove_options *o, void *user) {
   return o->oracle_time_hits ? o->oracle_time_hits(user) : 0;
 }
@@ -42,26 +25,19 @@ static void mark_time(const sc_lemprove_options *o, void *user, uint64_t t0,
                          t - t0);
 }
 
-static void prove_lemma(const sc_lemma_set *set, uint32_t li, const sc_lemprove_options *o,
-                        const sc_sym_oracle *oracle, void *user, sc_lemprove_result *r) {
+/* Lemma LI at rank bound R. */
+static void prove_at(const sc_lemma_set *set, uint32_t li, const sc_lemprove_options *o,
+                     uint32_t R, const sc_sym_oracle *oracle, void *user,
+                     sc_lemprove_result *r) {
   const ld_checked *k = sc_lemma_set_checked(set, li);
   r->status = SC_LEMPROVE_PROVED;
-  uint32_t R = o->rank_bound;
+  r->rank_bound = R;
   g_autofree vplan *plan = sc_lp_plan_vars(set, li, k, R, &r->why);
   if (plan == NULL) {
     r->status = SC_LEMPROVE_NOT_PROVABLE;
     return;
   }
   uint32_t nv = k->vars.names->len;
-  uint64_t total = SC_DTYPE_COUNT;
-  for (uint32_t v = 0; v < nv && total <= o->max_configs; v++)
-    total *= plan[v].n;
-  if (total > o->max_configs) {
-    r->status = SC_LEMPROVE_NOT_PROVABLE;
-    r->why = g_strdup_printf("more than %u configurations at rank <= %u (budget)", o->max_configs,
-                             R);
-    return;
-  }
   g_autofree uint32_t *digit = g_new0(uint32_t, nv + 1);
   prun P = {0};
   P.k = k;
@@ -80,10 +56,12 @@ static void prove_lemma(const sc_lemma_set *set, uint32_t li, const sc_lemprove_
   P.set = set;
   P.li = li;
   P.opts = o;
+  lp_prune *pr = sc_lp_prune_new(&P);
   uint64_t t0 = time_hits(o, user);
-  run_configs(&P, total, o, r);
+  sc_lp_run_configs(&P, pr, o, r);
   if (r->status == SC_LEMPROVE_PROVED && r->typed == 0) {
     r->status = SC_LEMPROVE_NOT_PROVABLE;
+    r->untyped = TRUE;
     r->why = g_strdup_printf("the left side is well-typed in no configuration at rank <= %u", R);
   }
   mark_time(o, user, t0, &r->status, &r->why);
@@ -98,17 +76,37 @@ static void prove_lemma(const sc_lemma_set *set, uint32_t li, const sc_lemprove_
     P.runs = 0;
     P.solver_calls = 0;
     t0 = time_hits(o, user);
-    run_configs(&P, total, o, &v);
+    sc_lp_run_configs(&P, pr, o, &v);
     mark_time(o, user, t0, &v.status, &v.why);
     r->values = v.status;
     r->values_why = v.why;
     r->value_paths = v.paths;
   }
+  sc_lp_prune_free(pr);
   sc_lp_run_clear(&P);
   g_free(P.types);
   g_free(P.values);
   g_array_free(P.sym_is_size, TRUE);
   g_hash_table_destroy(P.answers);
+}
+
+/* Lemma LI at rank bound O->rank_bound; while its left side is well-typed
+ * in no configuration there (a rank-3 batched matmul, a rank-4 attention
+ * layout: the bound proves nothing), again at the next bound, up to
+ * O->max_rank_bound.  The result says the bound it was proved at. */
+static void prove_lemma(const sc_lemma_set *set, uint32_t li, const sc_lemprove_options *o,
+                        const sc_sym_oracle *oracle, void *user, sc_lemprove_result *r) {
+  for (uint32_t R = o->rank_bound;; R++) {
+    prove_at(set, li, o, R, oracle, user, r);
+    if (!r->untyped || R >= o->max_rank_bound)
+      return;
+    sc_lemprove_result fresh = {0};
+    fresh.lemma = r->lemma;
+    fresh.name = r->name;
+    g_free(r->why);
+    g_free(r->values_why);
+    *r = fresh;
+  }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -126,6 +124,7 @@ static gboolean values_tried(const sc_lemprove_report *rep, const sc_lemprove_re
 
 void sc_lemprove_options_init(sc_lemprove_options *opts) {
   opts->rank_bound = 2;
+  opts->max_rank_bound = 4;
   opts->max_configs = 200000;
   opts->max_paths = 15000;
   opts->only = NULL;
@@ -216,7 +215,7 @@ void sc_lemprove_report_text(FILE *out, const sc_lemprove_report *rep) {
     const sc_lemprove_result *r = &g_array_index(rep->results, sc_lemprove_result, i);
     if (r->status == SC_LEMPROVE_PROVED)
       fprintf(out, "proved        %s (rank <= %u: %u configurations, %u paths, %u typed)\n",
-              r->name, rep->rank_bound, r->configs, r->paths, r->typed);
+              r->name, r->rank_bound, r->configs, r->paths, r->typed);
     else
       fprintf(out, "%-13s %s: %s\n",
               r->status == SC_LEMPROVE_REFUTED ? "refuted" : "not provable", r->name,
@@ -230,10 +229,19 @@ void sc_lemprove_report_text(FILE *out, const sc_lemprove_report *rep) {
   }
   uint32_t p, f, u, vt, vp, vf, vu;
   sc_lemprove_report_counts(rep, &p, &f, &u);
-  fprintf(out,
-          "%u lemmas: %u proved well-typed for all sizes at rank <= %u, %u refuted, %u not "
-          "provable by this method\n",
-          rep->results->len, p, rep->rank_bound, f, u);
+  uint32_t higher = 0, top = rep->rank_bound;
+  for (guint i = 0; i < rep->results->len; i++) {
+    const sc_lemprove_result *r = &g_array_index(rep->results, sc_lemprove_result, i);
+    if (r->status == SC_LEMPROVE_PROVED && r->rank_bound > rep->rank_bound) {
+      higher++;
+      top = MAX(top, r->rank_bound);
+    }
+  }
+  fprintf(out, "%u lemmas: %u proved well-typed for all sizes at rank <= %u", rep->results->len, p,
+          rep->rank_bound);
+  if (higher)
+    fprintf(out, " (%u of them at a bound up to %u: typed at no lower rank)", higher, top);
+  fprintf(out, ", %u refuted, %u not provable by this method\n", f, u);
   sc_lemprove_report_value_counts(rep, &vt, &vp, &vf, &vu);
   if (rep->values)
     fprintf(out,

@@ -907,8 +907,19 @@ static void qb_define(qb *b, uint32_t atom) {
     break;
   }
   case SC_ATOM_MOD: {
-    /* x == A mod B: A - B*q - x == 0 for some q, and x is a remainder */
-    uint32_t vq = qb_new_var(b, g_strdup_printf("#aux%u", b->vars->len), FALSE, 0, FALSE, 0);
+    /* x == A mod B: A - B*q - x == 0 for some q, and x is a remainder;
+     * q is floor(A / B), so where the symtab has that quotient's atom (a
+     * view's -1 size beside a divisibility test of the same numel) it is
+     * q itself: "A % B == 0" then gives B*(A / B) == A linearly */
+    sc_sym_atom key;
+    memset(&key, 0, sizeof key);
+    key.kind = SC_ATOM_FLOORDIV;
+    key.a = a->a;
+    key.b = a->b;
+    uint32_t qa = sc_sym_atom_find(st, &key);
+    uint32_t vq = qa != G_MAXUINT32
+                      ? qb_var(b, qa)
+                      : qb_new_var(b, g_strdup_printf("#aux%u", b->vars->len), FALSE, 0, FALSE, 0);
     qb_part e[3] = {{A, 1, QB_NONE}, {B, -1, vq}, {x, -1, QB_NONE}};
     qb_unit(b, SC_SYM_REL_EQ, e, 3);
     qb_part r[1] = {{x, 1, QB_NONE}};

@@ -196,6 +196,9 @@ int sc_sym_dim_cmp(const sc_symtab *st, sc_dim a, sc_dim b);
 sc_dim sc_sym_refresh(sc_symtab *st, sc_dim d);
 sc_dim sc_sym_atom_dim(sc_symtab *st, uint32_t atom);
 uint32_t sc_sym_atom_intern(sc_symtab *st, const sc_sym_atom *key);
+/* The id of the atom equal to KEY, or G_MAXUINT32 when there is none (none
+ * is made). */
+uint32_t sc_sym_atom_find(const sc_symtab *st, const sc_sym_atom *key);
 sc_dim sc_sym_scale(sc_symtab *st, sc_dim d, int64_t k);
 /* a + kb*b and a*b on the stored forms, without refreshing them: exact
  * arithmetic whatever the epoch (the result is fresh when a and b are). */

@@ -189,17 +189,28 @@ static const sc_sym_poly *poly_intern(sc_symtab *st, const sc_sym_term *t, uint3
   return p;
 }
 
+static guint atom_hash(const sc_symtab *st, const sc_sym_atom *key) {
+  guint h = mix(0x51u, key->kind);
+  if (key->kind == SC_ATOM_SYM) {
+    h = mix(h, g_str_hash(sc_sym_symbol_get(st, key->sym)->name));
+    h = mix(h, (guint64)key->scale);
+  } else {
+    h = mix(h, sc_dim_hash(key->a));
+    h = mix(h, sc_dim_hash(key->b));
+  }
+  return h;
+}
+
+uint32_t sc_sym_atom_find(const sc_symtab *st, const sc_sym_atom *key) {
+  sc_sym_atom probe = *key;
+  probe.hash = atom_hash(st, key);
+  const sc_sym_atom *found = g_hash_table_lookup(st->atom_set, &probe);
+  return found ? found->id : G_MAXUINT32;
+}
+
 uint32_t sc_sym_atom_intern(sc_symtab *st, const sc_sym_atom *key) {
   sc_sym_atom probe = *key;
-  guint h = mix(0x51u, probe.kind);
-  if (probe.kind == SC_ATOM_SYM) {
-    h = mix(h, g_str_hash(sc_sym_symbol_get(st, probe.sym)->name));
-    h = mix(h, (guint64)probe.scale);
-  } else {
-    h = mix(h, sc_dim_hash(probe.a));
-    h = mix(h, sc_dim_hash(probe.b));
-  }
-  probe.hash = h;
+  probe.hash = atom_hash(st, key);
   const sc_sym_atom *found = g_hash_table_lookup(st->atom_set, &probe);
   if (found)
     return found->id;

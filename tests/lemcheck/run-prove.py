@@ -18,7 +18,12 @@
         _shift, _roll) refuted with an instance whose sides the
         interpreter finds different (the instance is read back and checked
         to satisfy the lemma's condition), lemprove_true_transpose's
-        proved; with a wall time of 1 ms per query,
+        proved; lemprove_pruned_add_cat proved in under 1,000 of its 93,312
+        configurations (the rest pruned: prove-configs.c), its planted
+        twin lemprove_pruned_planted_dim refuted with an instance where
+        ?c has the higher rank; lemprove_rank3_bmm_transpose (typed at
+        no rank <= 2) proved at rank <= 3, and not provable with
+        --max-rank-bound 2; with a wall time of 1 ms per query,
         lemprove_values_view_rows "over budget (time)".
     run-prove.py SHARDCHECK STATUS_JSON library [PREFIX...]
         The library's lemmas whose names start with a PREFIX (all when none
@@ -116,6 +121,31 @@ def planted(exe, planted_dir):
     o = by.get("lemprove_scalar_condition", {})
     if o.get("status") != "proved" or o.get("typed", 0) == 0:
         failures.append(f"lemprove_scalar_condition: {o}")
+    # pruning (prove-configs.c): proved where the blind product of 93,312
+    # configurations was over the budget of runs; the planted twin refuted
+    # in a configuration it must not skip (?c of a higher rank than ?a)
+    t = by.get("lemprove_pruned_add_cat", {})
+    if t.get("status") != "proved" or t.get("typed", 0) == 0 or t.get("configs", 0) > 1000:
+        failures.append(f"lemprove_pruned_add_cat not proved by pruning: {t}")
+    t = by.get("lemprove_pruned_planted_dim", {})
+    why = t.get("why") or ""
+    a = re.search(r"\?a: \w+\[([^\]]*)\]", why)
+    c = re.search(r"\?c: \w+\[([^\]]*)\]", why)
+    if t.get("status") != "refuted" or not a or not c:
+        failures.append(f"lemprove_pruned_planted_dim not refuted with an instance: {t}")
+    elif len(c.group(1).split(",")) <= len(a.group(1).split(",")):
+        failures.append(f"lemprove_pruned_planted_dim: the instance does not break it: {why}")
+    # the rank fallback (prove.c): typed at no rank <= 2, proved at rank <= 3;
+    # not provable when the fallback stops at 2
+    t = by.get("lemprove_rank3_bmm_transpose", {})
+    if t.get("status") != "proved" or t.get("rank_bound") != 3 or t.get("typed", 0) == 0:
+        failures.append(f"lemprove_rank3_bmm_transpose not proved at rank <= 3: {t}")
+    rc3, rep3 = prove(exe, ["--lemmas", planted_dir, "--only", "lemprove_rank3_",
+                            "--max-rank-bound", "2"])
+    t = rep3["lemmas"][0] if rep3 and rep3["lemmas"] else {}
+    if t.get("status") != "not_provable" or t.get("rank_bound") != 2 or \
+            "well-typed in no configuration at rank <= 2" not in (t.get("why") or ""):
+        failures.append(f"--max-rank-bound 2: lemprove_rank3_bmm_transpose {t}")
     for name in sorted(by):
         print(f"{by[name]['status']:13} {name}: {by[name].get('why') or ''}")
     # the wall-time safety net, hit on purpose (1 ms per query): the lemma it
