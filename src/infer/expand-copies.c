@@ -82,7 +82,8 @@ static sc_id copies_of(sc_rel_ctx *c, sc_id x, uint32_t copies, int32_t d) {
  * one-operand clean operators (view, transpose, slice, ...: structural,
  * so linear) over a sum of 2..EXPAND_MAX_COPIES terms none of which has
  * a sum in it (the ranks' partials).  The sum, with the chain from the
- * root down in CHAIN[0..*N_CHAIN), or NULL. */
+ * root down in CHAIN[0..*N_CHAIN), or NULL.  (Clean and a view: a
+ * structural operator, linear; a pad with a value would not be.) */
 static const sc_texpr *partial_sum_form(sc_rel_ctx *c, sc_id u, const sc_texpr **chain,
                                         uint32_t *n_chain) {
   const GPtrArray *rel = c->rel[u];
@@ -92,8 +93,8 @@ static const sc_texpr *partial_sum_form(sc_rel_ctx *c, sc_id u, const sc_texpr *
     const sc_texpr *t = g_ptr_array_index(rel, i);
     *n_chain = 0;
     while (sc_texpr_get_kind(t) == SC_TEXPR_CALL && sc_texpr_n_children(t) == 1 &&
-           (sc_texpr_op(t)->flags & SC_OP_CLEAN) &&
-           !g_str_has_prefix(sc_texpr_op(t)->qualname, "sc.sum.") && *n_chain < MAX_CHAIN) {
+           (sc_texpr_op(t)->flags & SC_OP_CLEAN) && (sc_texpr_op(t)->flags & SC_OP_VIEW) &&
+           *n_chain < MAX_CHAIN) {
       chain[(*n_chain)++] = t;
       t = sc_texpr_child(t, 0);
     }
