@@ -354,8 +354,9 @@ gboolean sc_rel_cat_equal_parts(sc_rel_ctx *c, sc_id cls);
 
 /* A spec expand of one size-1 dim to n <= 8 (node N, its output class
  * OUT_CLS[0], its input class c->in_cls[0]) whose output is unmapped is
- * unioned with the cat of n copies of its input (expand-copies.c); TRUE
- * when it was. */
+ * unioned with the cat of n copies of its input (an input with a clean
+ * form without sums), or with the sum of the cats of copies of the
+ * partials of a partial-sum form (expand-copies.c); TRUE when it was. */
 gboolean sc_rel_expand_copies(sc_rel_ctx *c, const sc_node *n, const sc_id *out_cls);
 
 /* --- collectives and term builders (collective.c) --- */

@@ -110,6 +110,54 @@ def test_constants():
     assert "add" not in const, const
 
 
+def _index(tensors, mesh):
+    """A truth.Index over impl inputs {name: (rank, [value seed 1, value
+    seed 2])} (no nodes)."""
+    graph = {"inputs": [{"name": nm, "shape": list(v[0].shape), "dtype": "f64", "rank": r}
+                        for nm, (r, v) in tensors.items()], "nodes": [], "outputs": []}
+    envs = [{nm: v[i] for nm, (_, v) in tensors.items()} for i in range(2)]
+    return truth.Index({"impl": graph}, envs, mesh)
+
+
+def test_truth_sums():
+    # a sum of one tensor per rank of a mesh group, the terms at different
+    # places in the ranks' lists (13002, 23013), and one per chunk of a cat
+    # (the sum of a dropped all_reduce, cut along another dim on each rank)
+    gen = torch.Generator().manual_seed(5)
+
+    def rnd(*shape):
+        return [torch.randn(shape, generator=gen, dtype=torch.float64) for _ in range(2)]
+    t = {}
+    for r in range(4):                       # mesh 2x2: groups {0,2}, {1,3}, {0,1}, {2,3}
+        for j in range(4):
+            t[f"a{j}_r{r}"] = (r, rnd(3, 4))
+    idx = _index(t, (2, 2))
+    want = [x + y for x, y in zip(t["a3_r0"][1], t["a0_r2"][1])]
+    assert idx.match(want) is not None
+    other = [x + y for x, y in zip(t["a1_r1"][1], t["a2_r3"][1])]
+    whole = [torch.cat([w, o], 1) for w, o in zip(want, other)]
+    assert idx.match(whole) is not None
+    # not a sum of tensors of one group (ranks 0 and 3 are in no group,
+    # and their copies are not equal): not found
+    bad = [x + y for x, y in zip(t["a3_r0"][1], t["a0_r3"][1])]
+    assert idx.match(bad) is None
+
+
+def test_truth_sum_copies():
+    # an impl tensor plus the cat of copies of another along one dim (the
+    # broadcast term of 18039's layer-norm gradient)
+    gen = torch.Generator().manual_seed(6)
+
+    def rnd(*shape):
+        return [torch.randn(shape, generator=gen, dtype=torch.float64) for _ in range(2)]
+    t = {"g": (0, rnd(6, 1, 2)), "b": (0, rnd(2, 1, 2)), "c": (1, rnd(6, 1, 2))}
+    idx = _index(t, (2,))
+    want = [g + torch.cat([b, b, b], 0) for g, b in zip(t["g"][1], t["b"][1])]
+    assert idx.match(want) is not None
+    skew = [g + torch.cat([b, b, 2 * b], 0) for g, b in zip(t["g"][1], t["b"][1])]
+    assert idx.match(skew) is None
+
+
 def test_false_proofs(shardcheck):
     for path in sorted(glob.glob(os.path.join(HERE, "false-proofs", "*.json"))):
         p = subprocess.run([shardcheck, "check", "--format", "json", path],
@@ -143,6 +191,8 @@ def main():
     for name, fn, args in [("determinism", test_determinism, ()),
                            ("layouts", test_layouts, ()),
                            ("constants", test_constants, ()),
+                           ("truth sums", test_truth_sums, ()),
+                           ("truth sum copies", test_truth_sum_copies, ()),
                            ("false-proofs", test_false_proofs, (shardcheck,)),
                            ("seeds " + SEEDS, test_seeds, (shardcheck,))]:
         try:

@@ -7,7 +7,19 @@
  * no clean relation (it is deferred); with it, e = cat(x_r, x_r, dim=1)
  * for each rank's copy, and the check still refines.  A mutant that
  * negates on one rank only (y_1 = expand(x_1)) fails at y, where its
- * values diverge, not at e. */
+ * values diverge, not at e.
+ * The same over blocks of two ranks (x cut along dim 2, no rank holds
+ * all of it; shardsmith 21011's keys gathered from every rank):
+ *   rank r  a_r = neg(x_r); y_r = expand(a_r, [2, 2, 2])  (x_r: [2, 1, 2])
+ * e = cat(cat(x_0, x_1, dim=2), cat(x_0, x_1, dim=2), dim=1), and the
+ * mutant that takes abs on rank 1 fails at y.
+ * And over a partial sum under a view (x = view(sum(x_0, x_1)), x_r:
+ * [2, 3]; shardsmith 28022's bias added on every rank):
+ *   rank r  a_r = neg(x_r); y_r = expand(view(a_r, [2, 1, 3]), [2, 2, 3])
+ *   y = sum(y_0, y_1)
+ * e = sum(cat(view(x_0), view(x_0), dim=1), cat(view(x_1), view(x_1),
+ * dim=1)) (expand is linear; the view is carried to each partial), and
+ * the mutant that takes abs on rank 1 fails at y. */
 #include "infer-fixture.h"
 
 #define T(name, shape, extra) "{\"name\": \"" name "\", \"shape\": " shape ", \"dtype\": \"f32\"" extra "}"
@@ -33,12 +45,58 @@ static char *bundle(const char *rank0, const char *rank1) {
       rank0, rank1);
 }
 
+/* x: [2, 1, 4] cut along dim 2 over two ranks. */
+static char *bundle_cut(const char *rank0, const char *rank1) {
+  return g_strdup_printf(
+      "{\"format\": \"shardcheck-bundle/1\", \"name\": \"expand-copies-cut\", \"symbols\": {},"
+      " \"assume\": [],"
+      " \"spec\": {\"inputs\": [" T("x", "[2, 1, 4]", "") "],"
+      "  \"nodes\": [" NODE("e", "aten.expand.default", "[\"x\", [2, 2, 4]]", "e", "[2, 2, 4]", "")
+      ", " NODE("y", "aten.neg.default", "[\"e\"]", "y", "[2, 2, 4]", "") "],"
+      "  \"outputs\": [\"y\"]},"
+      " \"impl\": {\"inputs\": [" T("x_0", "[2, 1, 2]", R0) ", " T("x_1", "[2, 1, 2]", R1) "],"
+      "  \"nodes\": [%s, %s],"
+      "  \"outputs\": [\"y_0\", \"y_1\"]},"
+      " \"input_relation\": {\"x\": [\"cat(x_0, x_1, dim=2)\"]},"
+      " \"expect_output_relation\": {\"y\": [\"cat(y_0, y_1, dim=2)\"]}}",
+      rank0, rank1);
+}
+
+/* x: [2, 1, 3], the view of a partial sum of two ranks' [2, 3]. */
+static char *bundle_sum(const char *rank0, const char *rank1) {
+  return g_strdup_printf(
+      "{\"format\": \"shardcheck-bundle/1\", \"name\": \"expand-copies-sum\", \"symbols\": {},"
+      " \"assume\": [],"
+      " \"spec\": {\"inputs\": [" T("x", "[2, 1, 3]", "") "],"
+      "  \"nodes\": [" NODE("e", "aten.expand.default", "[\"x\", [2, 2, 3]]", "e", "[2, 2, 3]", "")
+      ", " NODE("y", "aten.neg.default", "[\"e\"]", "y", "[2, 2, 3]", "") "],"
+      "  \"outputs\": [\"y\"]},"
+      " \"impl\": {\"inputs\": [" T("x_0", "[2, 3]", R0) ", " T("x_1", "[2, 3]", R1) "],"
+      "  \"nodes\": [%s, %s],"
+      "  \"outputs\": [\"y_0\", \"y_1\"]},"
+      " \"input_relation\": {\"x\": [\"view(sum(x_0, x_1), shape=[2, 1, 3])\"]},"
+      " \"expect_output_relation\": {\"y\": [\"sum(y_0, y_1)\"]}}",
+      rank0, rank1);
+}
+
 #define CORRECT(r, R)                                                                   \
   NODE("a_" r, "aten.neg.default", "[\"x_" r "\"]", "a_" r, "[2, 1, 3]", R) ", "      \
   NODE("y_" r, "aten.expand.default", "[\"a_" r "\", [2, 2, 3]]", "y_" r, "[2, 2, 3]", R)
 #define NO_NEG(r, R)                                                                    \
   NODE("a_" r, "aten.abs.default", "[\"x_" r "\"]", "a_" r, "[2, 1, 3]", R) ", "      \
   NODE("y_" r, "aten.expand.default", "[\"a_" r "\", [2, 2, 3]]", "y_" r, "[2, 2, 3]", R)
+
+#define CUT_CORRECT(r, R)                                                               \
+  NODE("a_" r, "aten.neg.default", "[\"x_" r "\"]", "a_" r, "[2, 1, 2]", R) ", "      \
+  NODE("y_" r, "aten.expand.default", "[\"a_" r "\", [2, 2, 2]]", "y_" r, "[2, 2, 2]", R)
+#define CUT_NO_NEG(r, R)                                                                \
+  NODE("a_" r, "aten.abs.default", "[\"x_" r "\"]", "a_" r, "[2, 1, 2]", R) ", "      \
+  NODE("y_" r, "aten.expand.default", "[\"a_" r "\", [2, 2, 2]]", "y_" r, "[2, 2, 2]", R)
+
+#define SUM_PART(r, R, f)                                                               \
+  NODE("a_" r, f, "[\"x_" r "\"]", "a_" r, "[2, 3]", R) ", "                          \
+  NODE("v_" r, "aten.view.default", "[\"a_" r "\", [2, 1, 3]]", "v_" r, "[2, 1, 3]", R) ", " \
+  NODE("y_" r, "aten.expand.default", "[\"v_" r "\", [2, 2, 3]]", "y_" r, "[2, 2, 3]", R)
 
 static const char *node_name(const sc_bundle *b, sc_id v) {
   return v == SC_ID_NONE ? "(none)" : sc_graph_node(sc_bundle_spec(b), v)->name;
@@ -52,6 +110,35 @@ static void assert_copies(sc_infer_result *r) {
   for (guint i = 0; e != NULL && i < e->len && !found; i++)
     found = strcmp(g_ptr_array_index(e, i), "cat(x_0, x_0, dim=1)") == 0 ||
             strcmp(g_ptr_array_index(e, i), "cat(x_1, x_1, dim=1)") == 0;
+  if (!found)
+    for (guint i = 0; e != NULL && i < e->len; i++)
+      g_printerr("e = %s\n", (const char *)g_ptr_array_index(e, i));
+  g_assert_true(found);
+}
+
+/* e related as the cat of copies of the two ranks' blocks. */
+static void assert_block_copies(sc_infer_result *r) {
+  const GPtrArray *e = sc_infer_tensor_exprs(r, 1);
+  g_assert_nonnull(e);
+  gboolean found = FALSE;
+  for (guint i = 0; e != NULL && i < e->len && !found; i++)
+    found = strcmp(g_ptr_array_index(e, i),
+                   "cat(cat(x_0, x_1, dim=2), cat(x_0, x_1, dim=2), dim=1)") == 0;
+  if (!found)
+    for (guint i = 0; e != NULL && i < e->len; i++)
+      g_printerr("e = %s\n", (const char *)g_ptr_array_index(e, i));
+  g_assert_true(found);
+}
+
+/* e related as the sum of the cats of copies of the partials' views. */
+static void assert_sum_copies(sc_infer_result *r) {
+  const GPtrArray *e = sc_infer_tensor_exprs(r, 1);
+  g_assert_nonnull(e);
+  gboolean found = FALSE;
+  for (guint i = 0; e != NULL && i < e->len && !found; i++)
+    found = strcmp(g_ptr_array_index(e, i),
+                   "sum(cat(view(x_0, shape=[2, 1, 3]), view(x_0, shape=[2, 1, 3]), dim=1), "
+                   "cat(view(x_1, shape=[2, 1, 3]), view(x_1, shape=[2, 1, 3]), dim=1))") == 0;
   if (!found)
     for (guint i = 0; e != NULL && i < e->len; i++)
       g_printerr("e = %s\n", (const char *)g_ptr_array_index(e, i));
@@ -79,10 +166,58 @@ static void test_bug_after(void) {
   sc_bundle_free(b);
 }
 
+static void test_cut_correct(void) {
+  g_autofree char *json = bundle_cut(CUT_CORRECT("0", R0), CUT_CORRECT("1", R1));
+  sc_bundle *b = NULL;
+  sc_infer_result *r = ifx_run_json(json, "expand-copies-cut", NULL, &b);
+  g_assert_cmpint(sc_infer_verdict(r), ==, SC_VERDICT_REFINES);
+  assert_block_copies(r);
+  sc_infer_result_free(r);
+  sc_bundle_free(b);
+}
+
+static void test_cut_bug_after(void) {
+  g_autofree char *json = bundle_cut(CUT_CORRECT("0", R0), CUT_NO_NEG("1", R1));
+  sc_bundle *b = NULL;
+  sc_infer_result *r = ifx_run_json(json, "expand-copies-cut", NULL, &b);
+  g_assert_cmpint(sc_infer_verdict(r), ==, SC_VERDICT_FAILS);
+  g_assert_cmpstr(node_name(b, sc_infer_failure_node(r)), ==, "y");
+  assert_block_copies(r);
+  sc_infer_result_free(r);
+  sc_bundle_free(b);
+}
+
+static void test_sum_correct(void) {
+  g_autofree char *json = bundle_sum(SUM_PART("0", R0, "aten.neg.default"),
+                                     SUM_PART("1", R1, "aten.neg.default"));
+  sc_bundle *b = NULL;
+  sc_infer_result *r = ifx_run_json(json, "expand-copies-sum", NULL, &b);
+  g_assert_cmpint(sc_infer_verdict(r), ==, SC_VERDICT_REFINES);
+  assert_sum_copies(r);
+  sc_infer_result_free(r);
+  sc_bundle_free(b);
+}
+
+static void test_sum_bug_after(void) {
+  g_autofree char *json = bundle_sum(SUM_PART("0", R0, "aten.neg.default"),
+                                     SUM_PART("1", R1, "aten.abs.default"));
+  sc_bundle *b = NULL;
+  sc_infer_result *r = ifx_run_json(json, "expand-copies-sum", NULL, &b);
+  g_assert_cmpint(sc_infer_verdict(r), ==, SC_VERDICT_FAILS);
+  g_assert_cmpstr(node_name(b, sc_infer_failure_node(r)), ==, "y");
+  assert_sum_copies(r);
+  sc_infer_result_free(r);
+  sc_bundle_free(b);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/infer/expand-copies/correct", test_correct);
   g_test_add_func("/infer/expand-copies/bug-after", test_bug_after);
+  g_test_add_func("/infer/expand-copies/cut-correct", test_cut_correct);
+  g_test_add_func("/infer/expand-copies/cut-bug-after", test_cut_bug_after);
+  g_test_add_func("/infer/expand-copies/sum-correct", test_sum_correct);
+  g_test_add_func("/infer/expand-copies/sum-bug-after", test_sum_bug_after);
   int rc = g_test_run();
   ifx_library_free();
   return rc;

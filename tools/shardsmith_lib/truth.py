@@ -8,9 +8,13 @@ inputs cut by the bundle's placements, then for each spec tensor looks for
   * a view of an impl tensor equal to it, or a prefix slice of one (padding);
   * a view of a sum of impl tensors: the inputs of one collective, or the j-th tensor
     of that shape on every rank of a group (all ranks, or a mesh group), or
-    for the whole tensor, one tensor per rank within one place of the j-th;
+    one tensor per rank of a group anywhere in the rank's list of tensors of
+    that shape (a meet-in-the-middle search over the fingerprints; groups
+    too large for it: within one place of the j-th);
+  * an impl tensor plus a cat of copies of another along one dim (a
+    broadcast term);
   * a cat, along any dim, of equal (or uneven, torch.chunk) chunks, each
-    found by the above, nested twice (2-D meshes).
+    found by the above (sums included), nested twice (2-D meshes).
 Candidates are found through fingerprints (a fixed random projection per
 shape) and confirmed with a tolerance on both seeds.  A spec tensor that
 depends on no input is a constant, which is clean.
@@ -24,6 +28,7 @@ implementation and not in the mutant, or that produces an output whose
 expected relation fails on values (what the implementation returns).
 """
 
+import bisect
 import itertools
 
 import torch
@@ -34,6 +39,13 @@ from shardcheck_export import interp
 from .plan import SR_NAMESPACE
 
 SEEDS = (1_000_003, 2_000_003)
+
+# find_sum_group: the largest number of combinations of one tensor per rank
+# over half a group that is enumerated (beyond it, find_sum_window).
+FREE_COMBOS = 20000
+# find_sum_copies: at most this many copies along a dim (expand_lead_copies'
+# and expand-copies.c's bound).
+MAX_COPIES = 8
 
 
 def _runnable(graph):
@@ -131,6 +143,12 @@ class Index:
                 for j in range(len(lists[0])):
                     self._add_sum([x[j] for x in lists])
         self.groups = groups
+        # impl tensors (not sums) by exact shape, for find_sum_copies
+        self.by_dims = {}
+        for nm in order:
+            t = env.get(nm)
+            if isinstance(t, torch.Tensor) and t.dtype.is_floating_point:
+                self.by_dims.setdefault((tuple(t.shape), True), []).append(nm)
 
     def _add_sum(self, names):
         vs = []
@@ -167,6 +185,70 @@ class Index:
                 return ("view", expr)
         return None
 
+    def _scale(self, fp, vals):
+        return 1e-6 * (abs(fp) + float(vals[0].double().abs().sum()) + 1.0)
+
+    def _sum_equals(self, combo, vals):
+        for v, want in zip(self.vals, vals):
+            acc = v[combo[0]]
+            for nm in combo[1:]:
+                acc = acc + v[nm]
+            if not _close(acc, want):
+                return False
+        return True
+
+    def find_sum_group(self, vals):
+        """A sum of one tensor per rank of a group (all ranks, or a mesh
+        group), each rank's tensor anywhere in its list of tensors of that
+        shape: a rank that adds a bias or a replicated term before the
+        reduction holds its partial one place later, and after a dropped
+        collective the ranks' terms are tensors of different kinds (a
+        gradient on one rank, a reshaped partial on another: 23013).
+        Fingerprints are linear, so the combination is found by meeting in
+        the middle (the sums over the group's first half of ranks against
+        those over its second half, sorted); a group whose halves have
+        more than FREE_COMBOS combinations keeps the tensors near the same
+        position (find_sum_window)."""
+        key = (tuple(vals[0].shape), vals[0].dtype.is_floating_point)
+        ranks = self.per_rank.get(key)
+        if not ranks or not key[1]:
+            return None
+        fp = self._fp(vals[0])
+        scale = self._scale(fp, vals)
+        fps = {}
+
+        def fp_of(nm):
+            if nm not in fps:
+                fps[nm] = self._fp(self.vals[0][nm])
+            return fps[nm]
+
+        window = False
+        for g in self.groups:
+            lists = [ranks.get(r, []) for r in g]
+            if len(g) < 2 or not all(lists):
+                continue
+            half = len(g) // 2
+            na = nb = 1
+            for x in lists[:half]:
+                na *= len(x)
+            for x in lists[half:]:
+                nb *= len(x)
+            if max(na, nb) > FREE_COMBOS:
+                window = True
+                continue
+            right = sorted((sum(fp_of(nm) for nm in c), c)
+                           for c in itertools.product(*lists[half:]))
+            keys = [f for f, _ in right]
+            for a in itertools.product(*lists[:half]):
+                need = fp - sum(fp_of(nm) for nm in a)
+                i = bisect.bisect_left(keys, need - scale)
+                while i < len(keys) and keys[i] <= need + scale:
+                    combo = a + right[i][1]
+                    if self._sum_equals(combo, vals):
+                        return ("sum", combo)
+                    i += 1
+        return self.find_sum_window(vals) if window else None
+
     def find_sum_window(self, vals):
         """A sum of one tensor per rank of a group, the tensors at nearly
         the same position in each rank's list of tensors of that shape (a
@@ -176,7 +258,7 @@ class Index:
         if not ranks or not key[1]:
             return None
         fp = self._fp(vals[0])
-        scale = 1e-6 * (abs(fp) + float(vals[0].double().abs().sum()) + 1.0)
+        scale = self._scale(fp, vals)
         fps = {}
         for g in self.groups:
             lists = [ranks.get(r, []) for r in g]
@@ -195,14 +277,33 @@ class Index:
                         tot += fps[nm]
                     if abs(tot - fp) > scale:
                         continue
-                    ok = True
-                    for v, want in zip(self.vals, vals):
-                        acc = v[combo[0]]
-                        for nm in combo[1:]:
-                            acc = acc + v[nm]
-                        ok = ok and _close(acc, want)
-                    if ok:
+                    if self._sum_equals(combo, vals):
                         return ("sum", combo)
+        return None
+
+    def find_sum_copies(self, vals):
+        """An impl tensor plus a cat of m copies of another along one dim
+        (a broadcast term the implementation adds to its cut pieces, or
+        reduces, apart: 18039's layer-norm gradient plus the broadcast of
+        a [2, 1, 2] row block to 6 rows).  For each impl tensor of vals'
+        shape the remainder is cut into m equal chunks along each dim; when
+        the chunks are equal, the chunk is looked up (find)."""
+        key = (tuple(vals[0].shape), vals[0].dtype.is_floating_point)
+        if not key[1] or not vals[0].dim():
+            return None
+        shape = vals[0].shape
+        for nm in self.by_dims.get(key, []):
+            rest = [want - v[nm] for v, want in zip(self.vals, vals)]
+            for d in range(len(shape)):
+                for m in range(2, min(shape[d], MAX_COPIES) + 1):
+                    if shape[d] % m:
+                        continue
+                    chunks = [torch.chunk(x, m, d) for x in rest]
+                    if not all(_close(c[i], c[0]) for c in chunks for i in range(1, m)):
+                        continue
+                    e = self.find([c[0] for c in chunks])
+                    if e is not None:
+                        return ("sum", (("id", nm), ("copies", d, m, e)))
         return None
 
     def find_prefix(self, vals):
@@ -224,13 +325,9 @@ class Index:
         return None
 
     def match(self, vals, depth=2):
-        e = self.find(vals)
+        e = self.find(vals) or self.find_sum_group(vals) or self.find_sum_copies(vals)
         if e is not None:
             return e
-        if depth == 2:
-            e = self.find_sum_window(vals)
-            if e is not None:
-                return e
         if depth == 0:
             return self.find_prefix(vals)
         t = vals[0]
