@@ -8,29 +8,16 @@
  * for each rank's copy, and the check still refines.  A mutant that
  * negates on one rank only (y_1 = expand(x_1)) fails at y, where its
  * values diverge, not at e. */
+#include "bundle-text.h"
 #include "infer-fixture.h"
 
-#define T(name, shape, extra) "{\"name\": \"" name "\", \"shape\": " shape ", \"dtype\": \"f32\"" extra "}"
-#define NODE(name, op, args, out, shape, rank)                                          \
-  "{\"name\": \"" name "\", \"op\": \"" op "\", \"args\": " args ", \"kwargs\": {},"   \
-  " \"outputs\": [" T(out, shape, rank) "]}"
-#define R0 ", \"rank\": 0"
-#define R1 ", \"rank\": 1"
-
 static char *bundle(const char *rank0, const char *rank1) {
-  return g_strdup_printf(
-      "{\"format\": \"shardcheck-bundle/1\", \"name\": \"expand-copies\", \"symbols\": {},"
-      " \"assume\": [],"
-      " \"spec\": {\"inputs\": [" T("x", "[2, 1, 3]", "") "],"
-      "  \"nodes\": [" NODE("e", "aten.expand.default", "[\"x\", [2, 2, 3]]", "e", "[2, 2, 3]", "")
-      ", " NODE("y", "aten.neg.default", "[\"e\"]", "y", "[2, 2, 3]", "") "],"
-      "  \"outputs\": [\"y\"]},"
-      " \"impl\": {\"inputs\": [" T("x_0", "[2, 1, 3]", R0) ", " T("x_1", "[2, 1, 3]", R1) "],"
-      "  \"nodes\": [%s, %s],"
-      "  \"outputs\": [\"y_0\", \"y_1\"]},"
-      " \"input_relation\": {\"x\": [\"x_0\", \"x_1\"]},"
-      " \"expect_output_relation\": {\"y\": [\"y_0\", \"y_1\"]}}",
-      rank0, rank1);
+  return bt_two_ranks(
+      "expand-copies", T("x", "[2, 1, 3]", ""),
+      NODE("e", "aten.expand.default", "[\"x\", [2, 2, 3]]", "e", "[2, 2, 3]", "")
+      ", " NODE("y", "aten.neg.default", "[\"e\"]", "y", "[2, 2, 3]", ""),
+      T("x_0", "[2, 1, 3]", R0) ", " T("x_1", "[2, 1, 3]", R1), rank0, rank1,
+      "\"x\": [\"x_0\", \"x_1\"]", "\"y\": [\"y_0\", \"y_1\"]");
 }
 
 #define CORRECT(r, R)                                                                   \
