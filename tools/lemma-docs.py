@@ -145,28 +145,37 @@ def values_category(w):
     return first_reason(table, w)
 
 
-def values_cell(name, proofs, rank_bound):
-    """What the prover says of statement NAME's values (layout lemmas only)."""
-    mine = [v for k, v in proofs.items() if k == name or k.startswith(name + "[")]
-    tried = [(v, vw, rb) for _, _, v, vw, rb in mine if v is not None]
-    if not tried:
-        return "fuzzed only"
-    proved = sum(1 for v, *_ in tried if v == "proved")
-    refuted = sum(1 for v, *_ in tried if v == "refuted")
-    reasons = sorted({values_category(vw) for v, vw, _ in tried if v == "not_provable"})
-    if len(mine) == 1:
-        v, vw, rb = tried[0]
-        if v == "proved":
+def prover_cell(results, n):
+    """The cell of a statement of N instances whose prover results are
+    RESULTS: (status, the reason's category when neither proved nor refuted,
+    the rank bound of the result)."""
+    if n == 1:
+        st, why, rb = results[0]
+        if st == "proved":
             return f"proved (rank <= {rb})"
-        if v == "refuted":
+        if st == "refuted":
             return "**refuted**"
-        return "fuzzed only: " + values_category(vw)
-    text = f"proved {proved}/{len(mine)} instances"
+        return "fuzzed only: " + why
+    proved = sum(1 for st, *_ in results if st == "proved")
+    refuted = sum(1 for st, *_ in results if st == "refuted")
+    reasons = sorted({why for st, why, _ in results if st == "not_provable"})
+    text = f"proved {proved}/{n} instances"
     if refuted:
         text += f", **{refuted} refuted**"
     if reasons:
         text += "; fuzzed only: " + "; ".join(reasons)
     return text
+
+
+def values_cell(name, proofs):
+    """What the prover says of statement NAME's values (layout lemmas only)."""
+    mine = [v for k, v in proofs.items() if k == name or k.startswith(name + "[")]
+    tried = [(v, vw, rb) for _, _, v, vw, rb in mine if v is not None]
+    if not tried:
+        return "fuzzed only"
+    results = [(v, None if v in ("proved", "refuted") else values_category(vw), rb)
+               for v, vw, rb in tried]
+    return prover_cell(results, len(mine))
 
 
 def status_cell(name, proofs, rank_bound):
@@ -174,22 +183,9 @@ def status_cell(name, proofs, rank_bound):
     mine = [v for k, v in proofs.items() if k == name or k.startswith(name + "[")]
     if not mine:
         return "fuzzed only: not run by the prover"
-    proved = sum(1 for st, *_ in mine if st == "proved")
-    refuted = sum(1 for st, *_ in mine if st == "refuted")
-    reasons = sorted({category(w, rank_bound) for st, w, *_ in mine if st == "not_provable"})
-    if len(mine) == 1:
-        st, w, _, _, rb = mine[0]
-        if st == "proved":
-            return f"proved (rank <= {rb})"
-        if st == "refuted":
-            return "**refuted**"
-        return "fuzzed only: " + category(w, rank_bound)
-    text = f"proved {proved}/{len(mine)} instances"
-    if refuted:
-        text += f", **{refuted} refuted**"
-    if reasons:
-        text += "; fuzzed only: " + "; ".join(reasons)
-    return text
+    results = [(st, None if st in ("proved", "refuted") else category(w, rank_bound), rb)
+               for st, w, _, _, rb in mine]
+    return prover_cell(results, len(mine))
 
 
 def render(lemma_dir, proofs_path=None):
@@ -416,7 +412,7 @@ def render(lemma_dir, proofs_path=None):
             out += ["| lemma | identity | typing for all sizes | values for all sizes |",
                     "|---|---|---|---|"]
             out += [f"| `{n} | {sentence(c)} | {status_cell(b, proofs, rank_bound)} | "
-                    f"{values_cell(b, proofs, rank_bound)} |"
+                    f"{values_cell(b, proofs)} |"
                     for (n, c), b in zip(lemmas, bare)]
         elif lemmas:
             out += ["| lemma | identity |", "|---|---|"]

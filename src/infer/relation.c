@@ -48,51 +48,41 @@ static void alias_exprs(sc_rel_ctx *c, const sc_term *first, const gboolean *all
 #define ALIAS_TERM_SIZE 8
 #define ALIAS_PER_CLASS 8
 #define ALIAS_MAX_KIDS 16
-/* The words of T's layout keys (layout_key, class_layout_key): at most
- * three per node plus its children. */
-static gsize layout_words(const sc_term *t) {
+
+/* The words of T's keys (term_key): at most three per node plus its
+ * children. */
+static gsize term_key_words(const sc_term *t) {
   gsize n = 0;
   for (uint32_t q = 0; q < sc_term_n_nodes(t); q++)
     n += 3 + sc_term_node_at(t, q)->n_children;
   return n;
 }
 
-static GBytes *layout_key(const sc_term *t) {
-  uint32_t *w = g_new(uint32_t, MAX(layout_words(t), 1));
+/* The key of term T's layout (EG NULL: every impl tensor is the word
+ * T_WORD) or of its class layout (EG given: T_WORD and the tensor's
+ * e-class).  Two terms of one class layout differ only in which name of a
+ * part they read (cat(r0.x, r2.y) and cat(r0.detach_x, r2.y)); terms of
+ * distinct class layouts read distinct parts (rank 1's copy of a block
+ * where the other reads rank 0's).  An operator node is written as its
+ * operator, attribute, child count and children, a tensor as T_WORD (and
+ * its class), so two keys of one kind are equal exactly when the layouts
+ * are.  The words are written into one array sized first. */
+static GBytes *term_key(sc_egraph *eg, const sc_term *t) {
+  uint32_t *w = g_new(uint32_t, MAX(term_key_words(t), 1));
   gsize len = 0;
   for (uint32_t q = 0; q < sc_term_n_nodes(t); q++) {
     const sc_term_node *tn = sc_term_node_at(t, q);
     if (tn->op == SC_LANG_OP_TENSOR) {
       w[len++] = T_WORD;
+      if (eg != NULL) {
+        sc_id id = sc_egraph_lookup(eg, SC_LANG_OP_TENSOR, tn->attr, NULL, 0);
+        w[len++] = id == SC_ID_NONE ? UINT32_MAX : sc_egraph_find(eg, id);
+      }
       continue;
     }
     g_assert(tn->op != T_WORD);
     w[len++] = tn->op;
     w[len++] = tn->attr;
-    w[len++] = tn->n_children;
-    for (uint32_t k = 0; k < tn->n_children; k++)
-      w[len++] = sc_term_child(t, q, k);
-  }
-  return g_bytes_new_take(w, len * sizeof(uint32_t));
-}
-
-/* The class layout of T: its layout (layout_key) with each impl tensor
- * written as its e-class instead of T.  Two terms of one class layout
- * differ only in which name of a part they read (cat(r0.x, r2.y) and
- * cat(r0.detach_x, r2.y)); terms of distinct class layouts read distinct
- * parts (rank 1's copy of a block where the other reads rank 0's). */
-static GBytes *class_layout_key(sc_egraph *eg, const sc_term *t) {
-  uint32_t *w = g_new(uint32_t, MAX(layout_words(t), 1));
-  gsize len = 0;
-  for (uint32_t q = 0; q < sc_term_n_nodes(t); q++) {
-    const sc_term_node *tn = sc_term_node_at(t, q);
-    uint32_t attr = tn->attr;
-    if (tn->op == SC_LANG_OP_TENSOR) {
-      sc_id id = sc_egraph_lookup(eg, SC_LANG_OP_TENSOR, tn->attr, NULL, 0);
-      attr = id == SC_ID_NONE ? UINT32_MAX : sc_egraph_find(eg, id);
-    }
-    w[len++] = tn->op;
-    w[len++] = attr;
     w[len++] = tn->n_children;
     for (uint32_t k = 0; k < tn->n_children; k++)
       w[len++] = sc_term_child(t, q, k);
@@ -120,7 +110,7 @@ static gboolean is_cut_form(const sc_term *t) {
  * first max_terms families, then (extra) one per layout not yet kept. */
 typedef struct {
   GHashTable *families;  /* leaf-set key (GBytes: sorted distinct leaf ids) */
-  GHashTable *layouts;   /* layout_key (GBytes) */
+  GHashTable *layouts;   /* term_key(NULL, .) (GBytes) */
   GHashTable *covered;   /* tensor id + 1 read by a kept term */
   guint kept, extra, max_kept, max_extra;
   const sc_term *first;
@@ -153,9 +143,9 @@ static gboolean pick_term(sc_rel_ctx *c, pick_state *p, const sc_term *term, GPt
       return FALSE;
     /* the kept terms' layouts, once an extra is considered */
     for (guint i = 0; p->kept_terms && i < p->kept_terms->len; i++)
-      g_hash_table_add(p->layouts, layout_key(g_ptr_array_index(p->kept_terms, i)));
+      g_hash_table_add(p->layouts, term_key(NULL, g_ptr_array_index(p->kept_terms, i)));
     g_clear_pointer(&p->kept_terms, g_ptr_array_unref);
-    layout = layout_key(term);
+    layout = term_key(NULL, term);
     if (g_hash_table_contains(p->layouts, layout)) {
       g_bytes_unref(layout);
       return FALSE;
@@ -535,7 +525,7 @@ static GPtrArray *pick_part_choices(sc_rel_ctx *c, sc_id cls, weight_ctx *wc, pi
                                               (GDestroyNotify)g_bytes_unref, NULL);
   for (guint j = 0; j < terms->len && p->kept < p->max_kept; j++) {
     const sc_term *t = g_ptr_array_index(terms, j);
-    if (g_hash_table_add(layouts, class_layout_key(eg, t)))
+    if (g_hash_table_add(layouts, term_key(eg, t)))
       pick_term(c, p, t, out, extra);
   }
   g_hash_table_unref(layouts);
@@ -578,7 +568,7 @@ static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_le
    * the odd ranks' copies wait behind them past the budget), and a rank
    * whose part no kept term reads is never explored at the consumers.  So
    * the terms that name each part by one name only (canon_weight) are
-   * enumerated too, and the first of each class layout (class_layout_key:
+   * enumerated too, and the first of each class layout (term_key(eg, .):
    * one per choice of parts) is kept first; then the rest in order. */
   GPtrArray *canon = terms->len >= 4 * c->opts->max_terms
                          ? pick_part_choices(c, cls, &wc, &p, out, extra)
@@ -623,7 +613,7 @@ static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_le
 }
 
 /* Cut forms.  Past max_terms families, at most max_terms / 2 more terms,
- * each of a layout no kept term has (layout_key), with a cat or a slice
+ * each of a layout no kept term has (term_key(NULL, .)), with a cat or a slice
  * (is_cut_form), reading an impl tensor no kept term reads: from the
  * enumeration above, then from one over fresh leaves (fresh_exprs).  They
  * are appended after the relation's own terms (sc_rel_cut_forms_set); a

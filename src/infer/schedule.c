@@ -18,9 +18,11 @@
  *
  * At its turn the slot's node is committed on the main thread: the
  * expressions join the walk's list, the counters its result, and
- * sc_rel_visit_finish records the relations with the slot's e-graph, in
- * visiting order, exactly as the sequential walk does.  A node carried at
- * its turn, or after the walk stopped, drops its proof. */
+ * sc_rel_visit_finish records the relations with the slot's e-graph and
+ * applies the expectations the proof decided (sc_rel_proof.expected: a
+ * proof only notes them, so one dropped marks none found), in visiting
+ * order, exactly as the sequential walk does.  A node carried at its
+ * turn, or after the walk stopped, drops its proof. */
 #include "infer/infer-private.h"
 #include "infer/schedule.h"
 #include "shardcheck/budget.h"

@@ -2,21 +2,9 @@
 """gen-accept.py — writes accept/*.json: valid edge cases of the format (symbolic
 shapes, null results, negative dims, kwargs, bare op names, float args, ...)."""
 import json, os
+from bundlejson import N, R, T
 OUT=os.path.join(os.path.dirname(os.path.abspath(__file__)), "accept")
 os.makedirs(OUT, exist_ok=True)
-def T(name, shape, dtype="f32", **kw):
-    d={"name":name,"shape":shape,"dtype":dtype}; d.update(kw); return d
-def N(name, op, args, outs, kwargs=None):
-    d={"name":name,"op":op,"args":args}
-    if kwargs is not None: d["kwargs"]=kwargs
-    d["outputs"]=outs
-    return d
-def R(name, shape=None, dtype=None):
-    if name is None: return None
-    d={"name":name}
-    if shape is not None: d["shape"]=shape
-    if dtype is not None: d["dtype"]=dtype
-    return d
 def identity_impl(spec, suffix="_0"):
     """the spec graph renamed, as a one-rank implementation"""
     ren=lambda s: s+suffix

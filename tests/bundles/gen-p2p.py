@@ -10,19 +10,9 @@ import copy
 import json
 import os
 
+from bundlejson import N, T
+
 OUT = os.path.dirname(os.path.abspath(__file__))
-
-
-def T(name, shape, dtype="f32"):
-    return {"name": name, "shape": shape, "dtype": dtype}
-
-
-def N(name, op, args, outs, kwargs=None):
-    d = {"name": name, "op": op, "args": args}
-    if kwargs is not None:
-        d["kwargs"] = kwargs
-    d["outputs"] = outs
-    return d
 
 
 def base():

@@ -3,19 +3,8 @@
 (a Megatron MLP on 2 ranks) with one mistake each.  Re-run after editing; the
 files it writes are committed, so the tests do not need this script."""
 import json, copy, os
+from bundlejson import N, R, T
 OUT=os.path.dirname(os.path.abspath(__file__))
-def T(name, shape, dtype="f32", **kw):
-    d={"name":name,"shape":shape,"dtype":dtype}; d.update(kw); return d
-def N(name, op, args, outs, kwargs=None):
-    d={"name":name,"op":op,"args":args}
-    if kwargs is not None: d["kwargs"]=kwargs
-    d["outputs"]=outs
-    return d
-def R(name, shape=None, dtype=None):
-    d={"name":name}
-    if shape is not None: d["shape"]=shape
-    if dtype is not None: d["dtype"]=dtype
-    return d
 def base():
     ins=[]; nodes=[]
     for r in (0,1):

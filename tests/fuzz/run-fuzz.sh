@@ -7,7 +7,10 @@
 # then runs each harness (default: all four) for SECONDS (default 60) on a
 # copy of its seed corpus tests/fuzz/corpus/NAME, niced, one at a time.  The
 # grown corpora and any crash artifacts go to $FUZZ_WORK (default
-# ./fuzz-work, outside the source tree's corpus).  Prints one line per harness
+# ./fuzz-work, outside the source tree's corpus).  With FUZZ_GROWN=1 each
+# harness also reads the grown corpus kept in the tree, tests/fuzz/grown/NAME
+# (read only: libFuzzer writes new inputs to the first folder only; update
+# it with tests/fuzz/keep-grown.sh).  Prints one line per harness
 # with its executions and coverage, then "fuzz: P passed, F failed" (one
 # test per harness; .ci/run adds it to the suite's count); exits 1 when a
 # harness found something (crash, leak, sanitizer report, timeout), naming
@@ -46,9 +49,11 @@ for h in $harnesses; do
   name=${h#fuzz-}
   mkdir -p "$work/$name" "$work/artifacts-$name"
   log="$work/$h.log"
+  grown=
+  [ "${FUZZ_GROWN:-0}" = 1 ] && [ -d "$root/tests/fuzz/grown/$name" ] && grown="$root/tests/fuzz/grown/$name"
   if nice "$build/tests/fuzz/$h" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
       -max_len=8192 -print_final_stats=1 -artifact_prefix="$work/artifacts-$name/" \
-      "$work/$name" "$root/tests/fuzz/corpus/$name" >"$log" 2>&1; then
+      "$work/$name" "$root/tests/fuzz/corpus/$name" $grown >"$log" 2>&1; then
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     cov=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -1 |
       sed -n 's/.*cov: \([0-9]*\) ft: \([0-9]*\).*/cov \1, ft \2/p')

@@ -7,35 +7,23 @@
  *   rank r  o_r = ones([3]);                 y_r = mul(x_r, o_r)   (bug: no neg)
  * The correct impl refines (e maps to the impl's e_r); the bug fails at y
  * (e's relation is its constant term neg(ones(...))), not at e. */
+#include "bundle-text.h"
 #include "infer-fixture.h"
 
 static sc_infer_result *run(const char *json, sc_bundle **bp) {
   return ifx_run_json(json, "constant", NULL, bp);
 }
 
-#define T(name, shape, extra) "{\"name\": \"" name "\", \"shape\": " shape ", \"dtype\": \"f32\"" extra "}"
-#define NODE(name, op, args, out, shape, rank)                                          \
-  "{\"name\": \"" name "\", \"op\": \"" op "\", \"args\": " args ", \"kwargs\": {},"   \
-  " \"outputs\": [" T(out, shape, rank) "]}"
-#define R0 ", \"rank\": 0"
-#define R1 ", \"rank\": 1"
-
 /* RANK0 / RANK1: each rank's nodes (its y_r last). */
 static char *bundle(const char *rank0, const char *rank1) {
-  return g_strdup_printf(
-      "{\"format\": \"shardcheck-bundle/1\", \"name\": \"constant\", \"symbols\": {},"
-      " \"assume\": [],"
-      " \"spec\": {\"inputs\": [" T("x", "[4, 3]", "") "],"
-      "  \"nodes\": [" NODE("o", "aten.ones.default", "[[3]]", "o", "[3]", "") ", "
+  return bt_two_ranks(
+      "constant", T("x", "[4, 3]", ""),
+      NODE("o", "aten.ones.default", "[[3]]", "o", "[3]", "") ", "
       NODE("e", "aten.neg.default", "[\"o\"]", "e", "[3]", "") ", "
-      NODE("y", "aten.mul.Tensor", "[\"x\", \"e\"]", "y", "[4, 3]", "") "],"
-      "  \"outputs\": [\"y\"]},"
-      " \"impl\": {\"inputs\": [" T("x_0", "[2, 3]", R0) ", " T("x_1", "[2, 3]", R1) "],"
-      "  \"nodes\": [%s, %s],"
-      "  \"outputs\": [\"y_0\", \"y_1\"]},"
-      " \"input_relation\": {\"x\": [\"cat(x_0, x_1, dim=0)\"]},"
-      " \"expect_output_relation\": {\"y\": [\"cat(y_0, y_1, dim=0)\"]}}",
-      rank0, rank1);
+      NODE("y", "aten.mul.Tensor", "[\"x\", \"e\"]", "y", "[4, 3]", ""),
+      T("x_0", "[2, 3]", R0) ", " T("x_1", "[2, 3]", R1), rank0, rank1,
+      "\"x\": [\"cat(x_0, x_1, dim=0)\"]",
+      "\"y\": [\"cat(y_0, y_1, dim=0)\"]");
 }
 
 #define CORRECT(r, R)                                                                   \

@@ -20,63 +20,36 @@
  * e = sum(cat(view(x_0), view(x_0), dim=1), cat(view(x_1), view(x_1),
  * dim=1)) (expand is linear; the view is carried to each partial), and
  * the mutant that takes abs on rank 1 fails at y. */
+#include "bundle-text.h"
 #include "infer-fixture.h"
 
-#define T(name, shape, extra) "{\"name\": \"" name "\", \"shape\": " shape ", \"dtype\": \"f32\"" extra "}"
-#define NODE(name, op, args, out, shape, rank)                                          \
-  "{\"name\": \"" name "\", \"op\": \"" op "\", \"args\": " args ", \"kwargs\": {},"   \
-  " \"outputs\": [" T(out, shape, rank) "]}"
-#define R0 ", \"rank\": 0"
-#define R1 ", \"rank\": 1"
-
 static char *bundle(const char *rank0, const char *rank1) {
-  return g_strdup_printf(
-      "{\"format\": \"shardcheck-bundle/1\", \"name\": \"expand-copies\", \"symbols\": {},"
-      " \"assume\": [],"
-      " \"spec\": {\"inputs\": [" T("x", "[2, 1, 3]", "") "],"
-      "  \"nodes\": [" NODE("e", "aten.expand.default", "[\"x\", [2, 2, 3]]", "e", "[2, 2, 3]", "")
-      ", " NODE("y", "aten.neg.default", "[\"e\"]", "y", "[2, 2, 3]", "") "],"
-      "  \"outputs\": [\"y\"]},"
-      " \"impl\": {\"inputs\": [" T("x_0", "[2, 1, 3]", R0) ", " T("x_1", "[2, 1, 3]", R1) "],"
-      "  \"nodes\": [%s, %s],"
-      "  \"outputs\": [\"y_0\", \"y_1\"]},"
-      " \"input_relation\": {\"x\": [\"x_0\", \"x_1\"]},"
-      " \"expect_output_relation\": {\"y\": [\"y_0\", \"y_1\"]}}",
-      rank0, rank1);
+  return bt_two_ranks(
+      "expand-copies", T("x", "[2, 1, 3]", ""),
+      NODE("e", "aten.expand.default", "[\"x\", [2, 2, 3]]", "e", "[2, 2, 3]", "")
+      ", " NODE("y", "aten.neg.default", "[\"e\"]", "y", "[2, 2, 3]", ""),
+      T("x_0", "[2, 1, 3]", R0) ", " T("x_1", "[2, 1, 3]", R1), rank0, rank1,
+      "\"x\": [\"x_0\", \"x_1\"]", "\"y\": [\"y_0\", \"y_1\"]");
 }
 
 /* x: [2, 1, 4] cut along dim 2 over two ranks. */
 static char *bundle_cut(const char *rank0, const char *rank1) {
-  return g_strdup_printf(
-      "{\"format\": \"shardcheck-bundle/1\", \"name\": \"expand-copies-cut\", \"symbols\": {},"
-      " \"assume\": [],"
-      " \"spec\": {\"inputs\": [" T("x", "[2, 1, 4]", "") "],"
-      "  \"nodes\": [" NODE("e", "aten.expand.default", "[\"x\", [2, 2, 4]]", "e", "[2, 2, 4]", "")
-      ", " NODE("y", "aten.neg.default", "[\"e\"]", "y", "[2, 2, 4]", "") "],"
-      "  \"outputs\": [\"y\"]},"
-      " \"impl\": {\"inputs\": [" T("x_0", "[2, 1, 2]", R0) ", " T("x_1", "[2, 1, 2]", R1) "],"
-      "  \"nodes\": [%s, %s],"
-      "  \"outputs\": [\"y_0\", \"y_1\"]},"
-      " \"input_relation\": {\"x\": [\"cat(x_0, x_1, dim=2)\"]},"
-      " \"expect_output_relation\": {\"y\": [\"cat(y_0, y_1, dim=2)\"]}}",
-      rank0, rank1);
+  return bt_two_ranks(
+      "expand-copies-cut", T("x", "[2, 1, 4]", ""),
+      NODE("e", "aten.expand.default", "[\"x\", [2, 2, 4]]", "e", "[2, 2, 4]", "")
+      ", " NODE("y", "aten.neg.default", "[\"e\"]", "y", "[2, 2, 4]", ""),
+      T("x_0", "[2, 1, 2]", R0) ", " T("x_1", "[2, 1, 2]", R1), rank0, rank1,
+      "\"x\": [\"cat(x_0, x_1, dim=2)\"]", "\"y\": [\"cat(y_0, y_1, dim=2)\"]");
 }
 
 /* x: [2, 1, 3], the view of a partial sum of two ranks' [2, 3]. */
 static char *bundle_sum(const char *rank0, const char *rank1) {
-  return g_strdup_printf(
-      "{\"format\": \"shardcheck-bundle/1\", \"name\": \"expand-copies-sum\", \"symbols\": {},"
-      " \"assume\": [],"
-      " \"spec\": {\"inputs\": [" T("x", "[2, 1, 3]", "") "],"
-      "  \"nodes\": [" NODE("e", "aten.expand.default", "[\"x\", [2, 2, 3]]", "e", "[2, 2, 3]", "")
-      ", " NODE("y", "aten.neg.default", "[\"e\"]", "y", "[2, 2, 3]", "") "],"
-      "  \"outputs\": [\"y\"]},"
-      " \"impl\": {\"inputs\": [" T("x_0", "[2, 3]", R0) ", " T("x_1", "[2, 3]", R1) "],"
-      "  \"nodes\": [%s, %s],"
-      "  \"outputs\": [\"y_0\", \"y_1\"]},"
-      " \"input_relation\": {\"x\": [\"view(sum(x_0, x_1), shape=[2, 1, 3])\"]},"
-      " \"expect_output_relation\": {\"y\": [\"sum(y_0, y_1)\"]}}",
-      rank0, rank1);
+  return bt_two_ranks(
+      "expand-copies-sum", T("x", "[2, 1, 3]", ""),
+      NODE("e", "aten.expand.default", "[\"x\", [2, 2, 3]]", "e", "[2, 2, 3]", "")
+      ", " NODE("y", "aten.neg.default", "[\"e\"]", "y", "[2, 2, 3]", ""),
+      T("x_0", "[2, 3]", R0) ", " T("x_1", "[2, 3]", R1), rank0, rank1,
+      "\"x\": [\"view(sum(x_0, x_1), shape=[2, 1, 3])\"]", "\"y\": [\"sum(y_0, y_1)\"]");
 }
 
 #define CORRECT(r, R)                                                                   \
