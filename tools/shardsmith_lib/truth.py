@@ -209,18 +209,10 @@ class Index:
         those over its second half, sorted); a group whose halves have
         more than FREE_COMBOS combinations keeps the tensors near the same
         position (find_sum_window)."""
-        key = (tuple(vals[0].shape), vals[0].dtype.is_floating_point)
-        ranks = self.per_rank.get(key)
-        if not ranks or not key[1]:
+        target = self._sum_target(vals)
+        if target is None:
             return None
-        fp = self._fp(vals[0])
-        scale = self._scale(fp, vals)
-        fps = {}
-
-        def fp_of(nm):
-            if nm not in fps:
-                fps[nm] = self._fp(self.vals[0][nm])
-            return fps[nm]
+        ranks, fp, scale, fp_of = target
 
         window = False
         for g in self.groups:
@@ -249,17 +241,33 @@ class Index:
                     i += 1
         return self.find_sum_window(vals) if window else None
 
-    def find_sum_window(self, vals):
-        """A sum of one tensor per rank of a group, the tensors at nearly
-        the same position in each rank's list of tensors of that shape (a
-        rank may hold one more or one fewer: a bias added on one rank)."""
+    def _sum_target(self, vals):
+        """What a search for a sum equal to vals starts from: the per-rank
+        lists of impl tensors of vals' shape, vals' fingerprint, its
+        tolerance, and the fingerprint of an impl tensor by name (computed
+        once); None when vals are not floating or no rank holds a tensor of
+        their shape."""
         key = (tuple(vals[0].shape), vals[0].dtype.is_floating_point)
         ranks = self.per_rank.get(key)
         if not ranks or not key[1]:
             return None
         fp = self._fp(vals[0])
-        scale = self._scale(fp, vals)
         fps = {}
+
+        def fp_of(nm):
+            if nm not in fps:
+                fps[nm] = self._fp(self.vals[0][nm])
+            return fps[nm]
+        return ranks, fp, self._scale(fp, vals), fp_of
+
+    def find_sum_window(self, vals):
+        """A sum of one tensor per rank of a group, the tensors at nearly
+        the same position in each rank's list of tensors of that shape (a
+        rank may hold one more or one fewer: a bias added on one rank)."""
+        target = self._sum_target(vals)
+        if target is None:
+            return None
+        ranks, fp, scale, fp_of = target
         for g in self.groups:
             lists = [ranks.get(r, []) for r in g]
             if len(g) < 2 or not all(lists):
@@ -270,12 +278,7 @@ class Index:
                 if any(not w for w in wins):
                     continue
                 for combo in itertools.islice(itertools.product(*wins), 20000):
-                    tot = 0.0
-                    for nm in combo:
-                        if nm not in fps:
-                            fps[nm] = self._fp(self.vals[0][nm])
-                        tot += fps[nm]
-                    if abs(tot - fp) > scale:
+                    if abs(sum(fp_of(nm) for nm in combo) - fp) > scale:
                         continue
                     if self._sum_equals(combo, vals):
                         return ("sum", combo)
