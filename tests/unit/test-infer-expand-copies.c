@@ -109,9 +109,9 @@ static void assert_sum_copies(sc_infer_result *r) {
 }
 
 /* Run bundle JSON (named NAME); it refines, or fails at y when BUG; E's
- * expected relation holds either way (ASSERT_E). */
+ * expected relation holds either way (CHECK_E). */
 static void run_case(char *json, const char *name, gboolean bug,
-                     void (*assert_e)(sc_infer_result *)) {
+                     void (*check_e)(sc_infer_result *)) {
   sc_bundle *b = NULL;
   sc_infer_result *r = ifx_run_json(json, name, NULL, &b);
   if (bug) {
@@ -120,7 +120,7 @@ static void run_case(char *json, const char *name, gboolean bug,
   } else {
     g_assert_cmpint(sc_infer_verdict(r), ==, SC_VERDICT_REFINES);
   }
-  assert_e(r);
+  check_e(r);
   sc_infer_result_free(r);
   sc_bundle_free(b);
   g_free(json);
