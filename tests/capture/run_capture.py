@@ -85,6 +85,9 @@ CASES = {
     "error-crash": (os.path.join(PROG, "crash.py"), 2, "", [], 2,
                     ["2-process run: rank 1 exited with status 1",
                      "RuntimeError: planted crash on rank 1"], []),
+    "abort-after-capture": (os.path.join(PROG, "abort-after.py"), 2, "", [], 0,
+                            ["2-process run: rank 1 exited with status -6 after its capture "
+                             "was written"], []),
     "error-hang": (os.path.join(PROG, "hang.py"), 2, "", ["--timeout", "90"], 3,
                    ["2-process run: ranks 0, 1 did not finish within 90 s"], []),
     "error-mismatch": (os.path.join(PROG, "mismatch.py"), 2, "", [], 2,

@@ -166,6 +166,10 @@ def capture_step(fn, *args, **kwargs):
     moved = {mapping.get(k, k): v for k, v in rec.moved.items()}
     torch.save({"inputs": rec.input_values, "outputs": values, "moved": moved},
                os.path.join(out_dir, f"rank{rank}.pt"))
-    with open(os.path.join(out_dir, f"rank{rank}.json"), "w") as f:
+    # the .json last and whole (written aside, then renamed): the runner
+    # reads its presence as "this rank's capture is complete"
+    done = os.path.join(out_dir, f"rank{rank}.json")
+    with open(done + ".part", "w") as f:
         json.dump(meta, f)
+    os.replace(done + ".part", done)
     return result

@@ -54,7 +54,12 @@ def _tail(path, n=12):
 
 
 def run_world(script, args, n, out_dir, log_dir, timeout, label):
-    """Run n processes of script; raise RunError on a crash or a hang."""
+    """Run n processes of script; raise RunError on a crash or a hang.  A
+    rank that exits with an error after its capture is written (its
+    rankK.json, which capture_step writes last, atomically) has done its
+    part: its exit status is reported on stderr, not raised (torch 1.13's
+    gloo process group can abort at interpreter exit when a peer's store
+    has gone: "terminate called without an active exception")."""
     port = free_port()
     procs = []
     pypath = [p for p in (_CAPTURE_ROOT, _EXPORT_ROOT) if os.path.isdir(p)]
@@ -72,14 +77,24 @@ def run_world(script, args, n, out_dir, log_dir, timeout, label):
                                        stdout=so, stderr=se, start_new_session=True), so, se))
     deadline = time.monotonic() + timeout
     failed = None
+
+    def captured(k):
+        return os.path.exists(os.path.join(out_dir, f"rank{k}.json"))
+
     try:
         while True:
             codes = [p.poll() for p, _, _ in procs]
-            bad = [k for k, c in enumerate(codes) if c not in (None, 0)]
+            bad = [k for k, c in enumerate(codes) if c not in (None, 0) and not captured(k)]
             if bad and failed is None:
                 failed = bad[0]
                 break
-            if all(c == 0 for c in codes):
+            if all(c is not None for c in codes):
+                for k, c in enumerate(codes):
+                    if c != 0:
+                        print(f"shardcheck-capture: {label} run: rank {k} exited with status {c} "
+                              f"after its capture was written (its exit is not the capture's); "
+                              f"its stderr ends:\n{_tail(os.path.join(log_dir, f'{label}-rank{k}.err'), 3)}",
+                              file=sys.stderr)
                 return
             if time.monotonic() > deadline:
                 running = [k for k, c in enumerate(codes) if c is None]
