@@ -45,6 +45,13 @@ struct sc_value {
   } u;
 };
 
+/* Does a value of kind K own memory (the kinds sc_value_clear frees)?
+ * Hot loops skip sc_value_clear for the others. */
+static inline gboolean sc_value_kind_owns(sc_value_kind k) {
+  return k == SC_VAL_TENSOR_LIST || k == SC_VAL_INT_LIST || k == SC_VAL_BOOL_LIST ||
+         k == SC_VAL_STR || k == SC_VAL_LIST;
+}
+
 void sc_value_clear(sc_value *v);
 void sc_value_copy(sc_value *dst, const sc_value *src);
 gboolean sc_value_equal(const sc_value *a, const sc_value *b); /* structural */

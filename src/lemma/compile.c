@@ -387,8 +387,7 @@ static void store_reset(arg_store *st) {
    * nothing: only the others go through sc_value_clear */
   sc_value *v = (sc_value *)(void *)st->vals->data;
   for (guint j = 0; j < st->vals->len; j++)
-    if (v[j].kind == SC_VAL_TENSOR_LIST || v[j].kind == SC_VAL_INT_LIST ||
-        v[j].kind == SC_VAL_BOOL_LIST || v[j].kind == SC_VAL_STR || v[j].kind == SC_VAL_LIST)
+    if (sc_value_kind_owns(v[j].kind))
       sc_value_clear(&v[j]);
   g_array_set_size(st->vals, 0);
   g_array_set_size(st->offs, 0);

@@ -15,6 +15,8 @@ sc_value sc_value_str(const char *s) {
   return v;
 }
 
+/* the kinds freed here are sc_value_kind_owns' (value.h): keep the two
+ * together */
 void sc_value_clear(sc_value *v) {
   if (v == NULL)
     return;
