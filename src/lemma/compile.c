@@ -59,11 +59,32 @@ typedef struct {
                             (written on the compiling thread only) */
 } rcore;
 
+/* One argument test of an attribute record against a pattern node, in
+ * argument order (acheck_of): the arguments whose test does something,
+ * so that check_attr does not look up the schema and the pattern's kind
+ * of every argument on each of its hundreds of thousands of calls. */
+typedef enum {
+  AC_ABSENT, /* an optional tensor the pattern leaves out: the value is None */
+  AC_TENSOR, /* a tensor: the value is one */
+  AC_LIST,   /* a tensor list of N items, none of them None */
+  AC_EQUAL,  /* a default or a literal: the value equals LIT */
+  AC_VAR,    /* an attribute variable: bound to the value, or equal to its binding */
+} acheck_kind;
+
+typedef struct {
+  uint32_t arg;
+  acheck_kind kind;
+  uint32_t n;           /* AC_LIST: items; AC_VAR: the variable */
+  const sc_value *lit;  /* AC_EQUAL: the pattern's value */
+} acheck;
+
 typedef struct {
   crule *rule;
   const pnode *p;
   uint32_t hidden;       /* query variable of the hidden attribute var, or UINT32_MAX */
   char hidden_name[24];
+  uint32_t n_checks;
+  acheck *checks;        /* owned */
 } cnode;
 
 struct crule {
@@ -159,8 +180,56 @@ static const sc_value *result_ints(void) {
   return table;
 }
 
-static gboolean check_attr(const sc_lang *lang, const pnode *p, uint32_t attr,
+/* The tests check_attr makes of P's arguments, in argument order: a
+ * wildcard's and a computed value's test does nothing and is left out. */
+static acheck *acheck_of(const pnode *p, uint32_t *n_out) {
+  acheck *out = g_new0(acheck, p->op->n_args ? p->op->n_args : 1);
+  uint32_t n = 0;
+  for (uint32_t a = 0; a < p->op->n_args; a++) {
+    acheck *k = &out[n];
+    k->arg = a;
+    switch (p->op->args[a].type) {
+    case SC_ARG_TENSOR:
+      k->kind = p->layout[a] == UINT32_MAX ? AC_ABSENT : AC_TENSOR;
+      n++;
+      continue;
+    case SC_ARG_TENSOR_LIST:
+    case SC_ARG_TENSOR_OPT_LIST:
+      k->kind = AC_LIST;
+      k->n = p->layout[a];
+      n++;
+      continue;
+    default:
+      break;
+    }
+    const pat_arg *pa = &p->args[a];
+    switch (pa->kind) {
+    case PA_DEFAULT:
+    case PA_LITERAL:
+      k->kind = AC_EQUAL;
+      k->lit = &pa->value;
+      n++;
+      break;
+    case PA_WILD:
+    case PA_COMPUTE:
+      break;
+    case PA_VAR:
+      k->kind = AC_VAR;
+      k->n = pa->var;
+      n++;
+      break;
+    }
+  }
+  *n_out = n;
+  return out;
+}
+
+/* Does attribute record ATTR match C's pattern node?  With BIND, its
+ * attribute variables are bound (or compared with their bindings) in
+ * argument order; without, they match anything. */
+static gboolean check_attr(const sc_lang *lang, const cnode *c, uint32_t attr,
                            const sc_value **bind) {
+  const pnode *p = c->p;
   if (sc_lang_attr_op(lang, attr) != p->op)
     return FALSE;
   uint32_t result = sc_lang_attr_result(lang, attr);
@@ -178,42 +247,36 @@ static gboolean check_attr(const sc_lang *lang, const pnode *p, uint32_t attr,
       return FALSE;
   }
   const sc_value *args = sc_lang_attr_args(lang, attr);
-  for (uint32_t a = 0; a < p->op->n_args; a++) {
-    const sc_arg *arg = &p->op->args[a];
-    const sc_value *v = &args[a];
-    switch (arg->type) {
-    case SC_ARG_TENSOR:
-      if (p->layout[a] == UINT32_MAX ? v->kind != SC_VAL_NONE : v->kind != SC_VAL_TENSOR)
+  for (uint32_t i = 0; i < c->n_checks; i++) {
+    const acheck *k = &c->checks[i];
+    const sc_value *v = &args[k->arg];
+    switch (k->kind) {
+    case AC_ABSENT:
+      if (v->kind != SC_VAL_NONE)
         return FALSE;
-      continue;
-    case SC_ARG_TENSOR_LIST:
-    case SC_ARG_TENSOR_OPT_LIST:
-      if (v->kind != SC_VAL_TENSOR_LIST || v->u.list.n != p->layout[a])
+      break;
+    case AC_TENSOR:
+      if (v->kind != SC_VAL_TENSOR)
+        return FALSE;
+      break;
+    case AC_LIST:
+      if (v->kind != SC_VAL_TENSOR_LIST || v->u.list.n != k->n)
         return FALSE;
       /* patterns hold tensors only: a None item does not match */
       for (uint32_t j = 0; j < v->u.list.n; j++)
         if (v->u.list.ids[j] == SC_ID_NONE)
           return FALSE;
-      continue;
-    default:
       break;
-    }
-    const pat_arg *pa = &p->args[a];
-    switch (pa->kind) {
-    case PA_DEFAULT:
-    case PA_LITERAL:
-      if (!sc_value_equal(v, &pa->value))
+    case AC_EQUAL:
+      if (!sc_value_equal(v, k->lit))
         return FALSE;
       break;
-    case PA_WILD:
-    case PA_COMPUTE:
-      break;
-    case PA_VAR:
+    case AC_VAR:
       if (bind == NULL)
         break;
-      if (bind[pa->var] == NULL)
-        bind[pa->var] = v;
-      else if (!sc_value_equal(bind[pa->var], v))
+      if (bind[k->n] == NULL)
+        bind[k->n] = v;
+      else if (!sc_value_equal(bind[k->n], v))
         return FALSE;
       break;
     }
@@ -223,7 +286,7 @@ static gboolean check_attr(const sc_lang *lang, const pnode *p, uint32_t attr,
 
 static gboolean pred_fn(uint32_t attr, void *user) {
   cnode *c = user;
-  return check_attr(rules_of(c->rule)->lang, c->p, attr, NULL);
+  return check_attr(rules_of(c->rule)->lang, c, attr, NULL);
 }
 
 /* Decode the hidden attribute variables of a substitution. */
@@ -234,7 +297,7 @@ static gboolean decode(const crule *r, const sc_lang *lang, const uint32_t *subs
     const cnode *c = g_ptr_array_index(r->cnodes, i);
     if (c->hidden == UINT32_MAX)
       continue;
-    if (!check_attr(lang, c->p, subst[c->hidden], bind))
+    if (!check_attr(lang, c, subst[c->hidden], bind))
       return FALSE;
   }
   return TRUE;
@@ -573,6 +636,7 @@ static sc_pat_id lower(crule *r, sc_pattern *pat, const pnode *p) {
   c->rule = r;
   c->p = p;
   c->hidden = UINT32_MAX;
+  c->checks = acheck_of(p, &c->n_checks);
   gboolean has_var = p->result_var != UINT32_MAX;
   for (uint32_t a = 0; a < p->op->n_args; a++)
     has_var |= p->args[a].kind == PA_VAR;
@@ -585,6 +649,14 @@ static sc_pat_id lower(crule *r, sc_pattern *pat, const pnode *p) {
     ap = sc_attr_pred(pred_fn, c);
   }
   return sc_pattern_node(pat, p->op->id, ap, kids, p->n_kids);
+}
+
+static void cnode_free(gpointer p) {
+  cnode *c = p;
+  if (c == NULL)
+    return;
+  g_free(c->checks);
+  g_free(c);
 }
 
 static void crule_free(gpointer p) {
@@ -651,7 +723,7 @@ static gboolean add_rule(rcore *core, const ld_checked *k, uint32_t lemma, gbool
   r->req = g_ptr_array_new();
   for (guint i = 0; i < k->requires->len; i++)
     g_ptr_array_add(r->req, g_ptr_array_index(k->requires, i));
-  r->cnodes = g_ptr_array_new_with_free_func(g_free);
+  r->cnodes = g_ptr_array_new_with_free_func(cnode_free);
   r->n_vars = k->vars.names->len;
   r->qvar = g_new(uint32_t, r->n_vars ? r->n_vars : 1);
   /* the trees this rule evaluates: names resolved once (the casts: the

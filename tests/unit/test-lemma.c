@@ -1404,6 +1404,40 @@ static void test_opt_list_pattern(void) {
   world_clear(&w);
 }
 
+/* The attribute tests of a match (compile.c's check_attr): a variable
+ * used by two nodes binds only when both records agree (the slice's dim
+ * and its cat's), and a default the pattern leaves out must hold (step
+ * 1); only the first term below matches. */
+static void test_attr_checks(void) {
+  world w;
+  world_init(&w);
+  g_autoptr(GError) err = NULL;
+  g_assert_true(sc_lemma_set_load_string(
+      w.set, "a.lemma",
+      "lemma sl: slice(cat(?a, ?b, dim=?d), dim=?d, start=?s, end=?e)\n"
+      "    => slice(?a, dim=?d, start=?s, end=?e)\n"
+      "  where 0 <= ?s and ?s <= ?e and ?e <= size(?a, ?d) and dtype(?a) == dtype(?b)\n",
+      &err));
+  g_assert_no_error(err);
+  sc_ttype t = {sc_shape_of(2, (int64_t[]){4, 4}), SC_DTYPE_F32};
+  sc_id id;
+  g_assert_true(sc_graph_add_input(w.g, "a", &t, &id, &err));
+  g_assert_true(sc_graph_add_input(w.g, "b", &t, &id, &err));
+  world_add(&w, "slice(cat(a, b, dim=0), dim=0, start=0, end=2)");
+  world_add(&w, "slice(cat(a, b, dim=1), dim=0, start=0, end=2)");
+  world_add(&w, "slice(cat(a, b, dim=0), dim=0, start=0, end=2, step=2)");
+  world_run(&w);
+  sc_lemma_counters c;
+  sc_lemma_rules_counters(w.rules, (uint32_t)sc_lemma_set_find(w.set, "sl"), &c);
+  g_assert_cmpuint(c.matches, ==, 1);
+  g_assert_cmpuint(c.applications, ==, 1);
+  g_assert_true(world_equal(&w, "slice(cat(a, b, dim=0), dim=0, start=0, end=2)",
+                            "slice(a, dim=0, start=0, end=2)"));
+  g_assert_false(world_equal(&w, "slice(cat(a, b, dim=0), dim=0, start=0, end=2, step=2)",
+                             "slice(a, dim=0, start=0, end=2, step=2)"));
+  world_clear(&w);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   sc_ops_init();
@@ -1414,6 +1448,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/lemma/run/constrained", test_constrained);
   g_test_add_func("/lemma/run/result-var", test_result_var);
   g_test_add_func("/lemma/run/undecided", test_undecided);
+  g_test_add_func("/lemma/run/attr-checks", test_attr_checks);
   g_test_add_func("/lemma/run/condition-memo", test_condition_memo);
   g_test_add_func("/lemma/run/shared-rules", test_shared_rules);
   g_test_add_func("/lemma/run/shared-rules-misuse", test_shared_rules_misuse);
