@@ -134,6 +134,12 @@ const sc_op *sc_lang_attr_op(const sc_lang *lang, uint32_t attr);
  * arguments as TENSOR / TENSOR_LIST whose ids are child indices. */
 const sc_value *sc_lang_attr_args(const sc_lang *lang, uint32_t attr);
 uint32_t sc_lang_attr_result(const sc_lang *lang, uint32_t attr);
+/* The three above in one lookup (a match's attribute tests read all of
+ * them, hundreds of thousands of times in a check): the record's op into
+ * *OP, its result index into *RESULT, its arguments returned (borrowed);
+ * NULL (*OP NULL) for an id never interned. */
+const sc_value *sc_lang_attr_read(const sc_lang *lang, uint32_t attr, const sc_op **op,
+                                  uint32_t *result);
 uint32_t sc_lang_attr_n_children(const sc_lang *lang, uint32_t attr);
 /* Value of the argument named NAME ("dim", "start"), or NULL. */
 const sc_value *sc_lang_attr_get(const sc_lang *lang, uint32_t attr, const char *name);

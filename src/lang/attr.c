@@ -217,6 +217,16 @@ const sc_value *sc_lang_attr_args(const sc_lang *lang, uint32_t attr) {
   return r->args;
 }
 
+const sc_value *sc_lang_attr_read(const sc_lang *lang, uint32_t attr, const sc_op **op,
+                                  uint32_t *result) {
+  const sc_lang_attr_rec *r = sc_lang_attr_rec_get(lang, attr);
+  *op = NULL;
+  g_return_val_if_fail(r != NULL, NULL);
+  *op = r->op;
+  *result = r->result;
+  return r->args;
+}
+
 uint32_t sc_lang_attr_result(const sc_lang *lang, uint32_t attr) {
   const sc_lang_attr_rec *r = sc_lang_attr_rec_get(lang, attr);
   g_return_val_if_fail(r != NULL, 0);

@@ -230,9 +230,11 @@ static acheck *acheck_of(const pnode *p, uint32_t *n_out) {
 static gboolean check_attr(const sc_lang *lang, const cnode *c, uint32_t attr,
                            const sc_value **bind) {
   const pnode *p = c->p;
-  if (sc_lang_attr_op(lang, attr) != p->op)
+  const sc_op *op;
+  uint32_t result;
+  const sc_value *args = sc_lang_attr_read(lang, attr, &op, &result);
+  if (op != p->op)
     return FALSE;
-  uint32_t result = sc_lang_attr_result(lang, attr);
   if (p->result_var == UINT32_MAX) {
     if (result != p->result)
       return FALSE;
@@ -246,7 +248,6 @@ static gboolean check_attr(const sc_lang *lang, const cnode *c, uint32_t attr,
     else if (!sc_value_equal(bind[p->result_var], v))
       return FALSE;
   }
-  const sc_value *args = sc_lang_attr_args(lang, attr);
   for (uint32_t i = 0; i < c->n_checks; i++) {
     const acheck *k = &c->checks[i];
     const sc_value *v = &args[k->arg];
