@@ -214,6 +214,12 @@ static void test_attr_accessors(void) {
   g_assert_cmpuint(sc_lang_attr_result(f.lang, attr), ==, 0);
   g_assert_cmpuint(sc_lang_attr_n_children(f.lang, attr), ==, 1);
   const sc_value *args = sc_lang_attr_args(f.lang, attr);
+  /* the three in one lookup */
+  const sc_op *read_op = NULL;
+  uint32_t read_result = 7;
+  g_assert_true(sc_lang_attr_read(f.lang, attr, &read_op, &read_result) == args);
+  g_assert_true(read_op == op_named("sc.slice.default"));
+  g_assert_cmpuint(read_result, ==, 0);
   g_assert_cmpint(args[0].kind, ==, SC_VAL_TENSOR);
   g_assert_cmpuint(args[0].u.tensor, ==, 0);
   g_assert_cmpint(attr_int(&f, n, "dim"), ==, 1);
