@@ -84,7 +84,7 @@ typedef struct {
   uint32_t hidden;       /* query variable of the hidden attribute var, or UINT32_MAX */
   char hidden_name[24];
   uint32_t n_checks;
-  acheck *checks;        /* owned */
+  acheck checks[];       /* n_checks, allocated with the cnode */
 } cnode;
 
 struct crule {
@@ -180,10 +180,10 @@ static const sc_value *result_ints(void) {
   return table;
 }
 
-/* The tests check_attr makes of P's arguments, in argument order: a
- * wildcard's and a computed value's test does nothing and is left out. */
-static acheck *acheck_of(const pnode *p, uint32_t *n_out) {
-  acheck *out = g_new0(acheck, p->op->n_args ? p->op->n_args : 1);
+/* The tests check_attr makes of P's arguments, in argument order, into
+ * OUT (room for one per argument); returns how many: a wildcard's and a
+ * computed value's test does nothing and is left out. */
+static uint32_t acheck_of(const pnode *p, acheck *out) {
   uint32_t n = 0;
   for (uint32_t a = 0; a < p->op->n_args; a++) {
     acheck *k = &out[n];
@@ -220,8 +220,7 @@ static acheck *acheck_of(const pnode *p, uint32_t *n_out) {
       break;
     }
   }
-  *n_out = n;
-  return out;
+  return n;
 }
 
 /* Does attribute record ATTR match C's pattern node?  With BIND, its
@@ -633,11 +632,11 @@ static sc_pat_id lower(crule *r, sc_pattern *pat, const pnode *p) {
   sc_pat_id *kids = g_newa(sc_pat_id, p->n_kids ? p->n_kids : 1);
   for (uint32_t i = 0; i < p->n_kids; i++)
     kids[i] = lower(r, pat, p->kids[i]);
-  cnode *c = g_new0(cnode, 1);
+  cnode *c = g_malloc0(sizeof(cnode) + p->op->n_args * sizeof(acheck));
   c->rule = r;
   c->p = p;
   c->hidden = UINT32_MAX;
-  c->checks = acheck_of(p, &c->n_checks);
+  c->n_checks = acheck_of(p, c->checks);
   gboolean has_var = p->result_var != UINT32_MAX;
   for (uint32_t a = 0; a < p->op->n_args; a++)
     has_var |= p->args[a].kind == PA_VAR;
@@ -650,14 +649,6 @@ static sc_pat_id lower(crule *r, sc_pattern *pat, const pnode *p) {
     ap = sc_attr_pred(pred_fn, c);
   }
   return sc_pattern_node(pat, p->op->id, ap, kids, p->n_kids);
-}
-
-static void cnode_free(gpointer p) {
-  cnode *c = p;
-  if (c == NULL)
-    return;
-  g_free(c->checks);
-  g_free(c);
 }
 
 static void crule_free(gpointer p) {
@@ -724,7 +715,7 @@ static gboolean add_rule(rcore *core, const ld_checked *k, uint32_t lemma, gbool
   r->req = g_ptr_array_new();
   for (guint i = 0; i < k->requires->len; i++)
     g_ptr_array_add(r->req, g_ptr_array_index(k->requires, i));
-  r->cnodes = g_ptr_array_new_with_free_func(cnode_free);
+  r->cnodes = g_ptr_array_new_with_free_func(g_free);
   r->n_vars = k->vars.names->len;
   r->qvar = g_new(uint32_t, r->n_vars ? r->n_vars : 1);
   /* the trees this rule evaluates: names resolved once (the casts: the
