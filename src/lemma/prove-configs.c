@@ -105,7 +105,7 @@ static void add_unit(prun *P, lp_prune *pr, const lx *cond, const pnode *term) {
     if (!seen[v])
       continue;
     u.vars[u.n_vars++] = v;
-    u.dtype |= P->plan[v].kind == VK_TENSOR;
+    u.dtype |= P->plan[v].kind == VK_TENSOR && !P->mixed;
     space *= P->plan[v].n;
     if (space > UNIT_TABLE_MAX)
       break;
@@ -248,7 +248,7 @@ void sc_lp_run_configs(prun *P, lp_prune *pr, const sc_lemprove_options *o,
   g_autofree uint32_t *dp = g_new0(uint32_t, np);
   g_autofree uint32_t *radix = g_new0(uint32_t, np);
   for (uint32_t p = 0; p < np; p++)
-    radix[p] = pr->order[p] == P->nv ? SC_DTYPE_COUNT : P->plan[pr->order[p]].n;
+    radix[p] = pr->order[p] == P->nv ? sc_lp_dtype_radix(P) : P->plan[pr->order[p]].n;
   uint64_t visits = 0;
   for (;;) {
     for (uint32_t p = 0; p < np; p++)
