@@ -21,7 +21,10 @@
         proved; lemprove_pruned_add_cat proved in under 1,000 of its 93,312
         configurations (the rest pruned: prove-configs.c), its planted
         twin lemprove_pruned_planted_dim refuted with an instance where
-        ?c has the higher rank; lemprove_rank3_bmm_transpose (typed at
+        ?c has the higher rank; lemprove_mixed_masked_fill (a bool mask
+        beside non-bool data: typed with no shared dtype) proved with a
+        dtype per tensor, its planted twin lemprove_mixed_planted_mask
+        refuted with ?x not bool; lemprove_rank3_bmm_transpose (typed at
         no rank <= 2) proved at rank <= 3, and not provable with
         --max-rank-bound 2; with a wall time of 1 ms per query,
         lemprove_values_view_rows "over budget (time)".
@@ -146,6 +149,22 @@ def planted(exe, planted_dir):
     if t.get("status") != "not_provable" or t.get("rank_bound") != 2 or \
             "well-typed in no configuration at rank <= 2" not in (t.get("why") or ""):
         failures.append(f"--max-rank-bound 2: lemprove_rank3_bmm_transpose {t}")
+    # a dtype per tensor (prove.c): typed with no shared dtype, proved with
+    # one per tensor; its planted twin refuted with ?x not bool
+    t = by.get("lemprove_mixed_masked_fill", {})
+    if t.get("status") != "proved" or t.get("dtypes") != "per tensor" or t.get("typed", 0) == 0:
+        failures.append(f"lemprove_mixed_masked_fill not proved with a dtype per tensor: {t}")
+    t = by.get("lemprove_mixed_planted_mask", {})
+    why = t.get("why") or ""
+    x = re.search(r"\?x: (\w+)\[", why)
+    m = re.search(r"\?m: (\w+)\[", why)
+    if t.get("status") != "refuted" or not x or not m:
+        failures.append(f"lemprove_mixed_planted_mask not refuted with an instance: {t}")
+    elif m.group(1) != "bool" or x.group(1) == "bool":
+        failures.append(f"lemprove_mixed_planted_mask: the instance does not break it: {why}")
+    for name, t in by.items():
+        if not name.startswith("lemprove_mixed_") and t.get("dtypes") != "shared":
+            failures.append(f"{name}: dtypes {t.get('dtypes')}, expected shared")
     for name in sorted(by):
         print(f"{by[name]['status']:13} {name}: {by[name].get('why') or ''}")
     # the wall-time safety net, hit on purpose (1 ms per query): the lemma it
