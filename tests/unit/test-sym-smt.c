@@ -196,6 +196,37 @@ static void test_mod_shares_quotient(void) {
   sc_smt_free(smt);
 }
 
+/* Floor division and modulo are functions: quotients (remainders) by one
+ * divisor of operands the context makes equal are equal, though each is a
+ * fresh variable whose defining range is nonlinear in a symbolic divisor.
+ * U == S by two inequalities, which the normal form does not substitute
+ * (a slice's end reaching the size, lemmas prove's ew2_slice_full_left:
+ * one ceil-divided length written with the end, one with the size). */
+static void test_div_congruence(void) {
+  g_autoptr(sc_symtab) st = new_st();
+  sc_smt *smt = new_smt();
+  check_oracle(st, smt, Q_EQ, "(U + T - 1)/T", "(S + T - 1)/T", SC_UNKNOWN);
+  assume(st, "U <= S");
+  check_oracle(st, smt, Q_EQ, "(U + T - 1)/T", "(S + T - 1)/T", SC_UNKNOWN);
+  assume(st, "S <= U");
+  check_oracle(st, smt, Q_EQ, "(U + T - 1)/T", "(S + T - 1)/T", SC_YES);
+  check_oracle(st, smt, Q_EQ, "(U + V) % T", "(S + V) % T", SC_YES);
+  check_oracle(st, smt, Q_EQ, "(U + V) % T", "(S + V) % V", SC_UNKNOWN); /* other divisors */
+  sc_smt_free(smt);
+  /* a path of ew2_slice_full_left[elu_backward] that no size reaches: the
+   * slice's length by its step, with the end and with the size, told
+   * apart (V the start, U the end, S the size, T the step) */
+  g_autoptr(sc_symtab) path = new_st();
+  assume(path, "V < U");
+  assume(path, "U <= S");
+  assume(path, "S <= U");
+  assume(path, "(U + T - V - 1)/T - (T - V + S - 1)/T != 0");
+  smt = new_smt();
+  sc_smt_attach(smt, path);
+  g_assert_cmpint(sc_symtab_satisfiable(path), ==, SC_NO);
+  sc_smt_free(smt);
+}
+
 static void test_min_max(void) {
   g_autoptr(sc_symtab) st = new_st();
   sc_smt *smt = new_smt();
@@ -877,6 +908,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/sym-smt/oracle/nonlinear", test_nonlinear);
   g_test_add_func("/sym-smt/oracle/floor-mod", test_floor_mod);
   g_test_add_func("/sym-smt/oracle/mod-shares-quotient", test_mod_shares_quotient);
+  g_test_add_func("/sym-smt/oracle/div-congruence", test_div_congruence);
   g_test_add_func("/sym-smt/oracle/min-max", test_min_max);
   g_test_add_func("/sym-smt/oracle/cache", test_cache);
   g_test_add_func("/sym-smt/oracle/query-text", test_query_text);
