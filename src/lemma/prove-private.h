@@ -37,6 +37,7 @@ typedef enum {
   VK_SYMINT,   /* a symbol in [-2^40, 2^40] */
   VK_SIZELIST, /* digit: length 0..R, each item a symbol */
   VK_BOOL,     /* digit: FALSE, TRUE */
+  VK_BOOLLIST, /* digit: a bool[N] (N <= 8), item i its bit i */
   VK_DTYPE,    /* digit: every dtype */
   VK_FIXED,    /* a fixed value (a float, or a string's default) */
   VK_STRCHOICE, /* digit: a string among its known values, or None */

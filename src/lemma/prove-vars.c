@@ -206,6 +206,16 @@ vplan *sc_lp_plan_vars(const sc_lemma_set *set, uint32_t li, const ld_checked *k
       p[v].kind = VK_BOOL;
       p[v].n = 2;
       break;
+    case SC_ARG_BOOL_LIST:
+      /* bool[N] (an output mask): every one of its 2^N values */
+      if (a == NULL || a->fixed_len == 0 || a->fixed_len > 8) {
+        *why = g_strdup_printf("attribute ?%s is a bool list of no fixed length up to 8", name);
+        g_free(p);
+        return NULL;
+      }
+      p[v].kind = VK_BOOLLIST;
+      p[v].n = 1u << a->fixed_len;
+      break;
     case SC_ARG_DTYPE:
       p[v].kind = VK_DTYPE;
       p[v].n = SC_DTYPE_COUNT;
@@ -341,6 +351,13 @@ uint32_t sc_lp_build_instance(prun *P, gboolean declare) {
     }
     case VK_BOOL:
       *x = sc_value_bool(d != 0);
+      break;
+    case VK_BOOLLIST:
+      x->kind = SC_VAL_BOOL_LIST;
+      x->u.bools.n = pl->arg->fixed_len;
+      x->u.bools.v = g_new(gboolean, pl->arg->fixed_len);
+      for (uint32_t j = 0; j < pl->arg->fixed_len; j++)
+        x->u.bools.v[j] = (d >> j) & 1u;
       break;
     case VK_DTYPE:
       x->kind = SC_VAL_DTYPE;

@@ -24,7 +24,8 @@
         ?c has the higher rank; lemprove_mixed_masked_fill (a bool mask
         beside non-bool data: typed with no shared dtype) proved with a
         dtype per tensor, its planted twin lemprove_mixed_planted_mask
-        refuted with ?x not bool; lemprove_rank3_bmm_transpose (typed at
+        refuted with ?x not bool; lemprove_boollist_mask (a bool[3]
+        attribute, each of its 8 values) proved; lemprove_rank3_bmm_transpose (typed at
         no rank <= 2) proved at rank <= 3, and not provable with
         --max-rank-bound 2; with a wall time of 1 ms per query,
         lemprove_values_view_rows "over budget (time)".
@@ -162,6 +163,10 @@ def planted(exe, planted_dir):
         failures.append(f"lemprove_mixed_planted_mask not refuted with an instance: {t}")
     elif m.group(1) != "bool" or x.group(1) == "bool":
         failures.append(f"lemprove_mixed_planted_mask: the instance does not break it: {why}")
+    # a bool[3] attribute: each of its 8 values enumerated (prove-vars.c)
+    t = by.get("lemprove_boollist_mask", {})
+    if t.get("status") != "proved" or t.get("typed", 0) == 0 or t.get("configs", 0) < 8:
+        failures.append(f"lemprove_boollist_mask not proved over every mask: {t}")
     for name, t in by.items():
         if not name.startswith("lemprove_mixed_") and t.get("dtypes") != "shared":
             failures.append(f"{name}: dtypes {t.get('dtypes')}, expected shared")
