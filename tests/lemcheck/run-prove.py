@@ -64,6 +64,21 @@ def prove(exe, args, env_extra=None):
     return r.returncode, json.loads(r.stdout)
 
 
+def refuted_with(by, name, va, vb, breaks):
+    """The failure (None: none) of planted lemma NAME, which must be refuted
+    with an instance whose types of ?VA and ?VB (dtype, sizes text) BREAKS
+    says break it."""
+    t = by.get(name, {})
+    why = t.get("why") or ""
+    a = re.search(rf"\?{va}: (\w+)\[([^\]]*)\]", why)
+    b = re.search(rf"\?{vb}: (\w+)\[([^\]]*)\]", why)
+    if t.get("status") != "refuted" or not a or not b:
+        return f"{name} not refuted with an instance: {t}"
+    if not breaks(a.groups(), b.groups()):
+        return f"{name}: the instance does not break it: {why}"
+    return None
+
+
 def planted(exe, planted_dir):
     rc, rep = prove(exe, ["--lemmas", planted_dir, "--only", "lemprove_"])
     failures = []
@@ -131,14 +146,8 @@ def planted(exe, planted_dir):
     t = by.get("lemprove_pruned_add_cat", {})
     if t.get("status") != "proved" or t.get("typed", 0) == 0 or t.get("configs", 0) > 1000:
         failures.append(f"lemprove_pruned_add_cat not proved by pruning: {t}")
-    t = by.get("lemprove_pruned_planted_dim", {})
-    why = t.get("why") or ""
-    a = re.search(r"\?a: \w+\[([^\]]*)\]", why)
-    c = re.search(r"\?c: \w+\[([^\]]*)\]", why)
-    if t.get("status") != "refuted" or not a or not c:
-        failures.append(f"lemprove_pruned_planted_dim not refuted with an instance: {t}")
-    elif len(c.group(1).split(",")) <= len(a.group(1).split(",")):
-        failures.append(f"lemprove_pruned_planted_dim: the instance does not break it: {why}")
+    failures.append(refuted_with(by, "lemprove_pruned_planted_dim", "a", "c",
+                                 lambda a, c: len(c[1].split(",")) > len(a[1].split(","))))
     # the rank fallback (prove.c): typed at no rank <= 2, proved at rank <= 3;
     # not provable when the fallback stops at 2
     t = by.get("lemprove_rank3_bmm_transpose", {})
@@ -155,14 +164,8 @@ def planted(exe, planted_dir):
     t = by.get("lemprove_mixed_masked_fill", {})
     if t.get("status") != "proved" or t.get("dtypes") != "per tensor" or t.get("typed", 0) == 0:
         failures.append(f"lemprove_mixed_masked_fill not proved with a dtype per tensor: {t}")
-    t = by.get("lemprove_mixed_planted_mask", {})
-    why = t.get("why") or ""
-    x = re.search(r"\?x: (\w+)\[", why)
-    m = re.search(r"\?m: (\w+)\[", why)
-    if t.get("status") != "refuted" or not x or not m:
-        failures.append(f"lemprove_mixed_planted_mask not refuted with an instance: {t}")
-    elif m.group(1) != "bool" or x.group(1) == "bool":
-        failures.append(f"lemprove_mixed_planted_mask: the instance does not break it: {why}")
+    failures.append(refuted_with(by, "lemprove_mixed_planted_mask", "x", "m",
+                                 lambda x, m: m[0] == "bool" and x[0] != "bool"))
     # a bool[3] attribute: each of its 8 values enumerated (prove-vars.c)
     t = by.get("lemprove_boollist_mask", {})
     if t.get("status") != "proved" or t.get("typed", 0) == 0 or t.get("configs", 0) < 8:
@@ -180,7 +183,7 @@ def planted(exe, planted_dir):
     if "over budget (time)" not in ((t.get("why") or "") + (t.get("values_why") or "")) or \
             "wall-time limit per query ran out" not in prove.stderr:
         failures.append(f"SC_SMT_TLIMIT_MS=1: not reported over budget (time): {t} {prove.stderr}")
-    return failures
+    return [f for f in failures if f]
 
 
 def library(exe, status_json, prefixes):
