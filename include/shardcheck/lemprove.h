@@ -51,7 +51,9 @@
  * left side ill-typed, judged on its own variables) are not run, and
  * skipped in bulk.  A lemma well-typed in no configuration at rank <= R
  * is proved at the next bound, up to max_rank_bound (its result says
- * which).
+ * which); one well-typed at none of those bounds with a dtype shared by
+ * its tensor variables is proved again at each bound with a dtype per
+ * tensor variable (every assignment; mixed_dtypes says so).
  * Values.  For a pure layout lemma (every operator of both sides among
  * cat, stack, slice, narrow, select, split, split_with_sizes, chunk,
  * unbind, transpose, t, permute, unsqueeze, squeeze, expand, repeat,
@@ -149,6 +151,11 @@ typedef struct {
                                it when the left side was well-typed in no
                                configuration at R (options' max_rank_bound) */
   gboolean untyped;         /* NOT_PROVABLE: well-typed in no configuration */
+  gboolean mixed_dtypes;    /* the last attempt gave each tensor variable a
+                               dtype of its own (every assignment), after
+                               the left side was well-typed in no
+                               configuration of one shared dtype at any
+                               bound up to max_rank_bound */
 } sc_lemprove_result;
 
 typedef struct sc_lemprove_report sc_lemprove_report;

@@ -130,6 +130,7 @@ static json_t *prove_json(const sc_lemprove_report *rep, gboolean values) {
                           sc_lemprove_status_name(r->status), "configs", (json_int_t)r->configs,
                           "paths", (json_int_t)r->paths, "typed", (json_int_t)r->typed);
     json_object_set_new(o, "rank_bound", json_integer((json_int_t)r->rank_bound));
+    json_object_set_new(o, "dtypes", json_string(r->mixed_dtypes ? "per tensor" : "shared"));
     json_object_set_new(o, "why", r->why ? json_string(r->why) : json_null());
     /* values: null unless tried (a layout lemma whose typing is proved) */
     gboolean tried = r->layout && r->status == SC_LEMPROVE_PROVED && values;

@@ -663,18 +663,39 @@ static gboolean check_computed(cctx *c, const pnode *p) {
   return TRUE;
 }
 
-static void collect_vars(const pnode *p, const ld_vars *vars, gboolean *seen) {
+void lx_vars(const lx *e, const ld_vars *vars, gboolean *seen) {
+  if (e == NULL)
+    return;
+  uint32_t v = UINT32_MAX;
+  if (e->kind == LX_VAR && e->text)
+    v = var_find(vars, e->text);
+  else if (e->kind == LX_CALL && e->result_var)
+    v = var_find(vars, e->result_var);
+  if (v != UINT32_MAX)
+    seen[v] = TRUE;
+  for (uint32_t i = 0; i < e->n; i++)
+    lx_vars(e->kids[i], vars, seen);
+}
+
+void pn_vars(const pnode *p, const ld_vars *vars, gboolean computed, gboolean *seen) {
   if (p->is_var) {
     seen[p->var] = TRUE;
     return;
   }
   if (p->result_var != UINT32_MAX)
     seen[p->result_var] = TRUE;
-  for (uint32_t a = 0; a < p->op->n_args; a++)
+  for (uint32_t a = 0; a < p->op->n_args; a++) {
     if (p->args[a].kind == PA_VAR)
       seen[p->args[a].var] = TRUE;
+    else if (computed && p->args[a].kind == PA_COMPUTE)
+      lx_vars(p->args[a].expr, vars, seen);
+  }
   for (uint32_t i = 0; i < p->n_kids; i++)
-    collect_vars(p->kids[i], vars, seen);
+    pn_vars(p->kids[i], vars, computed, seen);
+}
+
+static void collect_vars(const pnode *p, const ld_vars *vars, gboolean *seen) {
+  pn_vars(p, vars, FALSE, seen);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -47,6 +47,8 @@
 #define pn_call_args       sc_lemma_pn_call_args
 #define pn_result          sc_lemma_pn_result
 #define pn_result_bound    sc_lemma_pn_result_bound
+#define pn_vars            sc_lemma_pn_vars
+#define lx_vars            sc_lemma_lx_vars
 
 #include "shardcheck/lemma.h"
 
@@ -306,6 +308,12 @@ typedef struct {
   gboolean reversible;
 } ld_checked;
 void ld_checked_free(gpointer p);
+/* Mark in SEEN (a gboolean per variable of VARS) the variables E names
+ * (?x, a result-index variable), and those P reads: its leaves, result-
+ * index variables, attribute arguments and, with COMPUTED, the variables
+ * of its computed arguments (check.c). */
+void lx_vars(const lx *e, const ld_vars *vars, gboolean *seen);
+void pn_vars(const pnode *p, const ld_vars *vars, gboolean computed, gboolean *seen);
 
 /* Check a parsed lemma (resolving names, binding arguments to schemas,
  * variable kinds) and run the instance test of the two sides' types.

@@ -51,61 +51,20 @@ struct lp_prune {
   uint32_t *pos;   /* variable -> position */
 };
 
-static uint32_t var_index(const ld_checked *k, const char *name) {
-  for (guint i = 0; i < k->vars.names->len; i++)
-    if (strcmp(g_ptr_array_index(k->vars.names, i), name) == 0)
-      return i;
-  return UINT32_MAX;
-}
-
-static void mark_expr(const ld_checked *k, const lx *e, gboolean *seen) {
-  if (e == NULL)
-    return;
-  if (e->kind == LX_VAR && e->text) {
-    uint32_t v = var_index(k, e->text);
-    if (v != UINT32_MAX)
-      seen[v] = TRUE;
-  }
-  if (e->kind == LX_CALL && e->result_var) {
-    uint32_t v = var_index(k, e->result_var);
-    if (v != UINT32_MAX)
-      seen[v] = TRUE;
-  }
-  for (uint32_t i = 0; i < e->n; i++)
-    mark_expr(k, e->kids[i], seen);
-}
-
-static void mark_term(const ld_checked *k, const pnode *p, gboolean *seen) {
-  if (p->is_var) {
-    seen[p->var] = TRUE;
-    return;
-  }
-  if (p->result_var != UINT32_MAX)
-    seen[p->result_var] = TRUE;
-  for (uint32_t a = 0; a < p->op->n_args; a++) {
-    if (p->args[a].kind == PA_VAR)
-      seen[p->args[a].var] = TRUE;
-    else if (p->args[a].kind == PA_COMPUTE)
-      mark_expr(k, p->args[a].expr, seen);
-  }
-  for (uint32_t i = 0; i < p->n_kids; i++)
-    mark_term(k, p->kids[i], seen);
-}
-
 static void add_unit(prun *P, lp_prune *pr, const lx *cond, const pnode *term) {
   uint32_t nv = P->nv;
   g_autofree gboolean *seen = g_new0(gboolean, nv ? nv : 1);
   if (cond)
-    mark_expr(P->k, cond, seen);
+    lx_vars(cond, &P->k->vars, seen);
   else
-    mark_term(P->k, term, seen);
+    pn_vars(term, &P->k->vars, TRUE, seen);
   cunit u = {cond, term, g_new0(uint32_t, nv ? nv : 1), 0, FALSE, 0, 1, NULL, pr->units->len};
   uint64_t space = 1;
   for (uint32_t v = 0; v < nv; v++) {
     if (!seen[v])
       continue;
     u.vars[u.n_vars++] = v;
-    u.dtype |= P->plan[v].kind == VK_TENSOR;
+    u.dtype |= P->plan[v].kind == VK_TENSOR && !P->mixed;
     space *= P->plan[v].n;
     if (space > UNIT_TABLE_MAX)
       break;
@@ -248,7 +207,7 @@ void sc_lp_run_configs(prun *P, lp_prune *pr, const sc_lemprove_options *o,
   g_autofree uint32_t *dp = g_new0(uint32_t, np);
   g_autofree uint32_t *radix = g_new0(uint32_t, np);
   for (uint32_t p = 0; p < np; p++)
-    radix[p] = pr->order[p] == P->nv ? SC_DTYPE_COUNT : P->plan[pr->order[p]].n;
+    radix[p] = pr->order[p] == P->nv ? sc_lp_dtype_radix(P) : P->plan[pr->order[p]].n;
   uint64_t visits = 0;
   for (;;) {
     for (uint32_t p = 0; p < np; p++)

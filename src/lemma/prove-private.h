@@ -29,13 +29,15 @@ const ld_checked *sc_lemma_set_checked(const sc_lemma_set *set, uint32_t i);
 
 /* How each variable of a lemma is instantiated */
 typedef enum {
-  VK_TENSOR,   /* digit: rank 0..R */
+  VK_TENSOR,   /* digit: rank 0..R; with per-tensor dtypes, rank +
+                  (R + 1) * dtype (sc_lp_rank, sc_lp_dtype) */
   VK_DIM,      /* digit: value in [-R, R) */
   VK_DIMLIST,  /* digit: a list of length 0..R of values in [-R, R) */
   VK_ENUM,     /* digit: value 0..n-1 (loss reduction) */
   VK_SYMINT,   /* a symbol in [-2^40, 2^40] */
   VK_SIZELIST, /* digit: length 0..R, each item a symbol */
   VK_BOOL,     /* digit: FALSE, TRUE */
+  VK_BOOLLIST, /* digit: a bool[N] (N <= 8), item i its bit i */
   VK_DTYPE,    /* digit: every dtype */
   VK_FIXED,    /* a fixed value (a float, or a string's default) */
   VK_STRCHOICE, /* digit: a string among its known values, or None */
@@ -56,6 +58,8 @@ typedef struct {
                                 k->where without Scalar conjuncts) */
   const vplan *plan;
   uint32_t nv, R;
+  gboolean mixed;          /* per-tensor dtypes: each tensor's digit carries
+                              its dtype, the shared dtype digit is 0 */
   const uint32_t *digit;   /* per var, then the dtype digit at [nv] */
   const sc_sym_oracle *inner;
   void *inner_user;
@@ -98,9 +102,15 @@ typedef enum {
 } pres;
 
 /* prove-vars.c.  Plan the variables of lemma LI; NULL with *why when the
- * method does not apply.  (transfer full) */
+ * method does not apply.  MIXED: a dtype per tensor variable (its digit
+ * carries it), else one dtype shared by all.  (transfer full) */
 vplan *sc_lp_plan_vars(const sc_lemma_set *set, uint32_t li, const ld_checked *k, uint32_t R,
-                    char **why);
+                       gboolean mixed, char **why);
+/* The rank and the dtype of tensor variable V in P's configuration. */
+uint32_t sc_lp_rank(const prun *P, uint32_t v);
+sc_dtype sc_lp_dtype(const prun *P, uint32_t v);
+/* The radix of the shared dtype digit (1 with per-tensor dtypes). */
+uint32_t sc_lp_dtype_radix(const prun *P);
 /* The condition of symbolic runs: K's without its top-level conjuncts
  * that read a Scalar attribute (NULL when none is left); new nodes go to
  * MADE (g_free each). */

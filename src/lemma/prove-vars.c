@@ -132,7 +132,7 @@ static const char *const *str_choices(const char *name) {
 /* Plan the variables of lemma I; NULL with *why when the method does not
  * apply. */
 vplan *sc_lp_plan_vars(const sc_lemma_set *set, uint32_t li, const ld_checked *k, uint32_t R,
-                        char **why) {
+                       gboolean mixed, char **why) {
   uint32_t nv = k->vars.names->len;
   vplan *p = g_new0(vplan, nv ? nv : 1);
   for (uint32_t v = 0; v < nv; v++) {
@@ -140,7 +140,7 @@ vplan *sc_lp_plan_vars(const sc_lemma_set *set, uint32_t li, const ld_checked *k
     p[v].n = 1;
     if (!g_array_index(k->vars.is_attr, gboolean, v)) {
       p[v].kind = VK_TENSOR;
-      p[v].n = R + 1;
+      p[v].n = (R + 1) * (mixed ? SC_DTYPE_COUNT : 1);
       continue;
     }
     gboolean is_result = var_is_result(k->lhs, v) || var_is_result(k->rhs, v);
@@ -205,6 +205,16 @@ vplan *sc_lp_plan_vars(const sc_lemma_set *set, uint32_t li, const ld_checked *k
     case SC_ARG_BOOL:
       p[v].kind = VK_BOOL;
       p[v].n = 2;
+      break;
+    case SC_ARG_BOOL_LIST:
+      /* bool[N] (an output mask): every one of its 2^N values */
+      if (a == NULL || a->fixed_len == 0 || a->fixed_len > 8) {
+        *why = g_strdup_printf("attribute ?%s is a bool list of no fixed length up to 8", name);
+        g_free(p);
+        return NULL;
+      }
+      p[v].kind = VK_BOOLLIST;
+      p[v].n = 1u << a->fixed_len;
       break;
     case SC_ARG_DTYPE:
       p[v].kind = VK_DTYPE;
@@ -280,12 +290,21 @@ static uint32_t decode_dimlist(uint32_t c, uint32_t R, int64_t *items) {
   return len;
 }
 
+uint32_t sc_lp_rank(const prun *P, uint32_t v) {
+  return P->mixed ? P->digit[v] % (P->R + 1) : P->digit[v];
+}
+
+sc_dtype sc_lp_dtype(const prun *P, uint32_t v) {
+  return (sc_dtype)(P->mixed ? P->digit[v] / (P->R + 1) : P->digit[P->nv]);
+}
+
+uint32_t sc_lp_dtype_radix(const prun *P) { return P->mixed ? 1 : SC_DTYPE_COUNT; }
+
 /* Declare the symbols of the configuration (DECLARE), or build the
  * variables' types and values from them, in a fixed order (which the
  * witness search's values follow).  Returns the number of symbols. */
 uint32_t sc_lp_build_instance(prun *P, gboolean declare) {
   uint32_t next = 0;
-  sc_dtype dt = (sc_dtype)P->digit[P->nv];
   for (uint32_t v = 0; v < P->nv; v++) {
     const vplan *pl = &P->plan[v];
     uint32_t d = P->digit[v];
@@ -294,9 +313,9 @@ uint32_t sc_lp_build_instance(prun *P, gboolean declare) {
     switch (pl->kind) {
     case VK_TENSOR: {
       sc_ttype *t = &P->types[v];
-      t->dtype = dt;
-      t->shape.rank = d;
-      for (uint32_t j = 0; j < d; j++) {
+      t->dtype = sc_lp_dtype(P, v);
+      t->shape.rank = sc_lp_rank(P, v);
+      for (uint32_t j = 0; j < t->shape.rank; j++) {
         g_snprintf(name, sizeof name, "s%u_%u", v, j);
         t->shape.dims[j] = sym_value(P, name, TRUE, declare, &next);
       }
@@ -332,6 +351,13 @@ uint32_t sc_lp_build_instance(prun *P, gboolean declare) {
     }
     case VK_BOOL:
       *x = sc_value_bool(d != 0);
+      break;
+    case VK_BOOLLIST:
+      x->kind = SC_VAL_BOOL_LIST;
+      x->u.bools.n = pl->arg->fixed_len;
+      x->u.bools.v = g_new(gboolean, pl->arg->fixed_len);
+      for (uint32_t j = 0; j < pl->arg->fixed_len; j++)
+        x->u.bools.v[j] = (d >> j) & 1u;
       break;
     case VK_DTYPE:
       x->kind = SC_VAL_DTYPE;
@@ -391,7 +417,10 @@ char *sc_lp_config_text(prun *P) {
       continue;
     if (s->len)
       g_string_append(s, ", ");
-    if (pl->kind == VK_TENSOR)
+    if (pl->kind == VK_TENSOR && P->mixed)
+      g_string_append_printf(s, "?%s of rank %u, %s", name, sc_lp_rank(P, v),
+                             sc_dtype_name(sc_lp_dtype(P, v)));
+    else if (pl->kind == VK_TENSOR)
       g_string_append_printf(s, "?%s of rank %u", name, P->digit[v]);
     else if (pl->kind == VK_SIZELIST)
       g_string_append_printf(s, "?%s of length %u", name, P->digit[v]);
@@ -400,8 +429,9 @@ char *sc_lp_config_text(prun *P) {
       g_string_append_printf(s, "?%s = %s", name, t);
     }
   }
-  g_string_append_printf(s, "%sdtype %s", s->len ? ", " : "",
-                         sc_dtype_name((sc_dtype)P->digit[P->nv]));
+  if (!P->mixed)
+    g_string_append_printf(s, "%sdtype %s", s->len ? ", " : "",
+                           sc_dtype_name((sc_dtype)P->digit[P->nv]));
   return g_string_free(s, FALSE);
 }
 

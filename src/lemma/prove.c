@@ -25,14 +25,16 @@ static void mark_time(const sc_lemprove_options *o, void *user, uint64_t t0,
                          t - t0);
 }
 
-/* Lemma LI at rank bound R. */
+/* Lemma LI at rank bound R, with one dtype shared by the tensor variables
+ * or (MIXED) a dtype each. */
 static void prove_at(const sc_lemma_set *set, uint32_t li, const sc_lemprove_options *o,
-                     uint32_t R, const sc_sym_oracle *oracle, void *user,
+                     uint32_t R, gboolean mixed, const sc_sym_oracle *oracle, void *user,
                      sc_lemprove_result *r) {
   const ld_checked *k = sc_lemma_set_checked(set, li);
   r->status = SC_LEMPROVE_PROVED;
   r->rank_bound = R;
-  g_autofree vplan *plan = sc_lp_plan_vars(set, li, k, R, &r->why);
+  r->mixed_dtypes = mixed;
+  g_autofree vplan *plan = sc_lp_plan_vars(set, li, k, R, mixed, &r->why);
   if (plan == NULL) {
     r->status = SC_LEMPROVE_NOT_PROVABLE;
     return;
@@ -46,6 +48,7 @@ static void prove_at(const sc_lemma_set *set, uint32_t li, const sc_lemprove_opt
   P.plan = plan;
   P.nv = nv;
   P.R = R;
+  P.mixed = mixed;
   P.digit = digit;
   P.inner = oracle;
   P.inner_user = user;
@@ -62,7 +65,8 @@ static void prove_at(const sc_lemma_set *set, uint32_t li, const sc_lemprove_opt
   if (r->status == SC_LEMPROVE_PROVED && r->typed == 0) {
     r->status = SC_LEMPROVE_NOT_PROVABLE;
     r->untyped = TRUE;
-    r->why = g_strdup_printf("the left side is well-typed in no configuration at rank <= %u", R);
+    r->why = g_strdup_printf("the left side is well-typed in no configuration at rank <= %u%s",
+                             R, mixed ? " (a dtype per tensor)" : "");
   }
   mark_time(o, user, t0, &r->status, &r->why);
   r->layout = sc_lp_values_applies(k);
@@ -93,12 +97,19 @@ static void prove_at(const sc_lemma_set *set, uint32_t li, const sc_lemprove_opt
 /* Lemma LI at rank bound O->rank_bound; while its left side is well-typed
  * in no configuration there (a rank-3 batched matmul, a rank-4 attention
  * layout: the bound proves nothing), again at the next bound, up to
- * O->max_rank_bound.  The result says the bound it was proved at. */
+ * O->max_rank_bound.  Where it is well-typed at none of them with one
+ * dtype shared by its tensors (an integer index beside float data, a bool
+ * mask), the same bounds again with a dtype per tensor: every assignment
+ * of dtypes, a superset of the shared ones, so a proof there covers more.
+ * The result says the bound and the dtypes it was proved with. */
 static void prove_lemma(const sc_lemma_set *set, uint32_t li, const sc_lemprove_options *o,
                         const sc_sym_oracle *oracle, void *user, sc_lemprove_result *r) {
-  for (uint32_t R = o->rank_bound;; R++) {
-    prove_at(set, li, o, R, oracle, user, r);
-    if (!r->untyped || R >= o->max_rank_bound)
+  uint32_t top = MAX(o->rank_bound, o->max_rank_bound);
+  for (uint32_t step = 0;; step++) {
+    gboolean mixed = step > top - o->rank_bound;
+    uint32_t R = o->rank_bound + (mixed ? step - (top - o->rank_bound) - 1 : step);
+    prove_at(set, li, o, R, mixed, oracle, user, r);
+    if (!r->untyped || (mixed && R >= top))
       return;
     sc_lemprove_result fresh = {0};
     fresh.lemma = r->lemma;
@@ -214,8 +225,9 @@ void sc_lemprove_report_text(FILE *out, const sc_lemprove_report *rep) {
   for (guint i = 0; i < rep->results->len; i++) {
     const sc_lemprove_result *r = &g_array_index(rep->results, sc_lemprove_result, i);
     if (r->status == SC_LEMPROVE_PROVED)
-      fprintf(out, "proved        %s (rank <= %u: %u configurations, %u paths, %u typed)\n",
-              r->name, r->rank_bound, r->configs, r->paths, r->typed);
+      fprintf(out, "proved        %s (rank <= %u%s: %u configurations, %u paths, %u typed)\n",
+              r->name, r->rank_bound, r->mixed_dtypes ? ", a dtype per tensor" : "", r->configs,
+              r->paths, r->typed);
     else
       fprintf(out, "%-13s %s: %s\n",
               r->status == SC_LEMPROVE_REFUTED ? "refuted" : "not provable", r->name,

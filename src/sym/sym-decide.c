@@ -945,6 +945,46 @@ static void qb_define(qb *b, uint32_t atom) {
   }
 }
 
+static gboolean dim_same(sc_dim x, sc_dim y) {
+  return x.poly == y.poly && x.value == y.value; /* polys are hash-consed */
+}
+
+/* Floor division and modulo are functions: two quotients (remainders) by
+ * the same divisor of operands that are equal are equal.  Each atom has a
+ * fresh variable with its own defining range, and the ranges are
+ * nonlinear where the divisor is a symbol, so the solver could not tell
+ * that (A1 + 0) / k and A2 / k agree where the context makes A1 == A2 (a
+ * slice's ceil-divided length of end - start beside the same length
+ * written with the size for the end, end == size by two inequalities).
+ * For every pair of the query's atoms of one kind whose divisors have the
+ * same normal form, not a constant (a constant divisor's ranges are
+ * linear, and the solver finds this itself): A1 - A2 != 0 or x1 - x2 == 0. */
+static void qb_congruence(qb *b) {
+  sc_symtab *st = b->st;
+  uint32_t n = b->todo->len;
+  for (uint32_t i = 0; i < n && !b->failed; i++) {
+    /* copies: refreshing a form may intern atoms (the table may move) */
+    sc_sym_atom x = *sc_sym_atom_get(st, g_array_index(b->todo, uint32_t, i));
+    if (x.kind != SC_ATOM_FLOORDIV && x.kind != SC_ATOM_MOD)
+      continue;
+    sc_dim bx = sc_sym_refresh(st, x.b);
+    if (bx.poly == NULL)
+      continue; /* a constant divisor: the defining ranges are linear */
+    for (uint32_t j = i + 1; j < n && !b->failed; j++) {
+      sc_sym_atom y = *sc_sym_atom_get(st, g_array_index(b->todo, uint32_t, j));
+      if (y.kind != x.kind || !dim_same(bx, sc_sym_refresh(st, y.b)))
+        continue;
+      qb_part ops[2] = {{sc_sym_refresh(st, x.a), 1, QB_NONE},
+                        {sc_sym_refresh(st, y.a), -1, QB_NONE}};
+      qb_part vals[2] = {{(sc_dim){0, x.self}, 1, QB_NONE}, {(sc_dim){0, y.self}, -1, QB_NONE}};
+      uint32_t l0 = b->lits->len;
+      qb_lit_add(b, SC_SYM_REL_NE, 0, ops, 2);
+      qb_lit_add(b, SC_SYM_REL_EQ, 0, vals, 2);
+      qb_clause_end(b, l0);
+    }
+  }
+}
+
 static void qb_add_facts(qb *b, GArray *facts, sc_sym_rel rel) {
   for (uint32_t i = 0; i < facts->len && !b->failed; i++) {
     qb_part p = {sc_sym_refresh(b->st, g_array_index(facts, sc_dim, i)), 1, QB_NONE};
@@ -972,6 +1012,12 @@ static gboolean qb_build(qb *b, sc_sym_rel rel, sc_dim goal, int64_t k, sc_sym_q
     qb_unit(b, SC_SYM_REL_EQ, e, 2);
   }
   for (uint32_t i = 0; i < b->todo->len && !b->failed; i++)
+    qb_define(b, g_array_index(b->todo, uint32_t, i));
+  uint32_t defined = b->todo->len;
+  qb_congruence(b);
+  /* the pairs' operands were defined above; an atom they would add is
+   * defined here */
+  for (uint32_t i = defined; i < b->todo->len && !b->failed; i++)
     qb_define(b, g_array_index(b->todo, uint32_t, i));
   if (b->failed)
     return FALSE;

@@ -21,7 +21,11 @@
         proved; lemprove_pruned_add_cat proved in under 1,000 of its 93,312
         configurations (the rest pruned: prove-configs.c), its planted
         twin lemprove_pruned_planted_dim refuted with an instance where
-        ?c has the higher rank; lemprove_rank3_bmm_transpose (typed at
+        ?c has the higher rank; lemprove_mixed_masked_fill (a bool mask
+        beside non-bool data: typed with no shared dtype) proved with a
+        dtype per tensor, its planted twin lemprove_mixed_planted_mask
+        refuted with ?x not bool; lemprove_boollist_mask (a bool[3]
+        attribute, each of its 8 values) proved; lemprove_rank3_bmm_transpose (typed at
         no rank <= 2) proved at rank <= 3, and not provable with
         --max-rank-bound 2; with a wall time of 1 ms per query,
         lemprove_values_view_rows "over budget (time)".
@@ -58,6 +62,21 @@ def prove(exe, args, env_extra=None):
         print(r.stdout[-3000:], r.stderr[-3000:])
         return r.returncode, None
     return r.returncode, json.loads(r.stdout)
+
+
+def refuted_with(by, name, va, vb, breaks):
+    """The failure (None: none) of planted lemma NAME, which must be refuted
+    with an instance whose types of ?VA and ?VB (dtype, sizes text) BREAKS
+    says break it."""
+    t = by.get(name, {})
+    why = t.get("why") or ""
+    a = re.search(rf"\?{va}: (\w+)\[([^\]]*)\]", why)
+    b = re.search(rf"\?{vb}: (\w+)\[([^\]]*)\]", why)
+    if t.get("status") != "refuted" or not a or not b:
+        return f"{name} not refuted with an instance: {t}"
+    if not breaks(a.groups(), b.groups()):
+        return f"{name}: the instance does not break it: {why}"
+    return None
 
 
 def planted(exe, planted_dir):
@@ -127,14 +146,8 @@ def planted(exe, planted_dir):
     t = by.get("lemprove_pruned_add_cat", {})
     if t.get("status") != "proved" or t.get("typed", 0) == 0 or t.get("configs", 0) > 1000:
         failures.append(f"lemprove_pruned_add_cat not proved by pruning: {t}")
-    t = by.get("lemprove_pruned_planted_dim", {})
-    why = t.get("why") or ""
-    a = re.search(r"\?a: \w+\[([^\]]*)\]", why)
-    c = re.search(r"\?c: \w+\[([^\]]*)\]", why)
-    if t.get("status") != "refuted" or not a or not c:
-        failures.append(f"lemprove_pruned_planted_dim not refuted with an instance: {t}")
-    elif len(c.group(1).split(",")) <= len(a.group(1).split(",")):
-        failures.append(f"lemprove_pruned_planted_dim: the instance does not break it: {why}")
+    failures.append(refuted_with(by, "lemprove_pruned_planted_dim", "a", "c",
+                                 lambda a, c: len(c[1].split(",")) > len(a[1].split(","))))
     # the rank fallback (prove.c): typed at no rank <= 2, proved at rank <= 3;
     # not provable when the fallback stops at 2
     t = by.get("lemprove_rank3_bmm_transpose", {})
@@ -146,6 +159,20 @@ def planted(exe, planted_dir):
     if t.get("status") != "not_provable" or t.get("rank_bound") != 2 or \
             "well-typed in no configuration at rank <= 2" not in (t.get("why") or ""):
         failures.append(f"--max-rank-bound 2: lemprove_rank3_bmm_transpose {t}")
+    # a dtype per tensor (prove.c): typed with no shared dtype, proved with
+    # one per tensor; its planted twin refuted with ?x not bool
+    t = by.get("lemprove_mixed_masked_fill", {})
+    if t.get("status") != "proved" or t.get("dtypes") != "per tensor" or t.get("typed", 0) == 0:
+        failures.append(f"lemprove_mixed_masked_fill not proved with a dtype per tensor: {t}")
+    failures.append(refuted_with(by, "lemprove_mixed_planted_mask", "x", "m",
+                                 lambda x, m: m[0] == "bool" and x[0] != "bool"))
+    # a bool[3] attribute: each of its 8 values enumerated (prove-vars.c)
+    t = by.get("lemprove_boollist_mask", {})
+    if t.get("status") != "proved" or t.get("typed", 0) == 0 or t.get("configs", 0) < 8:
+        failures.append(f"lemprove_boollist_mask not proved over every mask: {t}")
+    for name, t in by.items():
+        if not name.startswith("lemprove_mixed_") and t.get("dtypes") != "shared":
+            failures.append(f"{name}: dtypes {t.get('dtypes')}, expected shared")
     for name in sorted(by):
         print(f"{by[name]['status']:13} {name}: {by[name].get('why') or ''}")
     # the wall-time safety net, hit on purpose (1 ms per query): the lemma it
@@ -156,7 +183,7 @@ def planted(exe, planted_dir):
     if "over budget (time)" not in ((t.get("why") or "") + (t.get("values_why") or "")) or \
             "wall-time limit per query ran out" not in prove.stderr:
         failures.append(f"SC_SMT_TLIMIT_MS=1: not reported over budget (time): {t} {prove.stderr}")
-    return failures
+    return [f for f in failures if f]
 
 
 def library(exe, status_json, prefixes):
