@@ -289,6 +289,22 @@ void sc_symtab_stats(const sc_symtab *st, sc_sym_stats *stats);
  * 0.012 s".  Caller g_free()s. */
 char *sc_sym_stats_to_string(const sc_sym_stats *stats);
 
+/* Steps of work done by the symtab since it was made, counted so that a
+ * test can pin what an input costs without timing it (issue 19: chained
+ * assumptions with floor divisions were slow because each refresh of an
+ * epoch renormalised the same division atoms, with their decisions, once
+ * per polynomial that held them). */
+typedef struct {
+  uint64_t poly_refreshes;  /* polynomials brought to an epoch's normal form
+                             * (the cached ones not counted) */
+  uint64_t atom_refreshes;  /* floordiv / mod / min / max atoms renormalised
+                             * (the cached ones not counted) */
+  uint64_t ge0_proofs;      /* searches for q >= 0 through the facts */
+  uint64_t facts_updates;   /* rewrites of the facts for a new epoch */
+} sc_sym_work;
+
+void sc_symtab_work(const sc_symtab *st, sc_sym_work *work);
+
 G_END_DECLS
 
 #endif

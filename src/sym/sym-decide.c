@@ -334,6 +334,7 @@ static gboolean break_subst_cycle(sc_symtab *st) {
 
 void sc_sym_facts_update(sc_symtab *st) {
   gboolean saved = sc_sym_overflow;
+  st->work.facts_updates++;
   st->facts_updating = TRUE;
   while (break_subst_cycle(st)) {
   }
@@ -467,6 +468,7 @@ static void atom_facts(sc_symtab *st, sc_dim q, GArray *facts) {
 }
 
 static gboolean prove_ge0(sc_symtab *st, sc_dim q, GArray *facts) {
+  st->work.ge0_proofs++;
   if (ival_ge0(st, q))
     return TRUE;
   uint32_t nf = facts->len;
@@ -1255,6 +1257,12 @@ void sc_symtab_stats(const sc_symtab *st, sc_sym_stats *stats) {
   SC_SYM_LOCKED(st);
   g_return_if_fail(st != NULL && stats != NULL);
   *stats = st->stats;
+}
+
+void sc_symtab_work(const sc_symtab *st, sc_sym_work *work) {
+  SC_SYM_LOCKED(st);
+  g_return_if_fail(st != NULL && work != NULL);
+  *work = st->work;
 }
 
 char *sc_sym_stats_to_string(const sc_sym_stats *s) {

@@ -108,6 +108,14 @@ typedef struct {
   gboolean ival_cached;
   uint32_t ival_epoch;
   sc_sym_ival ival;
+  /* cache of sym.c's refresh of a floordiv / mod / min / max atom (its
+   * normal form at fresh_epoch): the same atom is reached from every
+   * poly that holds it, and its renormalisation decides (a division
+   * folds when the facts bound it), so without it the refresh of an
+   * epoch repeats those decisions once per poly */
+  gboolean fresh_cached;
+  uint32_t fresh_epoch;
+  sc_dim fresh;
 } sc_sym_atom;
 
 typedef struct {
@@ -135,6 +143,7 @@ struct sc_symtab {
   uint32_t refreshing;    /* depth of the refreshes in progress (sc_sym_refresh) */
   GArray *subst_stack;    /* sc_sym_subst_frame: substituted values being refreshed */
   uint32_t cycle_atom;    /* a substituted atom found on a cycle, or G_MAXUINT32 */
+  uint32_t busy_hits;     /* refreshes that found their poly busy (a cycle) */
   GRecMutex lock;         /* every public entry with a symbolic operand holds it
                              (threads of `check --jobs`, docs/architecture.md) */
   gboolean too_large;     /* sticky: a normal form passed SC_SYM_MAX_SIZE */
@@ -154,6 +163,7 @@ struct sc_symtab {
   void *oracle_user;      /* borrowed */
   GHashTable *oracle_cache; /* query key (owned) -> GINT_TO_POINTER(truth + 1) */
   sc_sym_stats stats;
+  sc_sym_work work;
 };
 
 /* The overflow flag (sc_symtab_overflowed) is per thread, not per symtab:

@@ -220,6 +220,7 @@ uint32_t sc_sym_atom_intern(sc_symtab *st, const sc_sym_atom *key) {
   a->has_subst = FALSE;
   a->has_lo = a->has_hi = FALSE;
   a->ival_cached = FALSE;
+  a->fresh_cached = FALSE;
   a->size = a->kind == SC_ATOM_SYM
                 ? 1u
                 : sc_sym_size_add(1u, sc_sym_size_add(sc_sym_dim_size(a->a), sc_sym_dim_size(a->b)));
@@ -330,11 +331,9 @@ static gint term_cmp(gconstpointer pa, gconstpointer pb, gpointer st) {
   return mono_cmp(st, a->m, b->m);
 }
 
-/* Sorts, combines and interns; frees tb. */
-static sc_dim tb_finish(sc_symtab *st, GArray *tb) {
+/* Combines the sorted terms of tb and interns; frees tb. */
+static sc_dim tb_finish_sorted(sc_symtab *st, GArray *tb) {
   sc_dim out = sc_dim_const(0);
-  if (tb->len > 1)
-    g_array_sort_with_data(tb, term_cmp, st);
   sc_sym_term *t = (sc_sym_term *)(void *)tb->data;
   uint32_t n = 0;
   for (uint32_t i = 0; i < tb->len; i++) {
@@ -352,6 +351,50 @@ static sc_dim tb_finish(sc_symtab *st, GArray *tb) {
     out.poly = poly_intern(st, t, n);
   g_array_free(tb, TRUE);
   return out;
+}
+
+/* Sorts, combines and interns; frees tb. */
+static sc_dim tb_finish(sc_symtab *st, GArray *tb) {
+  if (tb->len > 1)
+    g_array_sort_with_data(tb, term_cmp, st);
+  return tb_finish_sorted(st, tb);
+}
+
+/* Term I of d in *t (a constant is one term, of the unit monomial), or
+ * FALSE past the last. */
+static gboolean dim_term(const sc_symtab *st, sc_dim d, uint32_t i, sc_sym_term *t) {
+  if (!d.poly) {
+    t->c = d.value;
+    t->m = st->unit;
+    return i == 0;
+  }
+  if (i >= d.poly->n)
+    return FALSE;
+  *t = d.poly->t[i];
+  return TRUE;
+}
+
+/* a + kb*b in sorted order without sorting: a poly's terms are sorted by
+ * mono_cmp (the unit, a constant's monomial, sorts last), so the two
+ * lists merge, a's term first on a tie, which is the order the stable
+ * sort of tb_finish gives the same terms (issue 19: sorting was a fifth
+ * of the symbolic decisions' time). */
+static sc_dim merge_add(sc_symtab *st, sc_dim a, sc_dim b, int64_t kb) {
+  uint32_t na = a.poly ? a.poly->n : 1, nb = b.poly ? b.poly->n : 1;
+  GArray *tb = g_array_sized_new(FALSE, FALSE, sizeof(sc_sym_term), na + nb);
+  uint32_t i = 0, j = 0;
+  sc_sym_term ta = {0, NULL}, tbt = {0, NULL};
+  gboolean ha = dim_term(st, a, i, &ta), hb = dim_term(st, b, j, &tbt);
+  while (ha || hb) {
+    if (hb && (!ha || mono_cmp(st, tbt.m, ta.m) < 0)) {
+      tb_push(tb, sc_sym_mul64(st, tbt.c, kb), tbt.m);
+      hb = dim_term(st, b, ++j, &tbt);
+    } else {
+      tb_push(tb, ta.c, ta.m);
+      ha = dim_term(st, a, ++i, &ta);
+    }
+  }
+  return tb_finish_sorted(st, tb);
 }
 
 static const sc_sym_mono *mono_mul(sc_symtab *st, const sc_sym_mono *a, const sc_sym_mono *b) {
@@ -417,10 +460,7 @@ static const sc_sym_mono *mono_div(sc_symtab *st, const sc_sym_mono *a, const sc
 sc_dim sc_sym_raw_add(sc_symtab *st, sc_dim a, sc_dim b, int64_t kb) {
   if (!a.poly && !b.poly)
     return sc_dim_const(sc_sym_add64(st, a.value, sc_sym_mul64(st, b.value, kb)));
-  GArray *tb = tb_new();
-  tb_add_dim(st, tb, a, 1);
-  tb_add_dim(st, tb, b, kb);
-  return tb_finish(st, tb);
+  return merge_add(st, a, b, kb);
 }
 
 sc_dim sc_sym_scale(sc_symtab *st, sc_dim d, int64_t k) {
@@ -432,7 +472,7 @@ sc_dim sc_sym_scale(sc_symtab *st, sc_dim d, int64_t k) {
     return sc_dim_const(0);
   GArray *tb = tb_new();
   tb_add_dim(st, tb, d, k);
-  return tb_finish(st, tb);
+  return tb_finish_sorted(st, tb); /* k != 0 keeps every monomial in place */
 }
 
 sc_dim sc_sym_raw_mul(sc_symtab *st, sc_dim a, sc_dim b) {
@@ -584,10 +624,7 @@ static sc_dim minmax_fresh(sc_symtab *st, sc_dim a, sc_dim b, gboolean is_max);
 
 static sc_dim subst_value(sc_symtab *st, uint32_t id);
 
-static sc_dim refresh_atom(sc_symtab *st, uint32_t id, void *user) {
-  const sc_sym_atom *a = sc_sym_atom_get(st, id);
-  if (a->has_subst)
-    return subst_value(st, id);
+static sc_dim renormalise_atom(sc_symtab *st, const sc_sym_atom *a) {
   sc_dim out = {0, a->self};
   switch (a->kind) {
   case SC_ATOM_SYM:
@@ -611,6 +648,38 @@ static sc_dim refresh_atom(sc_symtab *st, uint32_t id, void *user) {
   return out;
 }
 
+/* An atom's normal form at this epoch, memoized per atom (the atom's
+ * fresh_* fields, sym-private.h).  Within an epoch it is a function of the
+ * atom: its operands' refreshes are cached per poly, and the decisions a
+ * division makes read the epoch's facts only ("the facts of an epoch",
+ * sym-decide.c).  Not cached: a result that overflowed (the clamp must be
+ * seen again by the next caller), or one that read a poly whose refresh
+ * was in progress (a cycle of substitutions: it stood for itself, and the
+ * facts update breaks the cycle and bumps the epoch). */
+static sc_dim refresh_atom(sc_symtab *st, uint32_t id, void *user) {
+  sc_sym_atom *a = g_ptr_array_index(st->atoms, id);
+  if (a->has_subst)
+    return subst_value(st, id);
+  if (a->kind == SC_ATOM_SYM) {
+    sc_dim self = {0, a->self};
+    return self;
+  }
+  if (a->fresh_cached && a->fresh_epoch == st->epoch)
+    return a->fresh;
+  st->work.atom_refreshes++;
+  uint32_t epoch = st->epoch, busy_hits = st->busy_hits;
+  gboolean saved = sc_sym_overflow;
+  sc_sym_overflow = FALSE;
+  sc_dim out = renormalise_atom(st, a);
+  if (!sc_sym_overflow && st->busy_hits == busy_hits && st->epoch == epoch) {
+    a->fresh = out;
+    a->fresh_epoch = epoch;
+    a->fresh_cached = TRUE;
+  }
+  sc_sym_overflow = saved || sc_sym_overflow;
+  return out;
+}
+
 /* One refresh of P at this epoch.  Meanwhile P stands for itself (its
  * meaning, if not its newest form): a refresh that reaches P again reads
  * that.  Decisions never refresh (sym-decide.c, "the facts of an epoch"),
@@ -622,6 +691,7 @@ static sc_dim refresh_atom(sc_symtab *st, uint32_t id, void *user) {
  * fact. */
 static sc_dim refresh_frame(sc_symtab *st, sc_sym_poly *p) {
   sc_dim d = {0, p};
+  st->work.poly_refreshes++;
   p->epoch = st->epoch;
   p->fresh = d;
   p->busy = st->refreshing + 1;
@@ -657,8 +727,10 @@ sc_dim sc_sym_refresh(sc_symtab *st, sc_dim d) {
     sc_sym_facts_update(st); /* bumps the epoch */
   sc_sym_poly *p = (sc_sym_poly *)d.poly;
   if (p->epoch == st->epoch) {
-    if (p->busy)
+    if (p->busy) {
+      st->busy_hits++;
       note_cycle(st, p);
+    }
     return p->fresh;
   }
   return refresh_frame(st, p);

@@ -23,48 +23,44 @@
 #include "bundle-text.h"
 #include "infer-fixture.h"
 
-static char *bundle(const char *rank0, const char *rank1) {
-  return bt_two_ranks(
-      "expand-copies", T("x", "[2, 1, 3]", ""),
-      NODE("e", "aten.expand.default", "[\"x\", [2, 2, 3]]", "e", "[2, 2, 3]", "")
-      ", " NODE("y", "aten.neg.default", "[\"e\"]", "y", "[2, 2, 3]", ""),
-      T("x_0", "[2, 1, 3]", R0) ", " T("x_1", "[2, 1, 3]", R1), rank0, rank1,
-      "\"x\": [\"x_0\", \"x_1\"]", "\"y\": [\"y_0\", \"y_1\"]");
-}
+/* One shape of case: the spec e = expand(x, E); y = neg(e) (x: X) over
+ * two ranks whose inputs x_0, x_1 have shape XR, in bundle NAME; X_REL
+ * and Y_REL are the members of x's and y's relation lists. */
+typedef struct {
+  const char *name, *x, *e, *xr, *x_rel, *y_rel;
+} copies_case;
 
+static const copies_case replicated = {"expand-copies", "[2, 1, 3]", "[2, 2, 3]", "[2, 1, 3]",
+                                       "\"x_0\", \"x_1\"", "\"y_0\", \"y_1\""};
 /* x: [2, 1, 4] cut along dim 2 over two ranks. */
-static char *bundle_cut(const char *rank0, const char *rank1) {
-  return bt_two_ranks(
-      "expand-copies-cut", T("x", "[2, 1, 4]", ""),
-      NODE("e", "aten.expand.default", "[\"x\", [2, 2, 4]]", "e", "[2, 2, 4]", "")
-      ", " NODE("y", "aten.neg.default", "[\"e\"]", "y", "[2, 2, 4]", ""),
-      T("x_0", "[2, 1, 2]", R0) ", " T("x_1", "[2, 1, 2]", R1), rank0, rank1,
-      "\"x\": [\"cat(x_0, x_1, dim=2)\"]", "\"y\": [\"cat(y_0, y_1, dim=2)\"]");
-}
-
+static const copies_case cut = {"expand-copies-cut", "[2, 1, 4]", "[2, 2, 4]", "[2, 1, 2]",
+                                "\"cat(x_0, x_1, dim=2)\"", "\"cat(y_0, y_1, dim=2)\""};
 /* x: [2, 1, 3], the view of a partial sum of two ranks' [2, 3]. */
-static char *bundle_sum(const char *rank0, const char *rank1) {
-  return bt_two_ranks(
-      "expand-copies-sum", T("x", "[2, 1, 3]", ""),
-      NODE("e", "aten.expand.default", "[\"x\", [2, 2, 3]]", "e", "[2, 2, 3]", "")
-      ", " NODE("y", "aten.neg.default", "[\"e\"]", "y", "[2, 2, 3]", ""),
-      T("x_0", "[2, 3]", R0) ", " T("x_1", "[2, 3]", R1), rank0, rank1,
-      "\"x\": [\"view(sum(x_0, x_1), shape=[2, 1, 3])\"]", "\"y\": [\"sum(y_0, y_1)\"]");
+static const copies_case partial = {"expand-copies-sum", "[2, 1, 3]", "[2, 2, 3]", "[2, 3]",
+                                    "\"view(sum(x_0, x_1), shape=[2, 1, 3])\"",
+                                    "\"sum(y_0, y_1)\""};
+
+static char *bundle(const copies_case *c, const char *rank0, const char *rank1) {
+  g_autofree char *spec_inputs = g_strdup_printf(T("x", "%s", ""), c->x);
+  g_autofree char *spec_nodes = g_strdup_printf(
+      NODE("e", "aten.expand.default", "[\"x\", %s]", "e", "%s", "")
+      ", " NODE("y", "aten.neg.default", "[\"e\"]", "y", "%s", ""),
+      c->e, c->e, c->e);
+  g_autofree char *impl_inputs =
+      g_strdup_printf(T("x_0", "%s", R0) ", " T("x_1", "%s", R1), c->xr, c->xr);
+  g_autofree char *x_rel = g_strdup_printf("\"x\": [%s]", c->x_rel);
+  g_autofree char *y_rel = g_strdup_printf("\"y\": [%s]", c->y_rel);
+  return bt_two_ranks(c->name, spec_inputs, spec_nodes, impl_inputs, rank0, rank1, x_rel, y_rel);
 }
 
-#define CORRECT(r, R)                                                                   \
-  NODE("a_" r, "aten.neg.default", "[\"x_" r "\"]", "a_" r, "[2, 1, 3]", R) ", "      \
-  NODE("y_" r, "aten.expand.default", "[\"a_" r "\", [2, 2, 3]]", "y_" r, "[2, 2, 3]", R)
-#define NO_NEG(r, R)                                                                    \
-  NODE("a_" r, "aten.abs.default", "[\"x_" r "\"]", "a_" r, "[2, 1, 3]", R) ", "      \
-  NODE("y_" r, "aten.expand.default", "[\"a_" r "\", [2, 2, 3]]", "y_" r, "[2, 2, 3]", R)
-
-#define CUT_CORRECT(r, R)                                                               \
-  NODE("a_" r, "aten.neg.default", "[\"x_" r "\"]", "a_" r, "[2, 1, 2]", R) ", "      \
-  NODE("y_" r, "aten.expand.default", "[\"a_" r "\", [2, 2, 2]]", "y_" r, "[2, 2, 2]", R)
-#define CUT_NO_NEG(r, R)                                                                \
-  NODE("a_" r, "aten.abs.default", "[\"x_" r "\"]", "a_" r, "[2, 1, 2]", R) ", "      \
-  NODE("y_" r, "aten.expand.default", "[\"a_" r "\", [2, 2, 2]]", "y_" r, "[2, 2, 2]", R)
+/* Rank r: a_r = F(x_r) (shape XR); y_r = expand(a_r, E). */
+#define PART(r, R, f, xr, e)                                                            \
+  NODE("a_" r, f, "[\"x_" r "\"]", "a_" r, xr, R) ", "                                 \
+  NODE("y_" r, "aten.expand.default", "[\"a_" r "\", " e "]", "y_" r, e, R)
+#define CORRECT(r, R) PART(r, R, "aten.neg.default", "[2, 1, 3]", "[2, 2, 3]")
+#define NO_NEG(r, R) PART(r, R, "aten.abs.default", "[2, 1, 3]", "[2, 2, 3]")
+#define CUT_CORRECT(r, R) PART(r, R, "aten.neg.default", "[2, 1, 2]", "[2, 2, 2]")
+#define CUT_NO_NEG(r, R) PART(r, R, "aten.abs.default", "[2, 1, 2]", "[2, 2, 2]")
 
 #define SUM_PART(r, R, f)                                                               \
   NODE("a_" r, f, "[\"x_" r "\"]", "a_" r, "[2, 3]", R) ", "                          \
@@ -108,12 +104,13 @@ static void assert_sum_copies(sc_infer_result *r) {
            NULL);
 }
 
-/* Run bundle JSON (named NAME); it refines, or fails at y when BUG; E's
- * expected relation holds either way (CHECK_E). */
-static void run_case(char *json, const char *name, gboolean bug,
+/* Run case C with the ranks' nodes RANK0 and RANK1; it refines, or fails
+ * at y when BUG; e's expected relation holds either way (CHECK_E). */
+static void run_case(const copies_case *c, const char *rank0, const char *rank1, gboolean bug,
                      void (*check_e)(sc_infer_result *)) {
+  g_autofree char *json = bundle(c, rank0, rank1);
   sc_bundle *b = NULL;
-  sc_infer_result *r = ifx_run_json(json, name, NULL, &b);
+  sc_infer_result *r = ifx_run_json(json, c->name, NULL, &b);
   if (bug) {
     g_assert_cmpint(sc_infer_verdict(r), ==, SC_VERDICT_FAILS);
     g_assert_cmpstr(node_name(b, sc_infer_failure_node(r)), ==, "y");
@@ -123,35 +120,32 @@ static void run_case(char *json, const char *name, gboolean bug,
   check_e(r);
   sc_infer_result_free(r);
   sc_bundle_free(b);
-  g_free(json);
 }
 
 static void test_correct(void) {
-  run_case(bundle(CORRECT("0", R0), CORRECT("1", R1)), "expand-copies", FALSE, assert_copies);
+  run_case(&replicated, CORRECT("0", R0), CORRECT("1", R1), FALSE, assert_copies);
 }
 
 static void test_bug_after(void) {
-  run_case(bundle(CORRECT("0", R0), NO_NEG("1", R1)), "expand-copies", TRUE, assert_copies);
+  run_case(&replicated, CORRECT("0", R0), NO_NEG("1", R1), TRUE, assert_copies);
 }
 
 static void test_cut_correct(void) {
-  run_case(bundle_cut(CUT_CORRECT("0", R0), CUT_CORRECT("1", R1)), "expand-copies-cut", FALSE,
-           assert_block_copies);
+  run_case(&cut, CUT_CORRECT("0", R0), CUT_CORRECT("1", R1), FALSE, assert_block_copies);
 }
 
 static void test_cut_bug_after(void) {
-  run_case(bundle_cut(CUT_CORRECT("0", R0), CUT_NO_NEG("1", R1)), "expand-copies-cut", TRUE,
-           assert_block_copies);
+  run_case(&cut, CUT_CORRECT("0", R0), CUT_NO_NEG("1", R1), TRUE, assert_block_copies);
 }
 
 static void test_sum_correct(void) {
-  run_case(bundle_sum(SUM_PART("0", R0, "aten.neg.default"), SUM_PART("1", R1, "aten.neg.default")),
-           "expand-copies-sum", FALSE, assert_sum_copies);
+  run_case(&partial, SUM_PART("0", R0, "aten.neg.default"), SUM_PART("1", R1, "aten.neg.default"),
+           FALSE, assert_sum_copies);
 }
 
 static void test_sum_bug_after(void) {
-  run_case(bundle_sum(SUM_PART("0", R0, "aten.neg.default"), SUM_PART("1", R1, "aten.abs.default")),
-           "expand-copies-sum", TRUE, assert_sum_copies);
+  run_case(&partial, SUM_PART("0", R0, "aten.neg.default"), SUM_PART("1", R1, "aten.abs.default"),
+           TRUE, assert_sum_copies);
 }
 
 int main(int argc, char **argv) {
