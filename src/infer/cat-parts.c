@@ -37,16 +37,51 @@ static gboolean same_part_shapes(sc_rel_ctx *c, sc_egraph *eg, sc_id x, sc_id y)
   return TRUE;
 }
 
-/* (x part, y part) pairs of the cats of class CLS, into PAIRS. */
-static void cat_pairs(sc_rel_ctx *c, sc_egraph *eg, uint32_t cat_op, sc_id cls, GArray *pairs) {
+/* The operators of the e-graph that are injective once their attributes
+ * and their inputs' shapes are fixed: cat (its parts at fixed offsets) and
+ * the canonical rearranging views sc.view, sc.transpose and sc.permute
+ * (src/lang/canon.c: every reshape, transpose and permute is one of them;
+ * each input element moved to one output element). */
+typedef struct {
+  uint32_t ids[4];
+  uint32_t n;
+} injective_ops;
+
+static void injective_ops_init(injective_ops *io) {
+  static const char *const names[] = {"sc.cat.default", "sc.view.default",
+                                      "sc.transpose.default", "sc.permute.default"};
+  io->n = 0;
+  for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+    const sc_op *o = sc_ops_lookup(names[i], NULL);
+    if (o != NULL)
+      io->ids[io->n++] = o->id;
+  }
+}
+
+static gboolean injective_op(const injective_ops *io, uint32_t op) {
+  for (uint32_t i = 0; i < io->n; i++)
+    if (io->ids[i] == op)
+      return TRUE;
+  return FALSE;
+}
+
+/* (x part, y part) pairs of the injective nodes of class CLS, into PAIRS:
+ * each node is compared with the first of its class with the same
+ * operator, attributes and arity. */
+static void injective_pairs(sc_rel_ctx *c, sc_egraph *eg, const injective_ops *io, sc_id cls,
+                            GArray *pairs) {
   uint32_t n = 0;
-  const sc_id *cs = sc_egraph_class_nodes_with_op(eg, cls, cat_op, &n);
+  const sc_id *cs = sc_egraph_class_nodes(eg, cls, &n);
   for (uint32_t j = 1; j < n; j++) {
+    uint32_t op = sc_egraph_node_op(eg, cs[j]);
+    if (!injective_op(io, op))
+      continue;
     for (uint32_t i = 0; i < j; i++) {
-      if (sc_egraph_node_attr(eg, cs[i]) != sc_egraph_node_attr(eg, cs[j]) ||
+      if (sc_egraph_node_op(eg, cs[i]) != op ||
+          sc_egraph_node_attr(eg, cs[i]) != sc_egraph_node_attr(eg, cs[j]) ||
           sc_egraph_node_arity(eg, cs[i]) != sc_egraph_node_arity(eg, cs[j]))
         continue;
-      /* the first cat of the same kind: compare with it only */
+      /* the first node of the same kind: compare with it only */
       if (same_part_shapes(c, eg, cs[i], cs[j])) {
         uint32_t ar = sc_egraph_node_arity(eg, cs[i]);
         const sc_id *ki = sc_egraph_node_children(eg, cs[i]);
@@ -63,9 +98,8 @@ static void cat_pairs(sc_rel_ctx *c, sc_egraph *eg, uint32_t cat_op, sc_id cls, 
 }
 
 gboolean sc_rel_cat_equal_parts(sc_rel_ctx *c, sc_id cls) {
-  const sc_op *cat = sc_ops_lookup("sc.cat.default", NULL);
-  if (!cat)
-    return FALSE;
+  injective_ops io;
+  injective_ops_init(&io);
   sc_egraph *eg = sc_lang_egraph(c->lang);
   sc_egraph_rebuild(eg);
   GArray *work = g_array_new(FALSE, FALSE, sizeof(sc_id));
@@ -75,8 +109,11 @@ gboolean sc_rel_cat_equal_parts(sc_rel_ctx *c, sc_id cls) {
   /* each round merges parts, whose own cats are compared next */
   for (guint round = 0; work->len > 0 && round < 64; round++) {
     g_array_set_size(pairs, 0);
-    for (guint i = 0; i < work->len; i++)
-      cat_pairs(c, eg, cat->id, sc_egraph_find(eg, g_array_index(work, sc_id, i)), pairs);
+    for (guint i = 0; i < work->len; i++) {
+      sc_id w = sc_egraph_find(eg, g_array_index(work, sc_id, i));
+      injective_pairs(c, eg, &io, w, pairs);
+      sc_rel_sum_cancel_pairs(c, w, pairs); /* sum-cancel.c */
+    }
     g_array_set_size(work, 0);
     for (guint i = 0; i + 1 < pairs->len; i += 2) {
       sc_id x = g_array_index(pairs, sc_id, i), y = g_array_index(pairs, sc_id, i + 1);
@@ -86,6 +123,9 @@ gboolean sc_rel_cat_equal_parts(sc_rel_ctx *c, sc_id cls) {
         g_array_append_val(work, x);
       }
     }
+    /* sums of CLS whose parts merged may now differ in one part */
+    if (work->len > 0)
+      g_array_append_val(work, cls);
     sc_egraph_rebuild(eg);
   }
   g_array_free(pairs, TRUE);
