@@ -103,32 +103,37 @@ gboolean sc_rel_cat_equal_parts(sc_rel_ctx *c, sc_id cls) {
   sc_egraph *eg = sc_lang_egraph(c->lang);
   sc_egraph_rebuild(eg);
   GArray *work = g_array_new(FALSE, FALSE, sizeof(sc_id));
-  GArray *pairs = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  GArray *pairs[2] = {g_array_new(FALSE, FALSE, sizeof(sc_id)),
+                      g_array_new(FALSE, FALSE, sizeof(sc_id))};
+  const sc_fact_kind facts[2] = {SC_FACT_CAT_PARTS, SC_FACT_SUM_CANCEL};
   g_array_append_val(work, cls);
   gboolean merged = FALSE;
   /* each round merges parts, whose own cats are compared next */
   for (guint round = 0; work->len > 0 && round < 64; round++) {
-    g_array_set_size(pairs, 0);
+    g_array_set_size(pairs[0], 0);
+    g_array_set_size(pairs[1], 0);
     for (guint i = 0; i < work->len; i++) {
       sc_id w = sc_egraph_find(eg, g_array_index(work, sc_id, i));
-      injective_pairs(c, eg, &io, w, pairs);
-      sc_rel_sum_cancel_pairs(c, w, pairs); /* sum-cancel.c */
+      injective_pairs(c, eg, &io, w, pairs[0]);
+      sc_rel_sum_cancel_pairs(c, w, pairs[1]); /* sum-cancel.c */
     }
     g_array_set_size(work, 0);
-    for (guint i = 0; i + 1 < pairs->len; i += 2) {
-      sc_id x = g_array_index(pairs, sc_id, i), y = g_array_index(pairs, sc_id, i + 1);
-      if (sc_egraph_find(eg, x) != sc_egraph_find(eg, y) &&
-          sc_egraph_union(eg, x, y, SC_EXPLAIN_JUST(c->ex, SC_FACT_CAT_PARTS, 0))) {
-        merged = TRUE;
-        g_array_append_val(work, x);
+    for (guint k = 0; k < 2; k++)
+      for (guint i = 0; i + 1 < pairs[k]->len; i += 2) {
+        sc_id x = g_array_index(pairs[k], sc_id, i), y = g_array_index(pairs[k], sc_id, i + 1);
+        if (sc_egraph_find(eg, x) != sc_egraph_find(eg, y) &&
+            sc_egraph_union(eg, x, y, SC_EXPLAIN_JUST(c->ex, facts[k], 0))) {
+          merged = TRUE;
+          g_array_append_val(work, x);
+        }
       }
-    }
     /* sums of CLS whose parts merged may now differ in one part */
     if (work->len > 0)
       g_array_append_val(work, cls);
     sc_egraph_rebuild(eg);
   }
-  g_array_free(pairs, TRUE);
+  g_array_free(pairs[0], TRUE);
+  g_array_free(pairs[1], TRUE);
   g_array_free(work, TRUE);
   return merged;
 }
