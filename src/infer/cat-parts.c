@@ -18,7 +18,14 @@
  * and on the parts it merged (nested cats), not on every class after each
  * saturation: merging every pair of equal-shaped cats in an e-graph (a
  * batch split into ranks and again into micro-batches) makes the cat
- * lemmas combine them, past the node limit. */
+ * lemmas combine them, past the node limit.
+ *
+ * The same holds for the other injective layouts: equal views, transposes
+ * or permutes (same attributes) of inputs of one shape have equal inputs,
+ * so a relation whose forms are views of sums (shardsmith 27005:
+ * view(sum(r0:a, r4:b)) = view(sum(r1:a', r6:b'))) reaches the sums, where
+ * each round also applies cancellation (sum-cancel.c); a class whose parts
+ * merged is examined again, since its sums may now be one part apart. */
 #include "infer/infer-private.h"
 
 /* Do cats X and Y (same attributes and arity) have parts of equal shapes? */

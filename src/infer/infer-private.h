@@ -8,10 +8,13 @@
  *   classes.c        the classes a visit starts from: a spec tensor's
  *                    relation unioned, an impl tensor's leaf;
  *   trel.c           T_rel and exploration (Listing 3), widening;
+ *   siblings.c       collectives that read the same tensors (explored together);
  *   dups.c           duplicate impl nodes: one explored, the others when needed;
  *   replicas.c       the equalities the input relation states between impl
  *                    tensors (replicas, blocks), added when one is related;
- *   cat-parts.c      equal cats (same dim, part shapes) have equal parts;
+ *   cat-parts.c      equal cats and views (same attributes, part shapes)
+ *                    have equal parts;
+ *   sum-cancel.c     equal sums apart in one part each: those parts equal;
  *   collective.c     collectives by their semantics, one table row each;
  *   hooks.c          saturation and the passes the runner calls after it
  *                    (egg's Runner::with_hook), registered by name;
