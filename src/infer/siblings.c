@@ -11,7 +11,7 @@
  * explored (trel.c): their equations over the shared inputs' leaves put
  * every result in the class the semantics give it.  Exploration only
  * decides what is asserted, never what is proved; a collective with no
- * sibling (every real capture's all-reduce) costs one scan of its first
+ * sibling (most all-reduces of the real captures) costs one scan of its first
  * input's consumers. */
 #include "infer/infer-private.h"
 
