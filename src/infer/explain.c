@@ -195,7 +195,10 @@ static char *fact_reason(sc_explain *ex, uint32_t just) {
     g_string_append(s, "the parts of a constant are constants (a cat equal to a full)");
     break;
   case SC_FACT_CAT_PARTS:
-    g_string_append(s, "equal cats have equal parts (same dim, parts of equal shapes)");
+    g_string_append(s, "equal cats or views have equal parts (same attributes, parts of equal shapes)");
+    break;
+  case SC_FACT_SUM_CANCEL:
+    g_string_append(s, "equal sums with one part apart have those parts equal (cancellation)");
     break;
   case SC_FACT_EXPAND_COPIES:
     g_string_append(s, "an expand of a size-1 dim is the cat of copies of its input");

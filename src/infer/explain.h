@@ -45,8 +45,11 @@ typedef enum {
   SC_FACT_AC_SUM,   /* sums whose summands are equal as multisets */
   SC_FACT_DD_SIZE,  /* one operator on one class, differing only in a
                        data-dependent size (learned equal) */
-  SC_FACT_CAT_PARTS, /* two cats of one class, same dim and part shapes:
-                        their parts are equal */
+  SC_FACT_CAT_PARTS, /* two cats (or views, transposes, permutes) of one
+                        class, same attributes and part shapes: their
+                        parts are equal */
+  SC_FACT_SUM_CANCEL, /* two sums of one class equal but for one part
+                         each: those parts are equal */
   SC_FACT_CONST_PARTS, /* the parts of a cat equal to a constant are
                           constants */
   SC_FACT_EXPAND_COPIES, /* spec tensor u: its producer, an expand of a unit dim, is the

@@ -8,10 +8,13 @@
  *   classes.c        the classes a visit starts from: a spec tensor's
  *                    relation unioned, an impl tensor's leaf;
  *   trel.c           T_rel and exploration (Listing 3), widening;
+ *   siblings.c       collectives that read the same tensors (explored together);
  *   dups.c           duplicate impl nodes: one explored, the others when needed;
  *   replicas.c       the equalities the input relation states between impl
  *                    tensors (replicas, blocks), added when one is related;
- *   cat-parts.c      equal cats (same dim, part shapes) have equal parts;
+ *   cat-parts.c      equal cats and views (same attributes, part shapes)
+ *                    have equal parts;
+ *   sum-cancel.c     equal sums apart in one part each: those parts equal;
  *   collective.c     collectives by their semantics, one table row each;
  *   hooks.c          saturation and the passes the runner calls after it
  *                    (egg's Runner::with_hook), registered by name;
@@ -351,6 +354,14 @@ gboolean sc_rel_replicas_add(sc_rel_ctx *c);
 /* Equal cats in class CLS (and, recursively, in the parts merged) have
  * equal parts: merges them (cat-parts.c); TRUE when something merged. */
 gboolean sc_rel_cat_equal_parts(sc_rel_ctx *c, sc_id cls);
+/* Sums of class CLS equal but for one part each: those parts, as pairs
+ * appended to PAIRS (sum-cancel.c; the caller unions them). */
+void sc_rel_sum_cancel_pairs(sc_rel_ctx *c, sc_id cls, GArray *pairs);
+
+/* siblings.c: the next collective node after *CURSOR (start at 0) that
+ * reads the same tensors in the same order as collective node P, or
+ * SC_ID_NONE when there is no more (or P is no collective). */
+sc_id sc_rel_collective_sibling(const sc_rel_ctx *c, sc_id p, uint32_t *cursor);
 
 /* A spec expand of one size-1 dim to n <= 8 (node N, its output class
  * OUT_CLS[0], its input class c->in_cls[0]) whose output is unmapped is

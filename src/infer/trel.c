@@ -167,6 +167,24 @@ static void count_consumers(sc_rel_ctx *c, sc_id t) {
   }
 }
 
+/* Collective P, a result of which joined T_rel, and the collectives that
+ * read the same tensors (siblings.c) are explored: their equations over
+ * the shared inputs relate each one's results to the others' (a scatter
+ * piece is a slice of the all-reduce of the same partials). */
+static void collective_siblings(sc_rel_ctx *c, sc_id p) {
+  if (!(sc_graph_node(c->impl, p)->op->flags & SC_OP_COLLECTIVE) ||
+      c->node_explored[p] == c->visit)
+    return;
+  uint32_t cursor = 0;
+  sc_id w = sc_rel_collective_sibling(c, p, &cursor);
+  if (w == SC_ID_NONE)
+    return;
+  push_ready(c, p);
+  for (; w != SC_ID_NONE; w = sc_rel_collective_sibling(c, p, &cursor))
+    if (c->node_explored[w] != c->visit)
+      push_ready(c, w);
+}
+
 /* Add impl tensor t to T_rel; push consumers that become ready
  * (count_consumers), wake its producer when that is a dormant duplicate,
  * and count the results of its producer's dormant duplicates (dups.c). */
@@ -184,6 +202,7 @@ void sc_rel_trel_add(sc_rel_ctx *c, sc_id t) {
   if (p == SC_ID_NONE)
     return;
   wake(c, p);
+  collective_siblings(c, p);
   /* every other member of p's duplicate set computes t too (dups.c) */
   sc_id d;
   for (guint i = 0; (d = sc_rel_dups_member(c, p, i)) != SC_ID_NONE; i++) {

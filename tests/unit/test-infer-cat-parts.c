@@ -4,7 +4,7 @@
  * a = c and b = e (the
  * input relation of TP x DP: w = cat(w_0, w_1) = cat(w_2, w_3)); cats
  * along different dims, or with parts of different shapes, are left
- * alone. */
+ * alone; equal transposes of inputs of one shape have equal inputs. */
 #include "infer-fixture.h"
 
 /* a, b, c, e: [2, 3] f32; p: [1, 3], q: [3, 3] f32 */
@@ -45,9 +45,24 @@ static void test_other_shapes(void) {
   ifx_clear(&f);
 }
 
+/* Equal transposes (views, permutes) of inputs of one shape have equal
+ * inputs: each moves every element to one place. */
+static void test_transposes(void) {
+  ifx f;
+  setup(&f);
+  sc_id x = ifx_add(&f, "transpose(a, dim0=0, dim1=1)");
+  sc_id y = ifx_add(&f, "transpose(c, dim0=0, dim1=1)");
+  sc_egraph_union(ifx_eg(&f), x, y, SC_JUST_ASSERTED);
+  g_assert_true(sc_rel_cat_equal_parts(&f.c, x));
+  g_assert_true(ifx_same(&f, ifx_add(&f, "a"), ifx_add(&f, "c")));
+  g_assert_false(ifx_same(&f, ifx_add(&f, "a"), ifx_add(&f, "b")));
+  ifx_clear(&f);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/infer/cat-parts/equal-parts", test_equal_parts);
   g_test_add_func("/infer/cat-parts/other-shapes", test_other_shapes);
+  g_test_add_func("/infer/cat-parts/transposes", test_transposes);
   return g_test_run();
 }
