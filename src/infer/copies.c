@@ -28,9 +28,13 @@
  * expressions are the copies: when one copy joins T_rel, the group is
  * queued and its copies are added, unioned, to T_rel, as the input
  * relation's groups are, and layer memoization maps it as one of them.
- * The equalities hold in every run in which the input relation holds, so
- * the unions are sound; exploration decides what is asserted, never what
- * is proved.
+ * The equalities hold in every run in which the input relation holds:
+ * they are the congruence closure the e-graph itself reaches when every
+ * rank's chain is explored (the same operator over classes already equal,
+ * a collective by its semantics, one term for every rank), computed once
+ * over the whole impl graph instead of per visit, so they assume of an
+ * operator nothing its equation in the e-graph does not.  Exploration
+ * decides what is asserted, never what is proved.
  *
  * Ownership: the entries made here are owned by c->copy_entries (freed
  * by sc_rel_copies_free). */

@@ -14,7 +14,10 @@
  * stamp), so a visit pays only for the groups its neighbourhood reads.
  * Two cats of a group along one dim with parts of equal shapes have equal
  * parts (cat-parts.c): the blocks of TP x DP.  The assumed relation
- * (assume_relation) gives groups the same way. */
+ * (assume_relation) gives groups the same way, and so do the ranks'
+ * copies of one computed value (copies.c: a group of bare impl tensors,
+ * its union justified as SC_FACT_COPIES, not as a spec tensor's
+ * relation). */
 #include "infer/infer-private.h"
 
 typedef struct {
