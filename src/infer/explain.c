@@ -203,6 +203,10 @@ static char *fact_reason(sc_explain *ex, uint32_t just) {
   case SC_FACT_EXPAND_COPIES:
     g_string_append(s, "an expand of a size-1 dim is the cat of copies of its input");
     break;
+  case SC_FACT_COPIES:
+    g_string_append_printf(s, "the ranks' copies of %s's value (the same operators over "
+                              "equal inputs)", sc_graph_tensor(ex->impl, f->subject)->name);
+    break;
   }
   return g_string_free(s, FALSE);
 }

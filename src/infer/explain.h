@@ -54,6 +54,8 @@ typedef enum {
                           constants */
   SC_FACT_EXPAND_COPIES, /* spec tensor u: its producer, an expand of a unit dim, is the
                             cat of copies of its input (expand-copies.c) */
+  SC_FACT_COPIES,   /* impl tensor t: t and the ranks' copies of its value
+                       (the same operators over equal inputs, copies.c) */
 } sc_fact_kind;
 
 sc_explain *sc_explain_begin(sc_lang *lang, const sc_bundle *b, const sc_lemma_set *lemmas);

@@ -12,6 +12,8 @@
  *   dups.c           duplicate impl nodes: one explored, the others when needed;
  *   replicas.c       the equalities the input relation states between impl
  *                    tensors (replicas, blocks), added when one is related;
+ *   copies.c         impl tensors equal by construction (the ranks' copies
+ *                    of one value), added as replica groups;
  *   cat-parts.c      equal cats and views (same attributes, part shapes)
  *                    have equal parts;
  *   sum-cancel.c     equal sums apart in one part each: those parts equal;
@@ -188,6 +190,7 @@ struct sc_rel_ctx {
   GArray **groups_of;        /* per impl tensor: guint group ids whose expressions read it */
   uint32_t *group_stamp;     /* per group: visit when queued */
   GArray *group_queue;       /* guint: groups to add at the next exploration round */
+  GPtrArray *copy_entries;   /* sc_relation_entry* of the copies' groups (copies.c) */
   /* layer memoization (memo.c); the logs are NULL when it is off */
   struct sc_rel_memo *memo;
   GArray *trel_log;          /* sc_id: impl tensors that joined T_rel this visit */
@@ -319,6 +322,8 @@ void sc_rel_dups_wake_related(sc_rel_ctx *c, sc_id w);
 /* --- T_rel and exploration (trel.c) --- */
 
 void sc_rel_trel_add(sc_rel_ctx *c, sc_id t);
+/* Is OP an uninitialised buffer (empty, new_empty, sc.empty: trel.c)? */
+gboolean sc_rel_is_empty_buffer(const sc_op *op);
 /* After c->sourceless is filled: the overloads of each of its operators
  * (sc_rel_add_sourceless asks for them every exploration round), and the
  * impl nodes that the exploration rounds look at beyond the visit's
@@ -351,6 +356,12 @@ void sc_rel_replicas_free(sc_rel_ctx *c);
 void sc_rel_replicas_touch(sc_rel_ctx *c, sc_id t);
 /* Add the queued groups to this visit's e-graph; TRUE when one was new. */
 gboolean sc_rel_replicas_add(sc_rel_ctx *c);
+/* The ranks' copies of one value (copies.c): value numbers of the impl
+ * tensors, and an entry (owned by c->copy_entries) appended to OUT for
+ * each number held by two or more of them, its expressions the tensors;
+ * sc_rel_replicas_init makes them groups.  Freed by sc_rel_copies_free. */
+void sc_rel_copies_init(sc_rel_ctx *c, GPtrArray *out);
+void sc_rel_copies_free(sc_rel_ctx *c);
 /* Equal cats in class CLS (and, recursively, in the parts merged) have
  * equal parts: merges them (cat-parts.c); TRUE when something merged. */
 gboolean sc_rel_cat_equal_parts(sc_rel_ctx *c, sc_id cls);

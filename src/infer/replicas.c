@@ -14,39 +14,43 @@
  * stamp), so a visit pays only for the groups its neighbourhood reads.
  * Two cats of a group along one dim with parts of equal shapes have equal
  * parts (cat-parts.c): the blocks of TP x DP.  The assumed relation
- * (assume_relation) gives groups the same way. */
+ * (assume_relation) gives groups the same way, and so do the ranks'
+ * copies of one computed value (copies.c: a group of bare impl tensors,
+ * its union justified as SC_FACT_COPIES, not as a spec tensor's
+ * relation). */
 #include "infer/infer-private.h"
 
 typedef struct {
-  sc_id tensor;                   /* the spec tensor the entry relates */
+  sc_id tensor;                   /* the spec tensor the entry relates; SC_ID_NONE
+                                     for copies (copies.c) */
   const sc_relation_entry *entry; /* borrowed from the bundle */
 } group;
 
-static void add_groups_of(sc_rel_ctx *c, const sc_relation *r) {
-  if (!r)
-    return;
+/* Entry E (n_exprs >= 2) a group, indexed by the impl tensors it reads. */
+static void add_group(sc_rel_ctx *c, const sc_relation_entry *e) {
   GArray *leaves = g_array_new(FALSE, FALSE, sizeof(sc_id));
-  for (uint32_t i = 0; i < r->n_entries; i++) {
-    const sc_relation_entry *e = &r->entries[i];
-    if (e->n_exprs < 2)
-      continue;
-    guint id = c->groups->len;
-    group g = {e->tensor, e};
-    g_array_append_val(c->groups, g);
-    for (uint32_t j = 0; j < e->n_exprs; j++) {
-      g_array_set_size(leaves, 0);
-      sc_texpr_collect_leaves(e->exprs[j], leaves);
-      for (guint l = 0; l < leaves->len; l++) {
-        sc_id t = g_array_index(leaves, sc_id, l);
-        if (c->groups_of[t] == NULL)
-          c->groups_of[t] = g_array_new(FALSE, FALSE, sizeof(guint));
-        GArray *of = c->groups_of[t];
-        if (of->len == 0 || g_array_index(of, guint, of->len - 1) != id)
-          g_array_append_val(of, id);
-      }
+  guint id = c->groups->len;
+  group g = {e->tensor, e};
+  g_array_append_val(c->groups, g);
+  for (uint32_t j = 0; j < e->n_exprs; j++) {
+    g_array_set_size(leaves, 0);
+    sc_texpr_collect_leaves(e->exprs[j], leaves);
+    for (guint l = 0; l < leaves->len; l++) {
+      sc_id t = g_array_index(leaves, sc_id, l);
+      if (c->groups_of[t] == NULL)
+        c->groups_of[t] = g_array_new(FALSE, FALSE, sizeof(guint));
+      GArray *of = c->groups_of[t];
+      if (of->len == 0 || g_array_index(of, guint, of->len - 1) != id)
+        g_array_append_val(of, id);
     }
   }
   g_array_free(leaves, TRUE);
+}
+
+static void add_groups_of(sc_rel_ctx *c, const sc_relation *r) {
+  for (uint32_t i = 0; r != NULL && i < r->n_entries; i++)
+    if (r->entries[i].n_exprs >= 2)
+      add_group(c, &r->entries[i]);
 }
 
 void sc_rel_replicas_init(sc_rel_ctx *c) {
@@ -56,6 +60,12 @@ void sc_rel_replicas_init(sc_rel_ctx *c) {
   c->group_queue = g_array_new(FALSE, FALSE, sizeof(guint));
   add_groups_of(c, sc_bundle_input_relation(c->bundle));
   add_groups_of(c, sc_bundle_assume_relation(c->bundle));
+  /* the ranks' copies of one value (copies.c) */
+  GPtrArray *copies = g_ptr_array_new();
+  sc_rel_copies_init(c, copies);
+  for (guint i = 0; i < copies->len; i++)
+    add_group(c, g_ptr_array_index(copies, i));
+  g_ptr_array_unref(copies);
   c->group_stamp = g_new0(uint32_t, c->groups->len ? c->groups->len : 1);
 }
 
@@ -68,6 +78,7 @@ void sc_rel_replicas_free(sc_rel_ctx *c) {
   g_array_free(c->groups, TRUE);
   g_array_free(c->group_queue, TRUE);
   g_free(c->group_stamp);
+  sc_rel_copies_free(c);
 }
 
 void sc_rel_replicas_touch(sc_rel_ctx *c, sc_id t) {
@@ -101,7 +112,11 @@ gboolean sc_rel_replicas_add(sc_rel_ctx *c) {
       if (first == SC_ID_NONE)
         first = k;
       else if (sc_egraph_find(eg, first) != sc_egraph_find(eg, k))
-        added |= sc_egraph_union(eg, first, k, SC_EXPLAIN_JUST(c->ex, SC_FACT_RELATION, g->tensor));
+        added |= sc_egraph_union(eg, first, k,
+                                 g->tensor != SC_ID_NONE
+                                     ? SC_EXPLAIN_JUST(c->ex, SC_FACT_RELATION, g->tensor)
+                                     : SC_EXPLAIN_JUST(c->ex, SC_FACT_COPIES,
+                                                       sc_texpr_tensor(g->entry->exprs[0])));
       g_array_set_size(leaves, 0);
       sc_texpr_collect_leaves(g->entry->exprs[j], leaves);
       for (guint l = 0; l < leaves->len; l++)

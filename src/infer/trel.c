@@ -217,7 +217,7 @@ void sc_rel_trel_add(sc_rel_ctx *c, sc_id t) {
  * sc.empty: an uninitialised buffer, whose value is the relation
  * language's constant empty(shape) (real-vllm.lemma), depends on no data
  * and is never read by the kernels that write it. */
-static gboolean sc_rel_is_empty_buffer(const sc_op *op) {
+gboolean sc_rel_is_empty_buffer(const sc_op *op) {
   if (strcmp(op->ns, "aten") == 0)
     return g_str_has_prefix(op->name, "empty") || g_str_has_prefix(op->name, "new_empty");
   return strcmp(op->ns, "sc") == 0 && strcmp(op->name, "empty") == 0;
