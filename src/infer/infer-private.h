@@ -116,6 +116,9 @@ struct sc_infer_result {
 
 /* A new result for bundle B, verdict REFINES, nothing found yet. */
 sc_infer_result *sc_rel_result_new(const sc_bundle *b);
+/* A failure with nothing recorded (its arrays made), and its arrays freed. */
+void sc_rel_failure_init(sc_rel_failure *f);
+void sc_rel_failure_free(sc_rel_failure *f);
 
 /* --- the walk's state --- */
 
@@ -208,6 +211,9 @@ struct sc_rel_ctx {
                                 come before its cut forms (cut-forms.c) */
   gboolean no_cuts;          /* this visit reads relations without their cut forms */
   gboolean no_replica_sums;  /* this visit runs no replica-sums pass (pass-replica-sums.c) */
+  struct sc_rel_held *held;  /* a failure independent of the pending deferred chains,
+                                held while they settle (localize.c); shared by the
+                                slots of --jobs, used on the main thread only */
 };
 
 /* How many spec nodes in a row may have a relation that is not clean
@@ -449,6 +455,37 @@ sc_texpr *sc_rel_constant_expr(sc_rel_ctx *c, sc_id u);
  * with the pending failure of the first deferred node, not a limit? */
 gboolean sc_rel_limit_in_deferred_chain(const sc_rel_ctx *c, const sc_node *n,
                                         const char *limit_hit);
+
+/* A failure at node N that reads no deferred relation while the first
+ * deferred node's failure is pending: N's own failure is held
+ * (sc_rel_held_begin) and the walk goes on through the nodes that read the
+ * pending chains (and their ancestors) only.  If every chain settles,
+ * N's failure is the result (sc_rel_held_settled); if a chain fails,
+ * reaches a limit, or cannot be finished (a reader downstream of N), the
+ * result is the one without holding: the first deferred node's failure,
+ * stopped at N. */
+typedef struct sc_rel_held sc_rel_held;
+sc_rel_held *sc_rel_held_new(void);
+void sc_rel_held_free(sc_rel_held *h);
+/* Is a failure held (the walk in its settling mode)? */
+gboolean sc_rel_held_active(const sc_rel_ctx *c);
+/* May node V's unmapped outputs (UNMAPPED, none deferred, no limit) be
+ * held rather than stop the walk: a failure is pending and V reads no
+ * deferred relation? */
+gboolean sc_rel_held_may_hold(const sc_rel_ctx *c, const sc_node *n);
+/* Node V fails (UNMAPPED, OUT_CLS: record_failure's arguments): the first
+ * such node's failure is held; the walk's fallback stop is V. */
+void sc_rel_held_begin(sc_rel_ctx *c, sc_id v, const sc_id *out_cls, GArray *unmapped);
+/* After a deferral while held: the nodes to visit are recomputed. */
+void sc_rel_held_deferred(sc_rel_ctx *c, sc_id v);
+/* While held: is node V passed over (not an ancestor of a live deferred
+ * tensor's reader, or reading a tensor of a node that failed or was
+ * passed over)?  Its results are then marked unreadable. */
+gboolean sc_rel_held_skip(sc_rel_ctx *c, sc_id v);
+/* While held, after a visit: when the pending failure was forgotten
+ * (every chain settled), the held failure becomes the result; TRUE when
+ * the walk must stop. */
+gboolean sc_rel_held_settled(sc_rel_ctx *c);
 
 /* --- relations and nearest terms (relation.c) --- */
 

@@ -92,6 +92,28 @@ void sc_rel_clear_failure(sc_infer_result *res) {
   g_ptr_array_set_size(res->failure.over_intermediates, 0);
 }
 
+void sc_rel_failure_init(sc_rel_failure *f) {
+  memset(f, 0, sizeof *f);
+  f->kind = SC_FAILURE_UNMAPPED;
+  f->node = SC_ID_NONE;
+  f->unmapped = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  f->nearest = g_ptr_array_new_with_free_func(g_free);
+  f->stop = SC_ID_NONE;
+  f->stop_nearest = g_ptr_array_new_with_free_func(g_free);
+  f->undecided = g_ptr_array_new_with_free_func(g_free);
+  f->over_intermediates = g_ptr_array_new_with_free_func(g_free);
+}
+
+void sc_rel_failure_free(sc_rel_failure *f) {
+  g_array_free(f->unmapped, TRUE);
+  g_ptr_array_unref(f->nearest);
+  g_ptr_array_unref(f->stop_nearest);
+  g_free(f->limit_reason);
+  g_ptr_array_unref(f->undecided);
+  g_ptr_array_unref(f->over_intermediates);
+  memset(f, 0, sizeof *f);
+}
+
 sc_infer_result *sc_rel_result_new(const sc_bundle *b) {
   uint32_t n_st = sc_graph_n_tensors(sc_bundle_spec(b));
   sc_infer_result *res = g_new0(sc_infer_result, 1);
@@ -101,13 +123,7 @@ sc_infer_result *sc_rel_result_new(const sc_bundle *b) {
   res->deferred_texts = g_new0(GPtrArray *, n_st ? n_st : 1);
   res->output_texts = g_new0(GPtrArray *, n_st ? n_st : 1);
   res->checked = g_array_new(FALSE, FALSE, sizeof(sc_id));
-  res->failure.node = SC_ID_NONE;
-  res->failure.unmapped = g_array_new(FALSE, FALSE, sizeof(sc_id));
-  res->failure.nearest = g_ptr_array_new_with_free_func(g_free);
-  res->failure.stop = SC_ID_NONE;
-  res->failure.stop_nearest = g_ptr_array_new_with_free_func(g_free);
-  res->failure.undecided = g_ptr_array_new_with_free_func(g_free);
-  res->failure.over_intermediates = g_ptr_array_new_with_free_func(g_free);
+  sc_rel_failure_init(&res->failure);
   res->expectations = g_array_new(FALSE, FALSE, sizeof(sc_infer_expectation));
   res->explanations = g_ptr_array_new_with_free_func(g_free);
   res->relexp = g_ptr_array_new_with_free_func(sc_relation_explanation_free);
@@ -143,15 +159,10 @@ void sc_infer_result_free(sc_infer_result *r) {
   g_free(r->deferred_texts);
   g_free(r->output_texts);
   g_array_free(r->checked, TRUE);
-  g_array_free(r->failure.unmapped, TRUE);
-  g_ptr_array_unref(r->failure.nearest);
-  g_ptr_array_unref(r->failure.stop_nearest);
-  g_free(r->failure.limit_reason);
+  sc_rel_failure_free(&r->failure);
   g_array_free(r->expectations, TRUE);
   g_ptr_array_unref(r->explanations);
   g_ptr_array_unref(r->relexp);
-  g_ptr_array_unref(r->failure.undecided);
-  g_ptr_array_unref(r->failure.over_intermediates);
   for (guint i = 0; i < r->assumptions->len; i++) {
     sc_infer_assumption *a = &g_array_index(r->assumptions, sc_infer_assumption, i);
     g_free(a->text);

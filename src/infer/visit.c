@@ -313,6 +313,18 @@ static void record_relations(sc_rel_ctx *c, const sc_node *n, const sc_id *out_c
 static gboolean fail_or_defer(sc_rel_ctx *c, sc_id v, const sc_node *n, const sc_id *out_cls,
                               GArray *unmapped, const char *limit_hit, gboolean *stop) {
   gboolean deferred = sc_rel_defer_outputs(c, n, out_cls, unmapped, limit_hit);
+  if (limit_hit && sc_rel_held_active(c)) {
+    /* a limit while a failure is held: the result without holding
+     * (localize.c) */
+    *stop = TRUE;
+    return FALSE;
+  }
+  if (!deferred && !limit_hit && sc_rel_held_may_hold(c, n)) {
+    /* a failure no pending chain explains: held while they settle
+     * (localize.c) */
+    sc_rel_held_begin(c, v, out_cls, unmapped);
+    return FALSE;
+  }
   if (sc_rel_limit_in_deferred_chain(c, n, limit_hit)) {
     /* the chain of the pending failure reached a limit (localize.c) */
     g_free(c->res->failure.limit_reason);
@@ -328,9 +340,10 @@ static gboolean fail_or_defer(sc_rel_ctx *c, sc_id v, const sc_node *n, const sc
     sc_rel_record_failure(c, v, out_cls, unmapped, limit_hit);
     c->res->failure.explored = c->explored_now;
   }
-  if (deferred)
+  if (deferred) {
     c->pending = TRUE;
-  else {
+    sc_rel_held_deferred(c, v);
+  } else {
     sc_rel_record_stop(c, v, out_cls, unmapped);
     *stop = TRUE;
   }

@@ -147,6 +147,7 @@ static void ctx_init(sc_rel_ctx *c, const sc_bundle *b, const sc_infer_options *
     g_array_append_val(a, w);
   }
   sc_rel_trel_init(c);
+  c->held = sc_rel_held_new();
 }
 
 /* Frees what the context owns (not the result). */
@@ -178,6 +179,7 @@ static void ctx_clear(sc_rel_ctx *c) {
   sc_rel_dups_free(c);
   sc_rel_release_free(c);
   sc_rel_cut_forms_free(c);
+  sc_rel_held_free(c->held);
 }
 
 /* The expectations of the bundle, in file order, none found yet. */
@@ -213,7 +215,18 @@ static gboolean walk(sc_rel_ctx *c, gboolean *stop, GError **error) {
     if (opts->progress)
       opts->progress(done, total, n->name, opts->progress_user);
     guint owned_before = c->owned->len;
-    if (sched)
+    if (sc_rel_held_skip(c, v)) {
+      /* a failure is held: only the pending chains are visited
+       * (localize.c) */
+      if (sched)
+        sc_rel_sched_drop(sched, done);
+      sc_rel_release_mark(c, v, owned_before);
+      done++;
+      continue;
+    }
+    /* nothing is proved ahead while a failure is held: a later node may
+     * read a result of the failed node */
+    if (sched && !sc_rel_held_active(c))
       sc_rel_sched_dispatch(sched, done);
     if (!sc_rel_memo_carry(c, v)) {
       sc_rel_memo_begin(c);
@@ -231,10 +244,15 @@ static gboolean walk(sc_rel_ctx *c, gboolean *stop, GError **error) {
       sc_rel_release_after(c, done);
     done++;
     c->res->stats.visited++;
+    if (ok && !*stop && sc_rel_held_settled(c))
+      *stop = TRUE; /* the held failure is the result (localize.c) */
     /* The overall budget (budget.h), after each node: a spent budget ends
-     * the check as a limit at the node being visited. */
+     * the check as a limit at the node being visited (while a failure is
+     * held: the result without holding, a failure). */
     const char *spent = ok ? sc_budget_check(opts->limits.budget, 0) : NULL;
-    if (spent != NULL) {
+    if (spent != NULL && sc_rel_held_active(c))
+      *stop = TRUE;
+    else if (spent != NULL) {
       sc_infer_result *res = c->res;
       if (res->verdict != SC_VERDICT_LIMIT) {
         sc_rel_clear_failure(res);
@@ -248,6 +266,10 @@ static gboolean walk(sc_rel_ctx *c, gboolean *stop, GError **error) {
     }
   }
   sc_rel_sched_free(sched);
+  /* a held failure whose chains never settled (a reader of them needs a
+   * result of the failed node): the result without holding */
+  if (ok && sc_rel_held_active(c))
+    *stop = TRUE;
   if (opts->progress)
     opts->progress(done, total, NULL, opts->progress_user);
   return ok;

@@ -1,0 +1,108 @@
+/* test-infer-localize.c — where a failure is reported when the walk
+ * carried a deferred relation (src/infer/localize.c, "A failure that no
+ * pending chain explains"):
+ *   spec    d = mm(a, w); z = neg(u); y = add(d, c)   (outputs y, z)
+ *   rank r  y_r = addmm(c_r, a_r, w_r); z_r = neg(u_r)   (all replicated)
+ * The impl never computes mm(a, w): d has no clean relation and is
+ * deferred; y reads it and maps (addmm_to_add), so the correct bundle
+ * refines.  Mutants:
+ *   z-bug   z_r = abs(u_r): z fails while d is pending; z reads no deferred
+ *           relation and d's chain settles at y, so the failure is z
+ *           (before: d, stopped at z);
+ *   y-bug   y_r = neg(addmm(...)): y, d's reader, fails: d is reported,
+ *           stopped at y (the chain does not settle);
+ *   both    z and y: z is held, then y fails: d, stopped at z (the result
+ *           without holding).
+ * The same with --jobs 2 (proofs made ahead, schedule.c). */
+#include "infer-fixture.h"
+
+#define T(name, shape, extra) "{\"name\": \"" name "\", \"shape\": " shape ", \"dtype\": \"f32\"" extra "}"
+#define NODE(name, op, args, out, shape, rank)                                          \
+  "{\"name\": \"" name "\", \"op\": \"" op "\", \"args\": " args ", \"kwargs\": {},"   \
+  " \"outputs\": [" T(out, shape, rank) "]}"
+#define RANK(r) ", \"rank\": " r
+#define INPUTS(r)                                                                       \
+  T("a_" r, "[2, 3]", RANK(r)) ", " T("w_" r, "[3, 4]", RANK(r)) ", "                   \
+  T("c_" r, "[2, 4]", RANK(r)) ", " T("u_" r, "[4]", RANK(r))
+/* rank R's nodes: y_R (addmm, then Y_OP when not NULL) and z_R (Z_OP) */
+#define Y_PLAIN(r) NODE("y_" r, "aten.addmm.default", "[\"c_" r "\", \"a_" r "\", \"w_" r "\"]", "y_" r, "[2, 4]", RANK(r))
+#define Y_NEG(r)                                                                        \
+  NODE("p_" r, "aten.addmm.default", "[\"c_" r "\", \"a_" r "\", \"w_" r "\"]", "p_" r, "[2, 4]", RANK(r)) ", " \
+  NODE("q_" r, "aten.neg.default", "[\"p_" r "\"]", "y_" r, "[2, 4]", RANK(r))
+#define Z(r, op) NODE("z_" r, op, "[\"u_" r "\"]", "z_" r, "[4]", RANK(r))
+
+static char *bundle(const char *rank0, const char *rank1) {
+  return g_strdup_printf(
+      "{\"format\": \"shardcheck-bundle/1\", \"name\": \"held\", \"symbols\": {}, \"assume\": [],"
+      " \"spec\": {\"inputs\": [" T("a", "[2, 3]", "") ", " T("w", "[3, 4]", "") ", "
+      T("c", "[2, 4]", "") ", " T("u", "[4]", "") "],"
+      "  \"nodes\": [" NODE("d", "aten.mm.default", "[\"a\", \"w\"]", "d", "[2, 4]", "") ", "
+      NODE("z", "aten.neg.default", "[\"u\"]", "z", "[4]", "") ", "
+      NODE("y", "aten.add.Tensor", "[\"d\", \"c\"]", "y", "[2, 4]", "") "],"
+      "  \"outputs\": [\"y\", \"z\"]},"
+      " \"impl\": {\"inputs\": [" INPUTS("0") ", " INPUTS("1") "], \"nodes\": [%s, %s],"
+      "  \"outputs\": [\"y_0\", \"y_1\", \"z_0\", \"z_1\"]},"
+      " \"input_relation\": {\"a\": [\"a_0\", \"a_1\"], \"w\": [\"w_0\", \"w_1\"],"
+      "  \"c\": [\"c_0\", \"c_1\"], \"u\": [\"u_0\", \"u_1\"]},"
+      " \"expect_output_relation\": {\"y\": [\"y_0\", \"y_1\"], \"z\": [\"z_0\", \"z_1\"]}}",
+      rank0, rank1);
+}
+
+static const char *node_name(const sc_bundle *b, sc_id v) {
+  return v == SC_ID_NONE ? "(none)" : sc_graph_node(sc_bundle_spec(b), v)->name;
+}
+
+/* Check JSON with --jobs 1 and 2: verdict WANT, failure at NODE (NULL:
+ * none), stopped at STOP (NULL: at the failure node). */
+static void run_case(char *json, sc_verdict want, const char *node, const char *stop) {
+  for (uint32_t jobs = 1; jobs <= 2; jobs++) {
+    sc_infer_options o;
+    sc_infer_options_init(&o);
+    o.jobs = jobs;
+    sc_bundle *b = NULL;
+    sc_infer_result *r = ifx_run_json(json, "held", &o, &b);
+    g_assert_cmpint(sc_infer_verdict(r), ==, want);
+    if (node != NULL) {
+      g_assert_cmpstr(node_name(b, sc_infer_failure_node(r)), ==, node);
+      g_assert_cmpstr(node_name(b, sc_infer_failure_stop_node(r)), ==, stop ? stop : "(none)");
+    }
+    sc_infer_result_free(r);
+    sc_bundle_free(b);
+  }
+  g_free(json);
+}
+
+static void test_correct(void) {
+  run_case(bundle(Y_PLAIN("0") ", " Z("0", "aten.neg.default"),
+                  Y_PLAIN("1") ", " Z("1", "aten.neg.default")),
+           SC_VERDICT_REFINES, NULL, NULL);
+}
+
+static void test_independent(void) {
+  run_case(bundle(Y_PLAIN("0") ", " Z("0", "aten.abs.default"),
+                  Y_PLAIN("1") ", " Z("1", "aten.abs.default")),
+           SC_VERDICT_FAILS, "z", NULL);
+}
+
+static void test_chain_fails(void) {
+  run_case(bundle(Y_NEG("0") ", " Z("0", "aten.neg.default"),
+                  Y_NEG("1") ", " Z("1", "aten.neg.default")),
+           SC_VERDICT_FAILS, "d", "y");
+}
+
+static void test_both(void) {
+  run_case(bundle(Y_NEG("0") ", " Z("0", "aten.abs.default"),
+                  Y_NEG("1") ", " Z("1", "aten.abs.default")),
+           SC_VERDICT_FAILS, "d", "z");
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/infer/localize/held/correct", test_correct);
+  g_test_add_func("/infer/localize/held/independent", test_independent);
+  g_test_add_func("/infer/localize/held/chain-fails", test_chain_fails);
+  g_test_add_func("/infer/localize/held/both", test_both);
+  int rc = g_test_run();
+  ifx_library_free();
+  return rc;
+}
