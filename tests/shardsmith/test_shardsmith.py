@@ -7,7 +7,8 @@
    stopped run's manifest, its last line cut short) give the bundles and
    verdicts of one --jobs 1 run, each seed once, check CPU times recorded;
    --recheck of the run gives the same verdicts without writing bundles, and
-   --summarize reads the rechecked run (its bundles in the first one).
+   --summarize reads the rechecked run (its bundles in the first one); a
+   check that exits 3 with no report is recorded as a limit.
 2. Layouts: every layout's expressions rebuild the full tensor from the cut
    pieces (the exporter's expression evaluator).
 3. Every bundle of false-proofs/ (programs shardsmith found proved although
@@ -138,6 +139,20 @@ def test_runs(shardcheck):
         assert p.returncode == 2, "a recheck into its own directory must be refused"
 
 
+def test_run_check_exits():
+    """A check that exits 3 without a JSON report is a limit, not an error."""
+    from shardsmith_lib.cli import run_check
+    with tempfile.TemporaryDirectory() as d:
+        fake = os.path.join(d, "fake-shardcheck")
+        for code, want in ((3, "limit"), (2, "error")):
+            with open(fake, "w") as f:
+                f.write(f"#!/bin/sh\necho 'shardcheck: stopped' >&2\nexit {code}\n")
+            os.chmod(fake, 0o755)
+            res = run_check(fake, "x.json", 60)
+            assert res["verdict"] == want and res["exit"] == code, res
+            assert res["stderr"] == "shardcheck: stopped" and res["cpu_seconds"] >= 0, res
+
+
 def test_layouts():
     gen = torch.Generator().manual_seed(0)
     cases = [((6, 4), ("R",), (3,)), ((6, 4), (("S", 0),), (3,)), ((5, 4), (("U", 0),), (3,)),
@@ -252,6 +267,7 @@ def main():
     failed = 0
     for name, fn, args in [("determinism", test_determinism, ()),
                            ("runs", test_runs, (shardcheck,)),
+                           ("check exits", test_run_check_exits, ()),
                            ("layouts", test_layouts, ()),
                            ("constants", test_constants, ()),
                            ("truth sums", test_truth_sums, ()),

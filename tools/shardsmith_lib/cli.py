@@ -70,7 +70,10 @@ def run_check(shardcheck, path, timeout, cpu_limit=None):
     try:
         out = json.loads(p.stdout)
     except ValueError:
-        res["verdict"] = "error"
+        # exit 3 is a limit even when it came with no report on stdout (a
+        # CPU budget passed in a step that does not check it says so on
+        # stderr only)
+        res["verdict"] = "limit" if p.returncode == 3 else "error"
         res["stderr"] = (p.stderr or p.stdout).strip()[:300]
         return res
     res["verdict"] = out.get("verdict")
