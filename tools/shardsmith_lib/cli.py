@@ -83,6 +83,8 @@ def run_check(shardcheck, path, timeout, cpu_limit=None):
     res["op"] = f.get("op")
     res["stopped_at"] = f.get("stopped_at")
     res["tensor"] = f.get("tensor")
+    if f.get("limit"):
+        res["limit"] = f["limit"]       # which limit, for verdict "limit"
     if res["verdict"] == "error":
         res["stderr"] = (p.stderr or "").strip()[:300]
     return res

@@ -73,6 +73,12 @@ def mutant_outcome(c):
 KEYS = ("check_correct", "check_mutant")
 
 
+def _kind(res):
+    """The failure kind of a check result, with the limit reached if any."""
+    kd = res.get("kind") or "-"
+    return f"{kd}, {res['limit']}" if res.get("limit") else kd
+
+
 def _stats(xs):
     return (f"median {statistics.median(xs):.3f} s, mean {statistics.mean(xs):.3f} s, "
             f"max {max(xs):.3f} s") if xs else "-"
@@ -168,7 +174,7 @@ def report(dirs):
     for c in ok:
         r = c["check_correct"]
         if r["verdict"] != "refines":
-            groups[(r["verdict"], r.get("kind") or "-",
+            groups[(r["verdict"], _kind(r),
                     r.get("op") or (r.get("stderr") or "")[:60] or "-")].append(c)
     out.append("| verdict | kind | stopped at operator | programs | 2-D mesh | seeds |")
     out.append("|---|---|---|---|---|---|")
@@ -186,7 +192,7 @@ def report(dirs):
         if o == "at first diverging node":
             continue
         r = c["check_mutant"]
-        groups[(o, r.get("kind") or "-", r.get("op") or "-")].append(c)
+        groups[(o, _kind(r), r.get("op") or "-")].append(c)
     out.append("| outcome | kind | stopped at operator | mutants | correct one proved | seeds |")
     out.append("|---|---|---|---|---|---|")
     for (o, kd, op), cs in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
