@@ -3,6 +3,12 @@
     test_shardsmith.py SHARDCHECK
 
 1. Determinism: the same seed gives the same bundles, byte for byte.
+1b. Runs (tools/shardsmith_lib/cli.py): --jobs 2 and a resumed run (a
+   stopped run's manifest, its last line cut short) give the bundles and
+   verdicts of one --jobs 1 run, each seed once, check CPU times recorded;
+   --recheck of the run gives the same verdicts without writing bundles, and
+   --summarize reads the rechecked run (its bundles in the first one); a
+   check that exits 3 with no report is recorded as a limit.
 2. Layouts: every layout's expressions rebuild the full tensor from the cut
    pieces (the exporter's expression evaluator).
 3. Every bundle of false-proofs/ (programs shardsmith found proved although
@@ -57,9 +63,9 @@ SUMMARY = re.compile(r"^(\d+) programs \((\d+) correct, (\d+) mutants\): proved 
                      r"false proofs (\d+), mutants at the first diverging node (\d+)/(\d+)$")
 
 
-def smith(*args):
+def smith(*args, env=None):
     return subprocess.run([sys.executable, os.path.join(ROOT, "tools", "shardsmith")] +
-                          list(args), capture_output=True, text=True)
+                          list(args), capture_output=True, text=True, env=env)
 
 
 def test_determinism():
@@ -74,6 +80,77 @@ def test_determinism():
                 continue
             with open(os.path.join(a, nm)) as fa, open(os.path.join(b, nm)) as fb:
                 assert fa.read() == fb.read(), f"{nm} differs between two runs of one seed"
+
+
+def _manifest(d):
+    with open(os.path.join(d, "manifest.jsonl")) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def _verdicts(entries):
+    return {e["seed"]: (e["first_diverging_node"], e["check_correct"]["verdict"],
+                        e["check_mutant"]["verdict"], e["check_mutant"]["at_first_diverging_node"])
+            for e in entries}
+
+
+def test_runs(shardcheck):
+    # verdicts compared across runs: no saturation may stop on the wall clock
+    env = dict(os.environ, SC_TIME_LIMIT="10000")
+
+    def run(*args):
+        return smith(*args, env=env)
+
+    with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b, \
+            tempfile.TemporaryDirectory() as r:
+        p = run("--check", shardcheck, "--seeds", "3:5", "--out", a, "-q")
+        assert p.returncode == 0, p.stdout + p.stderr
+        p = run("--check", shardcheck, "--seeds", "3:4", "--out", b, "-q")
+        assert p.returncode == 0, p.stdout + p.stderr
+        with open(os.path.join(b, "manifest.jsonl"), "a") as f:
+            f.write('{"seed": 4, "mesh"')           # a run killed while writing seed 4
+        p = run("--check", shardcheck, "--seeds", "3:5", "--out", b, "--jobs", "2")
+        assert p.returncode == 0, p.stdout + p.stderr
+        assert "1 of 2 seeds already in" in p.stdout, p.stdout
+        assert p.stdout.strip().splitlines()[-1].startswith("4 programs (2 correct, 2 mutants)"), \
+            p.stdout
+        ea, eb = _manifest(a), _manifest(b)
+        assert sorted(e["seed"] for e in eb) == [3, 4], [e["seed"] for e in eb]
+        assert _verdicts(ea) == _verdicts(eb), (_verdicts(ea), _verdicts(eb))
+        names = sorted(n for n in os.listdir(a) if n.startswith("seed-"))
+        assert len(names) == 4 and names == sorted(n for n in os.listdir(b) if n.startswith("seed-"))
+        for nm in names:
+            with open(os.path.join(a, nm)) as fa, open(os.path.join(b, nm)) as fb:
+                assert fa.read() == fb.read(), f"{nm}: --jobs 2 or resuming changed the bundle"
+        for e in ea + eb:
+            for k in ("check_correct", "check_mutant"):
+                assert 0 <= e[k]["cpu_seconds"] <= e[k]["seconds"] * 2 + 1, e[k]
+            assert e["generate_cpu_seconds"] > 0, e
+        p = run("--recheck", a, "--check", shardcheck, "--out", r, "--jobs", "2")
+        assert p.returncode == 0, p.stdout + p.stderr
+        assert not [n for n in os.listdir(r) if n.startswith("seed-")], os.listdir(r)
+        er = _manifest(r)
+        assert _verdicts(er) == _verdicts(ea), (_verdicts(er), _verdicts(ea))
+        assert all(e["bundle_dir"] == os.path.abspath(a) for e in er), er
+        p = run("--summarize", r)
+        assert p.returncode == 0 and p.stdout.startswith("4 programs (2 correct, 2 mutants)"), \
+            p.stdout + p.stderr
+        assert "CPU time of the check per program (4 of 4 checks" in p.stdout, p.stdout
+        p = run("--recheck", a, "--check", shardcheck, "--out", a)
+        assert p.returncode == 2, "a recheck into its own directory must be refused"
+
+
+def test_run_check_exits():
+    """A check that exits 3 without a JSON report is a limit, not an error."""
+    from shardsmith_lib.cli import run_check
+    with tempfile.TemporaryDirectory() as d:
+        fake = os.path.join(d, "fake-shardcheck")
+        for code, want in ((3, "limit"), (2, "error")):
+            with open(fake, "w") as f:
+                f.write(f"#!/bin/sh\necho 'shardcheck: stopped' >&2\nexit {code}\n")
+            os.chmod(fake, 0o755)
+            res = run_check(fake, "x.json", 60)
+            assert res["verdict"] == want and res["exit"] == code, res
+            assert res["stderr"] == "shardcheck: stopped" and res["cpu_seconds"] >= 0, res
 
 
 def test_layouts():
@@ -189,6 +266,8 @@ def main():
     shardcheck = sys.argv[1]
     failed = 0
     for name, fn, args in [("determinism", test_determinism, ()),
+                           ("runs", test_runs, (shardcheck,)),
+                           ("check exits", test_run_check_exits, ()),
                            ("layouts", test_layouts, ()),
                            ("constants", test_constants, ()),
                            ("truth sums", test_truth_sums, ()),

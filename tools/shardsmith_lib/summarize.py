@@ -1,6 +1,10 @@
 """summarize.py -- figures of one or more shardsmith runs (manifest.jsonl or
 manifest.json of each --out DIR), as the markdown tables of
 docs/shardsmith.md: totals, per family, misses grouped by cause, times.
+
+A seed recorded twice (a resumed or repeated run) counts once: its last
+record.  A record of a --recheck run names the directory of its bundles
+(bundle_dir); the others' bundles are beside their manifest.
 """
 
 import collections
@@ -12,6 +16,7 @@ from .cli import _stop_node, at_first_divergence
 
 
 def load(dirs):
+    """The records of dirs, each seed once (the last record of it)."""
     cases = []
     for d in dirs:
         path = os.path.join(d, "manifest.jsonl")
@@ -27,7 +32,15 @@ def load(dirs):
                 for c in json.load(f)["cases"]:
                     c["_dir"] = d
                     cases.append(c)
-    return cases
+    last = {}
+    for c in cases:
+        c["_dir"] = c.get("bundle_dir") or c["_dir"]
+        for k in ("check_correct", "check_mutant"):
+            r = c.get(k)
+            if r and r.get("verdict") == "error" and r.get("exit") == 3:
+                r["verdict"] = "limit"      # recorded before cli.py said so itself
+        last[c["seed"]] = c
+    return [last[s] for s in sorted(last)]
 
 
 def _spec_order(case):
@@ -55,6 +68,50 @@ def mutant_outcome(c):
     if got in order and exp in order:
         return "stopped before it" if order.index(got) < order.index(exp) else "stopped after it"
     return "stopped elsewhere"
+
+
+KEYS = ("check_correct", "check_mutant")
+
+
+def _kind(res):
+    """The failure kind of a check result, with the limit reached if any."""
+    kd = res.get("kind") or "-"
+    return f"{kd}, {res['limit']}" if res.get("limit") else kd
+
+
+def _stats(xs):
+    return (f"median {statistics.median(xs):.3f} s, mean {statistics.mean(xs):.3f} s, "
+            f"max {max(xs):.3f} s") if xs else "-"
+
+
+def times(ok):
+    """The time lines: CPU (user + sys) of the checks per program, the
+    generation's CPU per seed; wall times beside (the machine is shared)."""
+    out = []
+    checks = [c[k] for c in ok for k in ("check_correct", "check_mutant") if k in c]
+    cpu = [r["cpu_seconds"] for r in checks if "cpu_seconds" in r]
+    wall = [r["seconds"] for r in checks if "seconds" in r]
+    gcpu = [c["generate_cpu_seconds"] for c in ok if "generate_cpu_seconds" in c]
+    gwall = [c["generate_seconds"] for c in ok if "generate_seconds" in c]
+    pair = [sum(c[k]["cpu_seconds"] for k in KEYS if k in c) for c in ok
+            if all("cpu_seconds" in c[k] for k in KEYS if k in c)]
+    out.append(f"CPU time of the check per program ({len(cpu)} of {len(checks)} checks "
+               f"recorded it): {_stats(cpu)}; per seed (correct + mutant) {_stats(pair)}.")
+    slow = sorted(((c[k]["cpu_seconds"], c["seed"], k) for c in ok
+                   for k in ("check_correct", "check_mutant") if "cpu_seconds" in c.get(k, {})),
+                  reverse=True)[:3]
+    if slow:
+        out.append("Slowest checks (CPU): " + ", ".join(
+            f"{s}{'m' if k == 'check_mutant' else ''} {t:.2f} s" for t, s, k in slow) + ".")
+    out.append(f"Wall time of the check per program: {_stats(wall)}.")
+    out.append(f"Generation, validation and ground truth per seed: CPU {_stats(gcpu)} "
+               f"({len(gcpu)} of {len(ok)} seeds recorded it); wall {_stats(gwall)}.")
+    timeouts = [c["seed"] for c in ok for k in ("check_correct", "check_mutant")
+                if c.get(k, {}).get("verdict") == "timeout"]
+    if timeouts:
+        out.append(f"Checks stopped by the --timeout: {len(timeouts)} (seeds "
+                   f"{', '.join(map(str, timeouts[:8]))}).")
+    return out
 
 
 def pct(a, b):
@@ -94,10 +151,14 @@ def report(dirs):
         a = sum(1 for c in ms if outcome[c["seed"]] == "at first diverging node")
         out.append(f"| *{label}* | {len(cs)} | {p} ({pct(p, len(cs))}) | {len(ms)} | {a} ({pct(a, len(ms))}) |")
     out.append("")
-    out.append("Degrees: " + ", ".join(
-        f"{d}: {sum(1 for c in ok if c['degree'] == d)} programs, "
-        f"{sum(1 for c in proved if c['degree'] == d)} proved"
-        for d in sorted({c['degree'] for c in ok})))
+    out.append("| degree (ranks) | programs | proved | mutants | at first diverging node |")
+    out.append("|---|---|---|---|---|")
+    for d in sorted({c["degree"] for c in ok}):
+        cs = [c for c in ok if c["degree"] == d]
+        ms = [c for c in cs if "check_mutant" in c]
+        p = sum(1 for c in cs if c["check_correct"]["verdict"] == "refines")
+        a = sum(1 for c in ms if outcome[c["seed"]] == "at first diverging node")
+        out.append(f"| {d} | {len(cs)} | {p} ({pct(p, len(cs))}) | {len(ms)} | {a} ({pct(a, len(ms))}) |")
     sizes = sorted(c["ops"] for c in ok)
     if sizes:
         out.append("")
@@ -106,17 +167,38 @@ def report(dirs):
                    f"{sizes[len(sizes) // 2]}, max {sizes[-1]}; forward + backward: "
                    f"{sum(1 for c in ok if c['backward'])} of {len(ok)}.")
     out.append("")
-    out.append("Correct programs not proved, by verdict and the operator where the check stopped:")
+    out.append("Correct programs not proved, by verdict, failure kind and the operator where "
+               "the check stopped (seeds: up to four of each):")
     out.append("")
-    cnt = collections.Counter()
+    groups = collections.defaultdict(list)
     for c in ok:
         r = c["check_correct"]
         if r["verdict"] != "refines":
-            cnt[(r["verdict"], r.get("op") or r.get("kind") or (r.get("stderr") or "")[:60])] += 1
-    out.append("| verdict | stopped at operator | programs |")
-    out.append("|---|---|---|")
-    for (v, op), k in cnt.most_common():
-        out.append(f"| {v} | {op} | {k} |")
+            groups[(r["verdict"], _kind(r),
+                    r.get("op") or (r.get("stderr") or "")[:60] or "-")].append(c)
+    out.append("| verdict | kind | stopped at operator | programs | 2-D mesh | seeds |")
+    out.append("|---|---|---|---|---|---|")
+    for (v, kd, op), cs in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        out.append(f"| {v} | {kd} | {op} | {len(cs)} | "
+                   f"{sum(1 for c in cs if len(c['mesh']) == 2)} | "
+                   f"{', '.join(str(c['seed']) for c in cs[:4])} |")
+    out.append("")
+    out.append("Mutants not located at the first diverging node, by outcome, failure kind "
+               "and operator (seeds: up to four of each; m = the mutant bundle):")
+    out.append("")
+    groups = collections.defaultdict(list)
+    for c in muts:
+        o = outcome[c["seed"]]
+        if o == "at first diverging node":
+            continue
+        r = c["check_mutant"]
+        groups[(o, _kind(r), r.get("op") or "-")].append(c)
+    out.append("| outcome | kind | stopped at operator | mutants | correct one proved | seeds |")
+    out.append("|---|---|---|---|---|---|")
+    for (o, kd, op), cs in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        out.append(f"| {o} | {kd} | {op} | {len(cs)} | "
+                   f"{sum(1 for c in cs if c['check_correct']['verdict'] == 'refines')} | "
+                   f"{', '.join(str(c['seed']) + 'm' for c in cs[:4])} |")
     out.append("")
     out.append("Mutants, by mutation and outcome:")
     out.append("")
@@ -137,14 +219,7 @@ def report(dirs):
                f"nodes for which the value search found no clean expression (those nodes are "
                f"never chosen as the first diverging node).")
     out.append("")
-    secs = [c["seconds"] for c in ok if "seconds" in c]
-    gens = [c["generate_seconds"] for c in ok]
-    chk = [c["check_correct"].get("seconds", 0) for c in ok]
-    if secs:
-        out.append(f"Time per program (one correct bundle and its mutant): mean {statistics.mean(secs):.1f} s, "
-                   f"median {statistics.median(secs):.1f} s; generation and ground truth mean "
-                   f"{statistics.mean(gens):.1f} s; check of the correct bundle mean "
-                   f"{statistics.mean(chk):.2f} s, max {max(chk):.1f} s.")
+    out.extend(times(ok))
     if errs:
         out.append("")
         out.append("Generator errors:")
