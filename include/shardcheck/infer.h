@@ -67,11 +67,6 @@ typedef struct {
   uint32_t jobs;                 /* threads proving spec nodes (0 or 1: the
                                     walk's own only); results are the same
                                     for every value (schedule.h) */
-  gboolean saturate_per_batch;   /* saturate after every batch of explored
-                                    impl nodes (the order before session 31;
-                                    the same explored set and equivalence,
-                                    more applications): for the tests that
-                                    compare the two orders (trel.c) */
 } sc_infer_options;
 
 /* Defaults (sc_runner_limits_init for the limits, env overrides). */

@@ -560,23 +560,15 @@ static void sc_rel_add_sourceless_inputs(sc_rel_ctx *c) {
   }
 }
 
-/* Explore until no impl node joins (Listing 3).  A saturation waits for
- * every impl node that can join without one: before they join, the
- * several forms of an input's relation (one per rank tensor aliasing a
- * shard: cat(r0.add_1, ..., r3.add_1) and cat(..., view(r3.view_4))) are
- * unrelated, and the cat lemmas combine them, exponentially in the
+/* Explore until no impl node joins (Listing 3).  The first saturation
+ * waits for the impl nodes that the inputs' relations reach: before they
+ * join, the several forms of an input's relation (one per rank tensor
+ * aliasing a shard: cat(r0.add_1, ..., r3.add_1) and cat(..., view(r3.view_4)))
+ * are unrelated, and the cat lemmas combine them, exponentially in the
  * degree; the impl equations (r3.view_4 = view(r3.add_1)) merge them.  So
- * each batch of joined nodes is only rebuilt, and the next round explores
- * what the rebuilt e-graph relates; saturation runs when a round finds
- * nothing to explore (lemma-made terms may then let impl nodes join), and
- * the loop ends when a round after a saturation finds nothing.  The
- * explored set is the same as when saturating after every batch
- * (opts->saturate_per_batch, the order before session 31): a node joins
- * when the e-graph relates its inputs, an unsaturated e-graph relates a
- * subset of what its saturation does, so every node explored early is in
- * the least fixpoint that order reaches, and both stop at a fixpoint.  At
- * most max_rounds saturations.  Only the order changes, not what is
- * proved. */
+ * saturation runs after each round of exploration, and once when a round
+ * finds nothing to explore before any saturation (lemma-made terms may then
+ * let impl nodes join).  Only the order changes, not what is proved. */
 gboolean sc_rel_explore(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, uint32_t n_out,
                         const char **limit_hit, GError **error) {
   sc_egraph *eg = sc_lang_egraph(c->lang);
@@ -610,16 +602,10 @@ gboolean sc_rel_explore(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, 
       }
     }
     g_array_free(batch, TRUE);
-    if (!joined)
-      continue;
-    sc_egraph_rebuild(eg);
-    if (c->opts->saturate_per_batch) {
-      sc_rel_saturate_ac(c, runner, limit_hit);
-      saturated = TRUE;
-      round++;
-    } else {
+    if (joined) {
       /* no saturation yet: the next round explores what the rebuilt
        * e-graph relates, until nothing joins without saturating */
+      sc_egraph_rebuild(eg);
       saturated = FALSE;
     }
   }
