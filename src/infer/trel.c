@@ -573,7 +573,7 @@ gboolean sc_rel_explore(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, 
                         const char **limit_hit, GError **error) {
   sc_egraph *eg = sc_lang_egraph(c->lang);
   gboolean saturated = FALSE;
-  for (uint32_t round = 0; round < c->opts->max_rounds;) {
+  for (uint32_t round = 0; round < c->opts->max_rounds; round++) {
     sc_rel_grow_trel(c, out_cls, n_out);
     sc_rel_add_sourceless(c);
     sc_rel_add_dd_producers(c);
@@ -585,29 +585,23 @@ gboolean sc_rel_explore(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, 
         break;
       sc_rel_saturate_ac(c, runner, limit_hit);
       saturated = TRUE;
-      round++;
       continue;
     }
     GArray *batch = c->frontier;
     c->frontier = g_array_new(FALSE, FALSE, sizeof(sc_id));
-    gboolean joined = FALSE;
     for (guint i = 0; i < batch->len; i++) {
       sc_id w = g_array_index(batch, sc_id, i);
       if (c->node_explored[w] == c->visit)
         continue;
-      joined = TRUE;
       if (!sc_rel_explore_impl_node(c, w, error)) {
         g_array_free(batch, TRUE);
         return FALSE;
       }
     }
     g_array_free(batch, TRUE);
-    if (joined) {
-      /* no saturation yet: the next round explores what the rebuilt
-       * e-graph relates, until nothing joins without saturating */
-      sc_egraph_rebuild(eg);
-      saturated = FALSE;
-    }
+    sc_egraph_rebuild(eg);
+    sc_rel_saturate_ac(c, runner, limit_hit);
+    saturated = TRUE;
   }
   return TRUE;
 }
