@@ -55,7 +55,7 @@ static gboolean run_hooks(sc_rel_ctx *c) {
  * hook's pass over a large e-graph is work no limit of the runner's
  * bounds. */
 static gboolean budget_spent(const sc_rel_ctx *c) {
-  return sc_budget_check(c->opts->limits.budget, 0) != NULL;
+  return c->opts != NULL && sc_budget_check(c->opts->limits.budget, 0) != NULL;
 }
 
 void sc_rel_saturate_ac(sc_rel_ctx *c, sc_runner *runner, const char **limit_hit) {
