@@ -62,9 +62,20 @@ void sc_budget_absorb(sc_budget *b, const sc_budget *from);
 double sc_budget_cpu_seconds(void);
 
 /* Sets RLIMIT_CPU to the time limit plus a grace of max(10 s, 10%) and a
- * SIGXCPU handler printing "shardcheck: limit: ..." and exiting 3.  For the
- * CLI, once per process. */
+ * SIGXCPU handler printing "shardcheck: limit: REASON; stopped" on stderr
+ * (REASON: sc_budget_backstop_reason) and exiting 3.  For the CLI, once
+ * per process; with no --time-limit, only the handler, for an inherited
+ * RLIMIT_CPU. */
 void sc_budget_arm_backstop(const sc_budget *b);
+/* Why the backstop stops a check: "time limit (--time-limit 60 s of CPU):
+ * passed by 10 s of grace in a step that does not check it", or, when the
+ * caller's RLIMIT_CPU is tighter (kept; the handler is set all the same),
+ * "time limit (RLIMIT_CPU 5 s, set by the caller): ..." (transfer full). */
+char *sc_budget_backstop_reason(const sc_budget *b);
+/* OUT (copied; NULL: nothing) is written on stdout by the backstop's
+ * handler before its stderr line: `check --format json`'s result, so that
+ * every exit 3 prints one.  Text of 4 KiB or more is not printed. */
+void sc_budget_backstop_report(const char *out);
 
 G_END_DECLS
 

@@ -100,7 +100,8 @@ typedef enum {
 typedef struct {
   uint32_t iter_limit;   /* iterations (egg default 30) */
   uint32_t node_limit;   /* live e-nodes (egg default 10,000) */
-  double time_limit;     /* seconds (egg default 5) */
+  double time_limit;     /* CPU seconds of the thread running it (egg's
+                            default 5, wall-clock there) */
   sc_scheduler_kind scheduler;
   uint32_t match_limit;  /* backoff: initial per-rule match limit (1000) */
   uint32_t ban_length;   /* backoff: initial ban in iterations (5) */

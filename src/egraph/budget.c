@@ -145,34 +145,96 @@ void sc_budget_absorb(sc_budget *b, const sc_budget *from) {
   g_free(reason);
 }
 
+/* The backstop's grace past the limit: max(10 s, 10 %). */
+static double backstop_grace(const sc_budget *b) {
+  return b->seconds / 10 > 10 ? b->seconds / 10 : 10;
+}
+
+/* What the SIGXCPU handler writes: composed before it is armed, since a
+ * handler may only write(2) (truncated at the buffers' size). */
+static char backstop_stderr[512];
+static char backstop_stdout[4096];
+static size_t backstop_stderr_len, backstop_stdout_len;
+
+static void write_all(int fd, const char *s, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, s, n);
+    if (w <= 0)
+      return;
+    s += w;
+    n -= (size_t)w;
+  }
+}
+
 static void on_sigxcpu(int sig) {
-  static const char msg[] = "shardcheck: limit: the CPU time limit (--time-limit) was passed "
-                            "in a step that does not check it; stopped\n";
   (void)sig;
-  ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
-  (void)w;
+  write_all(STDOUT_FILENO, backstop_stdout, backstop_stdout_len);
+  write_all(STDERR_FILENO, backstop_stderr, backstop_stderr_len);
   _exit(3); /* SC_EXIT_LIMIT */
 }
 
-void sc_budget_arm_backstop(const sc_budget *b) {
-  if (b == NULL || b->seconds <= 0)
-    return;
-  double grace = b->seconds / 10 > 10 ? b->seconds / 10 : 10;
-  double soft = sc_budget_cpu_seconds() + b->seconds + grace;
+static size_t copy_text(char *dst, size_t cap, const char *src) {
+  size_t n = src ? strlen(src) : 0;
+  if (n >= cap)
+    return 0; /* too long to print whole: nothing rather than a cut JSON */
+  memcpy(dst, src, n);
+  return n;
+}
+
+void sc_budget_backstop_report(const char *out) {
+  backstop_stdout_len = copy_text(backstop_stdout, sizeof backstop_stdout, out);
+}
+
+
+/* The RLIMIT_CPU the backstop leaves in effect (RLIM_INFINITY: none):
+ * the limit plus its grace, or a tighter one inherited (*INHERITED). */
+static rlim_t backstop_limit(const sc_budget *b, gboolean *inherited) {
   struct rlimit rl;
+  *inherited = FALSE;
   if (getrlimit(RLIMIT_CPU, &rl) != 0)
+    return RLIM_INFINITY;
+  rlim_t want = RLIM_INFINITY;
+  if (b != NULL && b->seconds > 0) {
+    want = (rlim_t)(sc_budget_cpu_seconds() + b->seconds + backstop_grace(b)) + 1;
+    if (rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max)
+      want = rl.rlim_max;
+  }
+  if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur <= want) {
+    *inherited = TRUE;
+    return rl.rlim_cur;
+  }
+  return want;
+}
+
+char *sc_budget_backstop_reason(const sc_budget *b) {
+  gboolean inherited;
+  rlim_t at = backstop_limit(b, &inherited);
+  if (inherited)
+    return g_strdup_printf("time limit (RLIMIT_CPU %llu s, set by the caller): reached in a step "
+                           "that does not check the budget",
+                           (unsigned long long)at);
+  return g_strdup_printf("time limit (--time-limit %g s of CPU): passed by %g s of grace in a "
+                         "step that does not check it",
+                         b ? b->seconds : 0.0, b ? backstop_grace(b) : 0.0);
+}
+
+void sc_budget_arm_backstop(const sc_budget *b) {
+  gboolean inherited;
+  rlim_t at = backstop_limit(b, &inherited);
+  if (at == RLIM_INFINITY)
     return;
-  rlim_t want = (rlim_t)soft + 1;
-  if (rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max)
-    want = rl.rlim_max;
-  if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur <= want)
-    return; /* already tighter */
+  g_autofree char *reason = sc_budget_backstop_reason(b);
+  g_autofree char *line = g_strdup_printf("shardcheck: limit: %s; stopped\n", reason);
+  backstop_stderr_len = copy_text(backstop_stderr, sizeof backstop_stderr, line);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_sigxcpu;
   sigemptyset(&sa.sa_mask);
-  if (sigaction(SIGXCPU, &sa, NULL) != 0)
+  if (sigaction(SIGXCPU, &sa, NULL) != 0 || inherited)
+    return; /* an inherited, tighter limit stays */
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_CPU, &rl) != 0)
     return;
-  rl.rlim_cur = want;
+  rl.rlim_cur = at;
   (void)setrlimit(RLIMIT_CPU, &rl);
 }

@@ -52,6 +52,8 @@ typedef struct {
 } sc_node;
 
 #define SC_EG_BUDGET_MATCHES 65536u
+/* ... and every SC_EG_BUDGET_STEPS steps of its backtracking (machine.c). */
+#define SC_EG_BUDGET_STEPS 65536u
 
 /* The changed-classes cone (sc_egraph_near_changed): distances counted up
  * to SC_NEAR_MAX; farther classes get SC_NEAR_FAR. */
@@ -61,8 +63,9 @@ typedef struct {
 struct sc_egraph {
   /* the overall budget of the saturation running on this e-graph (set by
    * sc_runner_run for the run, borrowed, NULL: none): a search checks it
-   * every SC_EG_BUDGET_MATCHES matches (machine.c), since one search can
-   * collect far more matches than the e-graph has e-nodes */
+   * every SC_EG_BUDGET_MATCHES matches and SC_EG_BUDGET_STEPS steps
+   * (machine.c), since one search can collect far more matches than the
+   * e-graph has e-nodes, or try far more candidates than it matches */
   sc_budget *budget;
   /* e-nodes, by node id */
   uint32_t n_ids, cap_ids;

@@ -29,6 +29,8 @@ typedef struct {
   void *guard_user;
   GArray *out;
   uint64_t limit, count;
+  uint64_t steps;   /* run() calls: the search's work (the budget's poll) */
+  gboolean stopped; /* the overall budget is spent: unwind */
   const uint32_t *stamp, *cstamp;
   uint32_t since; /* matches must bind a node stamped >= since (0: all) */
   uint32_t *bnodes; /* record_nodes: the e-node of each lhs BIND */
@@ -70,8 +72,22 @@ static inline gboolean bind_node(vm *m, const sc_insn *in, uint32_t *regs,
 }
 
 /* Returns FALSE when the match limit is reached (stop everything). */
+/* The overall budget, every SC_EG_BUDGET_STEPS calls of run(): a search
+ * that tries many candidates and matches few (a join that fails late)
+ * does all its work between two matches.  FALSE once spent. */
+static gboolean within_budget(vm *m) {
+  if (m->stopped)
+    return FALSE;
+  if (++m->steps % SC_EG_BUDGET_STEPS != 0 || m->eg->budget == NULL)
+    return TRUE;
+  m->stopped = sc_budget_check(m->eg->budget, m->eg->memo_count) != NULL;
+  return !m->stopped;
+}
+
 static gboolean run(vm *m, uint32_t stage, const sc_program *p, uint32_t pc,
                     gboolean fresh) {
+  if (!within_budget(m))
+    return FALSE;
   uint32_t *regs = m->regs[stage];
   for (;;) {
     const sc_insn *in = &p->code[pc];

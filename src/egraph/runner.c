@@ -17,6 +17,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char *const stop_names[] = {
 #define SC_X_STOP(sym, word) word,
@@ -77,6 +78,7 @@ struct sc_runner {
   rule_stats *stats;
   uint32_t n_stats;
   gint64 start_us;
+  double start_cpu; /* thread CPU seconds at the start of the run */
   double seconds;
   gboolean check; /* SC_EGRAPH_CHECK=1: sc_egraph_check after rebuilds */
   sc_rewrite **last_rules; /* the previous run's rule array (a copy) */
@@ -151,12 +153,31 @@ static double elapsed(const sc_runner *r) {
   return (double)(g_get_monotonic_time() - r->start_us) / 1e6;
 }
 
+/* CPU seconds of the calling thread (a system call: no vDSO path). */
+static double thread_cpu_seconds(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+    return 0.0;
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The run's time limit is CPU time of the thread running it, so that the
+ * verdict does not depend on the machine's load (or on the other threads
+ * of `check --jobs N`).  A thread's CPU time never exceeds the wall time
+ * since the start, so the clock is read only once the wall time has
+ * passed the limit (never, on an idle machine, before the limit). */
+static gboolean over_time(const sc_runner *r) {
+  if (elapsed(r) <= r->lim.time_limit)
+    return FALSE;
+  return thread_cpu_seconds() - r->start_cpu > r->lim.time_limit;
+}
+
 static sc_stop_reason check_limits(const sc_runner *r, uint32_t iteration) {
   /* the overall budget first (budget.h): once spent, every run stops */
   if (r->lim.budget != NULL &&
       sc_budget_check(r->lim.budget, sc_egraph_n_nodes(r->eg)) != NULL)
     return sc_budget_spent_on_enodes(r->lim.budget) ? SC_STOP_NODE_LIMIT : SC_STOP_TIME_LIMIT;
-  if (elapsed(r) > r->lim.time_limit)
+  if (over_time(r))
     return SC_STOP_TIME_LIMIT;
   if (sc_egraph_n_nodes(r->eg) > r->lim.node_limit)
     return SC_STOP_NODE_LIMIT;
@@ -208,6 +229,7 @@ sc_stop_reason sc_runner_run(sc_runner *r, sc_rewrite *const *rules,
     r->n_last_rules = n_rules;
   }
   r->start_us = g_get_monotonic_time();
+  r->start_cpu = thread_cpu_seconds();
   r->stop = SC_STOP_NONE;
   eg->budget = r->lim.budget; /* the searches check it too (machine.c) */
   if (!sc_egraph_is_clean(eg))
@@ -281,7 +303,7 @@ sc_stop_reason sc_runner_run(sc_runner *r, sc_rewrite *const *rules,
         s->complete = TRUE;
       }
       /* the clock every 16 rules: a search that finds nothing is short */
-      if ((i % 16 == 15 || n > 0) && elapsed(r) > r->lim.time_limit)
+      if ((i % 16 == 15 || n > 0) && over_time(r))
         stop = SC_STOP_TIME_LIMIT;
       if ((i % 16 == 15 || n > 0) && r->lim.budget != NULL &&
           sc_budget_check(r->lim.budget, sc_egraph_n_nodes(eg)) != NULL)

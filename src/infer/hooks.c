@@ -9,6 +9,8 @@
  * pass-sizes.c (data-dependent sizes), pass-constants.c (constant parts). */
 #include "infer/infer-private.h"
 
+#include "shardcheck/budget.h"
+
 /* How many times the hooks may make the runner saturate again. */
 #define MAX_HOOK_ROUNDS 4
 
@@ -48,9 +50,17 @@ static gboolean run_hooks(sc_rel_ctx *c) {
   return changed;
 }
 
+/* The overall budget (budget.h) is spent: the hooks do not run, since
+ * the runner they would hand a changed e-graph to stops at once, and a
+ * hook's pass over a large e-graph is work no limit of the runner's
+ * bounds. */
+static gboolean budget_spent(const sc_rel_ctx *c) {
+  return c->opts != NULL && sc_budget_check(c->opts->limits.budget, 0) != NULL;
+}
+
 void sc_rel_saturate_ac(sc_rel_ctx *c, sc_runner *runner, const char **limit_hit) {
   saturate(c, runner, limit_hit);
-  for (int i = 0; i < MAX_HOOK_ROUNDS && run_hooks(c); i++) {
+  for (int i = 0; i < MAX_HOOK_ROUNDS && !budget_spent(c) && run_hooks(c); i++) {
     sc_egraph_rebuild(sc_lang_egraph(c->lang));
     saturate(c, runner, limit_hit);
   }

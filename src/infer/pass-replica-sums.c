@@ -153,19 +153,27 @@ static gboolean leaf_name(sc_rel_ctx *c, sc_id x, uint32_t k, GString *text) {
 
 /* How deep flat_parts follows sums in sums. */
 #define MAX_FLAT_DEPTH 8
+/* Classes one flattening visits at most.  The search backtracks over
+ * every sum e-node of every class (the lemmas regroup a sum every way),
+ * so without a bound it is exponential in MAX_FLAT_DEPTH: a census
+ * mutant (seed 31211) spent minutes in one call.  A flattening that
+ * succeeds visits at most 2 * MAX_REPLICAS classes plus what it
+ * backtracks over (docs/limits.md). */
+#define MAX_FLAT_STEPS 4096
 
 static gboolean flat_parts(sc_egraph *eg, uint32_t sum_op, sc_id x, uint32_t depth,
-                           GArray *parts);
+                           uint32_t *steps, GArray *parts);
 
 /* Appends to PARTS the parts of sum e-node S, each flattened (flat_parts);
- * FALSE (PARTS as it was) when one does not flatten. */
+ * FALSE (PARTS as it was) when one does not flatten.  STEPS: the classes
+ * the search may still visit (MAX_FLAT_STEPS for a new search). */
 static gboolean flat_node_parts(sc_egraph *eg, uint32_t sum_op, sc_id s, uint32_t depth,
-                                GArray *parts) {
+                                uint32_t *steps, GArray *parts) {
   guint len0 = parts->len;
   uint32_t ar = sc_egraph_node_arity(eg, s);
   const sc_id *kids = sc_egraph_node_children(eg, s);
   for (uint32_t j = 0; j < ar; j++)
-    if (!flat_parts(eg, sum_op, sc_egraph_find(eg, kids[j]), depth + 1, parts)) {
+    if (!flat_parts(eg, sum_op, sc_egraph_find(eg, kids[j]), depth + 1, steps, parts)) {
       g_array_set_size(parts, len0);
       return FALSE;
     }
@@ -176,9 +184,12 @@ static gboolean flat_node_parts(sc_egraph *eg, uint32_t sum_op, sc_id s, uint32_
  * holds an impl tensor, else the flattened parts of its first sum e-node
  * that flattens (the lemmas regroup a sum of n terms as binary sums:
  * sum(A, sum(A, sum(A, A)))).  FALSE when none does within MAX_REPLICAS
- * parts and MAX_FLAT_DEPTH levels. */
+ * parts, MAX_FLAT_DEPTH levels and *STEPS classes visited. */
 static gboolean flat_parts(sc_egraph *eg, uint32_t sum_op, sc_id x, uint32_t depth,
-                           GArray *parts) {
+                           uint32_t *steps, GArray *parts) {
+  if (*steps == 0)
+    return FALSE;
+  (*steps)--;
   uint32_t nl = 0;
   sc_egraph_class_nodes_with_op(eg, x, SC_LANG_OP_TENSOR, &nl);
   if (nl > 0) {
@@ -192,7 +203,7 @@ static gboolean flat_parts(sc_egraph *eg, uint32_t sum_op, sc_id x, uint32_t dep
   uint32_t ns = 0;
   const sc_id *ss = sc_egraph_class_nodes_with_op(eg, x, sum_op, &ns);
   for (uint32_t i = 0; i < ns; i++)
-    if (flat_node_parts(eg, sum_op, ss[i], depth, parts))
+    if (flat_node_parts(eg, sum_op, ss[i], depth, steps, parts))
       return TRUE;
   return FALSE;
 }
@@ -232,7 +243,8 @@ void sc_rel_replica_sum_exprs(sc_rel_ctx *c, sc_id cls, GPtrArray *out) {
   GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   for (uint32_t i = 0; i < ns && out->len < MAX_DEFER_TERMS; i++) {
     g_array_set_size(parts, 0);
-    if (!flat_node_parts(eg, sum->id, ss[i], 0, parts) || parts->len < 2 ||
+    uint32_t steps = MAX_FLAT_STEPS;
+    if (!flat_node_parts(eg, sum->id, ss[i], 0, &steps, parts) || parts->len < 2 ||
         !replica_sum_text(c, parts, text) || !g_hash_table_add(seen, g_strdup(text->str)))
       continue;
     sc_texpr *te = sc_texpr_parse(text->str, c->impl, TRUE, NULL);

@@ -1,6 +1,8 @@
 /* pass-sums.c — hook: sums as multisets (AC of sc.sum). */
 #include "infer/infer-private.h"
 
+#include "shardcheck/budget.h"
+
 #include <string.h>
 
 typedef struct {
@@ -15,10 +17,18 @@ static gint cmp_id(gconstpointer a, gconstpointer b) {
   return x < y ? -1 : x > y;
 }
 
+/* Atoms in one expansion at most.  Sums share classes (x + x, a partial
+ * summed on every rank), so a multiset can double at every level: a
+ * census program (seed 31020, a mutant) reached 57 million atoms and
+ * spent a minute in one call.  The models' largest is 16 (docs/limits.md). */
+#define AC_MAX_ATOMS 256
+
 /* The atoms of class CLS: the classes its first sc.sum node adds up,
- * each expanded the same way (a class with no sum node, or one met again
- * inside its own expansion, is an atom).  Every expansion is an equation
- * CLS = sum of its atoms, since a sum node of a class equals the class. */
+ * each expanded the same way (a class with no sum node, one met again
+ * inside its own expansion, or one whose expansion would have more than
+ * AC_MAX_ATOMS atoms, is an atom).  Every expansion is an equation
+ * CLS = sum of its atoms, since a sum node of a class equals the class
+ * (and CLS = CLS for an atom). */
 static const GArray *ac_atoms(ac_ctx *a, sc_id cls) {
   GArray *m = g_hash_table_lookup(a->memo, GUINT_TO_POINTER(cls + 1));
   if (m)
@@ -32,11 +42,15 @@ static const GArray *ac_atoms(ac_ctx *a, sc_id cls) {
     g_hash_table_add(a->visiting, GUINT_TO_POINTER(cls + 1));
     uint32_t arity = sc_egraph_node_arity(a->eg, sums[0]);
     const sc_id *kids = sc_egraph_node_children(a->eg, sums[0]);
-    for (uint32_t j = 0; j < arity; j++) {
+    for (uint32_t j = 0; j < arity && m->len <= AC_MAX_ATOMS; j++) {
       const GArray *sub = ac_atoms(a, sc_egraph_find(a->eg, kids[j]));
-      g_array_append_vals(m, sub->data, sub->len);
+      g_array_append_vals(m, sub->data, sub->len); /* each at most AC_MAX_ATOMS */
     }
     g_hash_table_remove(a->visiting, GUINT_TO_POINTER(cls + 1));
+    if (m->len > AC_MAX_ATOMS) { /* too large: an atom */
+      g_array_set_size(m, 0);
+      g_array_append_val(m, cls);
+    }
     g_array_sort(m, cmp_id);
   }
   g_hash_table_insert(a->memo, GUINT_TO_POINTER(cls + 1), m);
@@ -225,7 +239,10 @@ gboolean sc_rel_ac_merge_sums(sc_rel_ctx *c) {
   GArray *pairs = g_array_new(FALSE, FALSE, sizeof(sc_id));
   equal_multisets(c, &a, roots, pairs);
   GArray *groups = g_array_new(FALSE, FALSE, sizeof(sc_id)); /* K, n, parts.. */
-  for (guint i = 0; i < roots->len; i++)
+  /* regrouping is quadratic in the sum classes (seed 31616's correct
+   * program: a minute in one call): the overall budget after each */
+  sc_budget *budget = c->opts ? c->opts->limits.budget : NULL;
+  for (guint i = 0; i < roots->len && sc_budget_check(budget, 0) == NULL; i++)
     regroup(c, &a, roots, g_array_index(roots, sc_id, i), groups);
   gboolean merged = apply_groups(c, groups);
   for (guint i = 0; i + 1 < pairs->len; i += 2) {

@@ -11,6 +11,14 @@ Cases:
   enodes    --max-enodes 10: exit 3 naming the e-node limit
   memory    --memory-limit 1 (MiB): exit 3 naming the memory limit
   defaults  the same bundle within the default budget: refines, exit 0
+  slow      a census program that saturates for a minute (slow-31909.json,
+            shardsmith seed 31909's correct bundle) under --time-limit 2: the
+            budget, not the backstop, stops it (exit 3, verdict limit naming
+            the time limit and the node; the backstop's line is absent)
+  backstop  the same bundle under a caller's RLIMIT_CPU of 1 s (tighter than
+            the backstop's): the SIGXCPU handler ends it with exit 3, the
+            line "shardcheck: limit: time limit (RLIMIT_CPU 1 s, ..." and,
+            with --format json, a well-formed result with verdict limit
   inputs    /dev/zero, a directory named bundle.json, a FIFO, a file over
             --max-input-bytes, a lemma file that is a FIFO: exit 2 within a
             second, with a message naming the file and what it is
@@ -57,6 +65,31 @@ def expect_limit(exe, bundle, opts, phrase):
         fail(f"{opts} json: verdict/limit/node missing: {o.get('verdict')} {f}")
 
 
+def rlimit_cpu_1s():
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    resource.setrlimit(resource.RLIMIT_CPU, (1, hard))
+
+
+def expect_backstop(exe, bundle):
+    """The backstop (budget.h) in text and JSON: a caller's RLIMIT_CPU of 1 s
+    reached while the --time-limit budget is far from spent."""
+    for fmt in ("text", "json"):
+        r = subprocess.run([exe, "check", "-q", "--format", fmt, bundle], capture_output=True,
+                           text=True, timeout=600, preexec_fn=rlimit_cpu_1s)
+        print(fmt, r.returncode, r.stdout[:1000], r.stderr[:1000])
+        if r.returncode != 3:
+            fail(f"backstop {fmt}: exit {r.returncode}, expected 3")
+        if "shardcheck: limit: time limit (RLIMIT_CPU 1 s, set by the caller)" not in r.stderr:
+            fail(f"backstop {fmt}: stderr does not name the limit")
+        if fmt == "json":
+            o = json.loads(r.stdout)  # a well-formed result on every exit 3
+            f = o.get("failure") or {}
+            if o.get("verdict") != "limit" or "RLIMIT_CPU 1 s" not in f.get("limit", "") or \
+                    f.get("kind") != "limit" or "node" not in f or o.get("output_relation") != {}:
+                fail(f"backstop json: {o}")
+
+
 def expect_refused(exe, args, phrase):
     r, dt = run(exe, args, timeout=20)
     print(args, r.returncode, r.stderr.strip()[:300], f"{dt:.2f}s")
@@ -81,6 +114,14 @@ def main():
             r, _ = run(exe, ["check", "-q", chain(tmp, src)], timeout=300)
             if r.returncode != 0:
                 fail(f"default budget: exit {r.returncode}\n{r.stdout[:500]}")
+        elif case == "slow":
+            slow = os.path.join(src, "tests", "limits", "slow-31909.json")
+            expect_limit(exe, slow, ["--time-limit", "2"], "time limit (--time-limit 2 s of CPU)")
+            r, _ = run(exe, ["check", "-q", "--format", "json", "--time-limit", "2", slow], 600)
+            if "passed by" in r.stderr or "does not check" in r.stderr:
+                fail("slow: the backstop stopped it, not the budget: " + r.stderr[:300])
+        elif case == "backstop":
+            expect_backstop(exe, os.path.join(src, "tests", "limits", "slow-31909.json"))
         elif case == "inputs":
             expect_refused(exe, ["check", "/dev/zero"], "/dev/zero: is not a regular file")
             d = os.path.join(tmp, "d")
