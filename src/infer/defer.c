@@ -180,6 +180,7 @@ void sc_rel_settle_deferred(sc_rel_ctx *c, const sc_node *n, gboolean deferred) 
     sc_rel_clear_failure(c->res);
     g_ptr_array_set_size(c->res->failure.undecided, 0);
     c->pending = FALSE;
+    c->pending_excused = FALSE;
   }
 }
 

@@ -173,6 +173,8 @@ struct sc_rel_ctx {
   /* deferred nodes (see sc_rel_defer_outputs) */
   uint32_t *defer_depth;     /* per spec tensor: 0, or the deferral depth of its relation */
   gboolean pending;          /* the failure of the first deferred node is recorded */
+  gboolean pending_excused;  /* ... and that node is a broadcast sum (localize.c):
+                                a later deferral or failure replaces it */
   GArray *explored_list;     /* impl nodes explored this visit, in order */
   sc_explain *ex;            /* with explain: this visit's facts (explain.h) */
   /* deferred tensors still read by unvisited nodes (sc_rel_settle_deferred) */
@@ -450,6 +452,15 @@ void sc_rel_settle_deferred(sc_rel_ctx *c, const sc_node *n, gboolean deferred);
 sc_texpr *sc_rel_constant_expr(sc_rel_ctx *c, sc_id u);
 
 /* --- where a failure after deferral is reported (localize.c) --- */
+
+/* Are node N's unmapped outputs (UNMAPPED, their classes OUT_CLS; the
+ * node is being deferred) clean up to a broadcast: each class holds a
+ * term of impl tensors under clean structural operators and adds of an
+ * impl tensor and the broadcast of another (2 to 8 copies), no sum of
+ * partials?  Such a node's failure is pending but excused (a later
+ * deferral or failure replaces it). */
+gboolean sc_rel_defer_excused(sc_rel_ctx *c, const sc_node *n, const sc_id *out_cls,
+                              GArray *unmapped);
 
 /* Does LIMIT_HIT at node N (which reads a deferred relation) end the walk
  * with the pending failure of the first deferred node, not a limit? */

@@ -39,7 +39,28 @@
  * and in the mutant), and the duplicated all-reduce makes the
  * independent embedding output fail; the check reported index_select.
  * Only where a failing walk stops changes: the verdict is fails either
- * way, and nothing is proved that was not. */
+ * way, and nothing is proved that was not.
+ *
+ * A deferred node that is a broadcast sum.  A node deferred because its
+ * value is an impl tensor plus the broadcast of another impl tensor (2 to
+ * 8 copies, along any dims), possibly as a part of a cat or slice of
+ * impl tensors, is clean up to the copies of the broadcast operand:
+ * add(a, b) = sum(a, cat(b, ..., b)), a clean relation although the
+ * e-graph holds only add.Tensor's implicit broadcast (the lemmas turn an
+ * add of one shape into a sum, not a broadcast one).  Such a node is not
+ * where the program diverges: attention's scores plus a mask or bias that
+ * the impl computes on wrong scores (a swapped gather, a duplicated
+ * all-reduce) has the spec's value in no impl tensor, but the spec's
+ * scores are an impl tensor and the bias another, so the first node whose
+ * value no clean form holds is the softmax after it (shardsmith 31488,
+ * 31525; the value search's "impl tensor plus copies of another").  A
+ * sum of partials plus a bias is not excused (a bias added on every rank
+ * diverges there), nor a cat of ranks' pieces plus a bias (the value
+ * search names no such sum).  Its failure is recorded as the pending one
+ * but *excused*: a later deferral that is not excused, or a later node
+ * that fails, takes its place; it is reported only when nothing later
+ * replaced it (a limit in its chain).  Only where a failing walk stops
+ * changes. */
 #include "infer/infer-private.h"
 
 #include <string.h>
@@ -187,4 +208,129 @@ gboolean sc_rel_limit_in_deferred_chain(const sc_rel_ctx *c, const sc_node *n,
     if (c->defer_depth[n->inputs[i]] > 0)
       return TRUE;
   return FALSE;
+}
+
+/* The largest number of copies a broadcast operand may stand for (as
+ * expand-copies.c's bound: a cat of at most 8 copies). */
+#define MAX_BROADCAST_COPIES 8
+
+typedef struct {
+  const sc_lang *lang;
+  const sc_op *add, *view; /* aten.add.Tensor, sc.view */
+  int32_t alpha;
+} bsum_ctx;
+
+/* How many copies of operand shape B make result shape R by broadcasting
+ * (numpy rules, concrete dims), or 0 when B does not broadcast to R. */
+static uint64_t broadcast_copies(const sc_shape *b, const sc_shape *r) {
+  if (b->rank > r->rank)
+    return 0;
+  uint64_t copies = 1;
+  for (uint32_t i = 0; i < r->rank; i++) {
+    sc_dim rd = r->dims[r->rank - 1 - i];
+    if (!sc_dim_is_const(rd))
+      return 0;
+    if (i < b->rank) {
+      sc_dim bd = b->dims[b->rank - 1 - i];
+      if (!sc_dim_is_const(bd))
+        return 0;
+      if (bd.value == rd.value)
+        continue;
+      if (bd.value != 1)
+        return 0;
+    }
+    copies *= (uint64_t)MAX(rd.value, 1);
+    if (copies > MAX_BROADCAST_COPIES)
+      return 0;
+  }
+  return copies;
+}
+
+/* Does class CLS hold an impl tensor (a leaf), or a view of one? */
+static gboolean holds_leaf(const bsum_ctx *w, const sc_egraph *eg, sc_id cls, gboolean views) {
+  uint32_t n = 0;
+  sc_egraph_class_nodes_with_op(eg, cls, SC_LANG_OP_TENSOR, &n);
+  if (n > 0 || !views)
+    return n > 0;
+  const sc_id *nodes = sc_egraph_class_nodes(eg, cls, &n);
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t op = sc_egraph_node_op(eg, nodes[i]);
+    if (op == SC_LANG_OP_TENSOR || op == SC_LANG_OP_OPAQUE)
+      continue;
+    const sc_op *o = sc_lang_attr_op(w->lang, sc_egraph_node_attr(eg, nodes[i]));
+    if (o != NULL && o == w->view && sc_egraph_node_arity(eg, nodes[i]) == 1 &&
+        holds_leaf(w, eg, sc_egraph_node_children(eg, nodes[i])[0], FALSE))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* add.Tensor(a, b) with alpha 1 over floats, where one operand is an impl
+ * tensor of the result's shape and the other an impl tensor (or a view of
+ * one) broadcast to it by 2 to MAX_BROADCAST_COPIES copies (either
+ * order): an impl tensor plus copies of another, what shardsmith's value
+ * search names a sum with copies. */
+static gboolean is_broadcast_add(const bsum_ctx *w, const sc_egraph *eg, sc_id node) {
+  const sc_value *args = sc_lang_attr_args(w->lang, sc_egraph_node_attr(eg, node));
+  if (args == NULL || w->alpha < 0)
+    return FALSE;
+  const sc_value *al = &args[w->alpha];
+  if (!((al->kind == SC_VAL_INT && sc_dim_is_const(al->u.i) && al->u.i.value == 1) ||
+        (al->kind == SC_VAL_FLOAT && al->u.f == 1.0)))
+    return FALSE;
+  if (sc_egraph_node_arity(eg, node) != 2)
+    return FALSE;
+  const sc_id *kids = sc_egraph_node_children(eg, node);
+  for (uint32_t k = 0; k < 2; k++) {
+    sc_id full = kids[k], part = kids[1 - k]; /* canonical: a clean e-graph */
+    const sc_ttype *a = sc_egraph_class_data(eg, full);
+    const sc_ttype *b = sc_egraph_class_data(eg, part);
+    if (a == NULL || b == NULL || !sc_dtype_is_floating(a->dtype) || a->dtype != b->dtype)
+      return FALSE;
+    if (broadcast_copies(&b->shape, &a->shape) >= 2 && holds_leaf(w, eg, full, FALSE) &&
+        holds_leaf(w, eg, part, TRUE))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* Enumeration weight: impl tensors, the clean structural operators (not
+ * sc.sum) and broadcast adds (is_broadcast_add); everything else
+ * excluded. */
+static uint32_t bsum_weight(const sc_egraph *eg, sc_id node, void *user) {
+  const bsum_ctx *w = user;
+  uint32_t op = sc_egraph_node_op(eg, node);
+  if (op == SC_LANG_OP_TENSOR)
+    return 1;
+  if (op == SC_LANG_OP_OPAQUE)
+    return 0;
+  const sc_op *o = sc_lang_attr_op(w->lang, sc_egraph_node_attr(eg, node));
+  if (o == NULL)
+    return 0;
+  if (o == w->add)
+    return is_broadcast_add(w, eg, node) ? 1 : 0;
+  return (o->flags & SC_OP_CLEAN) && (o->flags & SC_OP_VIEW) ? 1 : 0;
+}
+
+gboolean sc_rel_defer_excused(sc_rel_ctx *c, const sc_node *n, const sc_id *out_cls,
+                              GArray *unmapped) {
+  const sc_op *add = sc_ops_lookup("aten.add.Tensor", NULL);
+  if (add == NULL || unmapped->len == 0)
+    return FALSE;
+  sc_egraph *eg = sc_lang_egraph(c->lang);
+  if (!sc_egraph_is_clean(eg))
+    return FALSE;
+  bsum_ctx w = {c->lang, add, sc_ops_lookup("sc.view.default", NULL),
+                sc_ops_arg_index(add, "alpha")};
+  (void)n;
+  for (guint i = 0; i < unmapped->len; i++) {
+    uint32_t k = g_array_index(unmapped, uint32_t, i);
+    GPtrArray *terms = sc_egraph_enumerate(eg, sc_egraph_find(eg, out_cls[k]), 1, c->term_size,
+                                           bsum_weight, &w, NULL);
+    gboolean found = terms->len > 0;
+    g_ptr_array_unref(terms);
+    if (!found)
+      return FALSE;
+  }
+  return TRUE;
 }

@@ -386,6 +386,7 @@ void sc_rel_sched_dispatch(sc_rel_sched *sc, uint32_t at) {
     s->ctx.res = &s->res;
     s->ctx.owned = s->owned;
     s->ctx.pending = c->pending;
+    s->ctx.pending_excused = c->pending_excused;
     s->ctx.n_live = c->n_live;
     sc_rel_memo_begin(&s->ctx);
     /* its own budget: a later node's e-graph reaching --max-enodes must
@@ -440,9 +441,11 @@ gboolean sc_rel_sched_visit(sc_rel_sched *sc, uint32_t at, gboolean *stop, GErro
   x->res = c->res;
   x->owned = c->owned;
   x->pending = c->pending;
+  x->pending_excused = c->pending_excused;
   x->n_live = c->n_live;
   gboolean ok = sc_rel_visit_finish(x, &s->proof, stop, error);
   c->pending = x->pending;
+  c->pending_excused = x->pending_excused;
   c->n_live = x->n_live;
   if (ok && !*stop)
     sc_rel_memo_record(x, v);

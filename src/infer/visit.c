@@ -313,6 +313,13 @@ static void record_relations(sc_rel_ctx *c, const sc_node *n, const sc_id *out_c
 static gboolean fail_or_defer(sc_rel_ctx *c, sc_id v, const sc_node *n, const sc_id *out_cls,
                               GArray *unmapped, const char *limit_hit, gboolean *stop) {
   gboolean deferred = sc_rel_defer_outputs(c, n, out_cls, unmapped, limit_hit);
+  /* a broadcast sum deferred: pending but excused (localize.c) */
+  gboolean excused = deferred && sc_rel_defer_excused(c, n, out_cls, unmapped);
+  if (c->pending && c->pending_excused && !limit_hit && !(deferred && excused)) {
+    /* the excused pending failure gives way to this node's */
+    sc_rel_clear_failure(c->res);
+    c->pending = FALSE;
+  }
   if (limit_hit && sc_rel_held_active(c)) {
     /* a limit while a failure is held: the result without holding
      * (localize.c) */
@@ -341,6 +348,8 @@ static gboolean fail_or_defer(sc_rel_ctx *c, sc_id v, const sc_node *n, const sc
     c->res->failure.explored = c->explored_now;
   }
   if (deferred) {
+    if (!c->pending)
+      c->pending_excused = excused;
     c->pending = TRUE;
     sc_rel_held_deferred(c, v);
   } else {

@@ -43,7 +43,7 @@ SEEDS = (1_000_003, 2_000_003)
 # find_sum_group: the largest number of combinations of one tensor per rank
 # over half a group that is enumerated (beyond it, find_sum_window).
 FREE_COMBOS = 20000
-# find_sum_copies: at most this many copies along a dim (expand_lead_copies'
+# find_sum_copies: at most this many copies in all (expand_lead_copies'
 # and expand-copies.c's bound).
 MAX_COPIES = 8
 
@@ -288,25 +288,42 @@ class Index:
         """An impl tensor plus a cat of m copies of another along one dim
         (a broadcast term the implementation adds to its cut pieces, or
         reduces, apart: 18039's layer-norm gradient plus the broadcast of
-        a [2, 1, 2] row block to 6 rows).  For each impl tensor of vals'
-        shape the remainder is cut into m equal chunks along each dim; when
-        the chunks are equal, the chunk is looked up (find)."""
+        a [2, 1, 2] row block to 6 rows), or copies of copies along
+        several dims, MAX_COPIES in all (a [6, 6] mask added to [2, 2, 6,
+        6] scores is 4 copies, 31037: the cat of copies of a cat of copies
+        is as clean as one cat).  For each impl tensor of vals' shape the
+        remainder is cut into m equal chunks along each dim; when the
+        chunks are equal, the chunk is looked up (_copies)."""
         key = (tuple(vals[0].shape), vals[0].dtype.is_floating_point)
         if not key[1] or not vals[0].dim():
             return None
-        shape = vals[0].shape
         for nm in self.by_dims.get(key, []):
             rest = [want - v[nm] for v, want in zip(self.vals, vals)]
-            for d in range(len(shape)):
-                for m in range(2, min(shape[d], MAX_COPIES) + 1):
-                    if shape[d] % m:
-                        continue
-                    chunks = [torch.chunk(x, m, d) for x in rest]
-                    if not all(_close(c[i], c[0]) for c in chunks for i in range(1, m)):
-                        continue
-                    e = self.find([c[0] for c in chunks])
-                    if e is not None:
-                        return ("sum", (("id", nm), ("copies", d, m, e)))
+            e = self._copies(rest, MAX_COPIES, top=True)
+            if e is not None:
+                return ("sum", (("id", nm), e))
+        return None
+
+    def _copies(self, rest, budget, top=False):
+        """REST (one tensor per seed) as a view of an impl expression
+        (find; not at the top: a sum of two impl tensors of one shape is
+        not a broadcast), or as m <= BUDGET equal chunks along one dim,
+        the chunk again _copies with BUDGET // m."""
+        if not top:
+            e = self.find(rest)
+            if e is not None:
+                return e
+        shape = rest[0].shape
+        for d in range(len(shape)):
+            for m in range(2, min(shape[d], budget) + 1):
+                if shape[d] % m:
+                    continue
+                chunks = [torch.chunk(x, m, d) for x in rest]
+                if not all(_close(c[i], c[0]) for c in chunks for i in range(1, m)):
+                    continue
+                e = self._copies([c[0] for c in chunks], budget // m)
+                if e is not None:
+                    return ("copies", d, m, e)
         return None
 
     def find_prefix(self, vals):
