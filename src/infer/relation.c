@@ -240,6 +240,24 @@ static void fresh_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
   g_ptr_array_unref(terms);
 }
 
+/* Cut forms past an enumeration cut short with fewer than max_terms
+ * families.  A tensor replicated on n ranks under many names (each
+ * rank's gathered copy, its views, the views' views: shardsmith 31700's
+ * addmm output, 4 ranks, 8 families of single names) fills the
+ * enumeration's budget with terms of those few families, so the cat of
+ * each rank's piece is never reached and no family is left to keep it; a
+ * consumer that contracts over the cut dim (the ranks' products of their
+ * column block by their rows of the weight, reduced later) then reads no
+ * piece.  The forms over fresh leaves (fresh_exprs), picked as the cut
+ * forms past max_terms are (a cut, a new layout, into EXTRA: the visit
+ * again without them when they reach a limit, cut-forms.c). */
+static void short_cut_forms(sc_rel_ctx *c, sc_id cls, pick_state *p, GPtrArray *extra) {
+  guint max_kept = p->max_kept;
+  p->max_kept = p->kept; /* pick_term: past the kept families */
+  fresh_exprs(c, cls, NULL, p, extra);
+  p->max_kept = max_kept;
+}
+
 /* The memo of sc_rel_clean_exprs.  A visit asks for the clean terms of
  * the same class up to three times on an unchanged e-graph (whether an
  * output is unmapped, whether it lost the impl, its relation), and the
@@ -292,9 +310,10 @@ typedef struct {
   sc_id cls; /* canonical */
   const gboolean *allowed_leaf;
   GPtrArray *exprs; /* sc_texpr*, borrowed from c->owned */
-  gboolean full;    /* max_terms families were kept: the cut forms' call
-                     * (which may keep more) differs from this one */
-  exprs_resume *resume; /* full, and no allowed leaves: where it stopped (or NULL) */
+  gboolean full;    /* max_terms families were kept, or the enumeration was
+                     * cut short: the cut forms' call (which may keep
+                     * more) differs from this one */
+  exprs_resume *resume; /* max_terms families kept, and no allowed leaves: where it stopped (or NULL) */
 } exprs_entry;
 
 /* The small clean terms of a leaf's class that alias_exprs filters (an
@@ -534,9 +553,11 @@ static GPtrArray *pick_part_choices(sc_rel_ctx *c, sc_id cls, weight_ctx *wc, pi
 
 /* Clean terms of CLS as bound expressions (appended to OUT, owned by
  * ctx->owned): max_terms families, then aliases; with EXTRA, the cut
- * forms past them into EXTRA (sc_rel_clean_exprs_cuts).  Returns whether
- * max_terms families were kept (only then can EXTRA change anything: the
- * cut forms are picked past them, and their leaves narrow the aliases). */
+ * forms past them, or past an enumeration cut short (short_cut_forms),
+ * into EXTRA (sc_rel_clean_exprs_cuts).  Returns whether max_terms
+ * families were kept or the enumeration was cut short (only then can
+ * EXTRA change anything: the cut forms are picked there, and their leaves
+ * narrow the aliases). */
 static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf,
                             GPtrArray *out, GPtrArray *extra, exprs_resume *from,
                             exprs_resume **save) {
@@ -601,6 +622,8 @@ static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_le
   }
   if (p.kept >= p.max_kept && p.extra < p.max_extra)
     fresh_exprs(c, cls, NULL, &p, extra);
+  else if (cut && extra != NULL)
+    short_cut_forms(c, cls, &p, extra);
   /* the enumeration was cut short (or the families were): impl tensors
    * that no kept term reads may still equal one of its parts */
   if (cut)
@@ -609,7 +632,7 @@ static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_le
   g_ptr_array_unref(terms);
   if (canon)
     g_ptr_array_unref(canon);
-  return full;
+  return cut;
 }
 
 /* Cut forms.  Past max_terms families, at most max_terms / 2 more terms,
