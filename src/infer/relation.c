@@ -250,12 +250,19 @@ static void fresh_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
  * column block by their rows of the weight, reduced later) then reads no
  * piece.  The forms over fresh leaves (fresh_exprs), picked as the cut
  * forms past max_terms are (a cut, a new layout, into EXTRA: the visit
- * again without them when they reach a limit, cut-forms.c). */
+ * again without them when they reach a limit, cut-forms.c), at most
+ * SHORT_CUT_FORMS of them: the smallest is the cat of the pieces, and
+ * each more form makes the consumers' e-graphs larger (twelve, as past
+ * max_terms, took shardsmith 31104's mutant to the node limit at its
+ * first diverging node; two do too, so that is a cost, not a cure). */
+#define SHORT_CUT_FORMS 2
 static void short_cut_forms(sc_rel_ctx *c, sc_id cls, pick_state *p, GPtrArray *extra) {
-  guint max_kept = p->max_kept;
+  guint max_kept = p->max_kept, max_extra = p->max_extra;
   p->max_kept = p->kept; /* pick_term: past the kept families */
+  p->max_extra = MIN(max_extra, SHORT_CUT_FORMS);
   fresh_exprs(c, cls, NULL, p, extra);
   p->max_kept = max_kept;
+  p->max_extra = max_extra;
 }
 
 /* The memo of sc_rel_clean_exprs.  A visit asks for the clean terms of
