@@ -299,6 +299,8 @@ typedef struct {
   const sc_term *finest_cut;
   guint finest_leaves;
   guint n_kept;          /* the entry's first n_kept expressions are theirs */
+  gboolean short_cut;    /* fewer than max_terms families, the enumeration cut
+                          * short: at most SHORT_CUT_FORMS cut forms */
 } exprs_resume;
 
 static void exprs_resume_free(exprs_resume *r) {
@@ -320,7 +322,7 @@ typedef struct {
   gboolean full;    /* max_terms families were kept, or the enumeration was
                      * cut short: the cut forms' call (which may keep
                      * more) differs from this one */
-  exprs_resume *resume; /* max_terms families kept, and no allowed leaves: where it stopped (or NULL) */
+  exprs_resume *resume; /* full, and no allowed leaves: where it stopped (or NULL) */
 } exprs_entry;
 
 /* The small clean terms of a leaf's class that alias_exprs filters (an
@@ -509,7 +511,9 @@ static gboolean clean_exprs_resumed(sc_rel_ctx *c, sc_id cls, GPtrArray *out, GP
                   g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
                                         (GDestroyNotify)g_bytes_unref, NULL),
                   from->covered, c->opts->max_terms, 0, c->opts->max_terms,
-                  MAX(c->opts->max_terms / 2, 1), from->first, from->kept_terms,
+                  from->short_cut ? MIN(SHORT_CUT_FORMS, MAX(c->opts->max_terms / 2, 1))
+                                  : MAX(c->opts->max_terms / 2, 1),
+                  from->first, from->kept_terms,
                   from->finest_cut, from->finest_leaves, from->canon != NULL};
   GPtrArray *terms = from->terms;
   for (guint i = from->next; i < terms->len && p.extra < p.max_extra; i++)
@@ -607,9 +611,10 @@ static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_le
     pick_term(c, &p, g_ptr_array_index(terms, i), out, extra);
   gboolean full = p.kept >= p.max_kept;
   gboolean cut = terms->len >= 4 * c->opts->max_terms || full;
-  if (save && full && extra == NULL) {
-    /* stopped at the last kept family (max_extra is 0): what the cut
-     * forms' call would have at this point */
+  if (save && cut && extra == NULL) {
+    /* stopped at the last kept family, or at the end of an enumeration
+     * cut short (max_extra is 0): what the cut forms' call would have at
+     * this point */
     exprs_resume *r = *save = g_new0(exprs_resume, 1);
     r->terms = g_ptr_array_ref(terms);
     r->next = i;
@@ -626,6 +631,7 @@ static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_le
     r->finest_cut = p.finest_cut;
     r->finest_leaves = p.finest_leaves;
     r->n_kept = out->len;
+    r->short_cut = !full;
   }
   if (p.kept >= p.max_kept && p.extra < p.max_extra)
     fresh_exprs(c, cls, NULL, &p, extra);
