@@ -240,6 +240,31 @@ static void fresh_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf, 
   g_ptr_array_unref(terms);
 }
 
+/* Cut forms past an enumeration cut short with fewer than max_terms
+ * families.  A tensor replicated on n ranks under many names (each
+ * rank's gathered copy, its views, the views' views: shardsmith 31700's
+ * addmm output, 4 ranks, 8 families of single names) fills the
+ * enumeration's budget with terms of those few families, so the cat of
+ * each rank's piece is never reached and no family is left to keep it; a
+ * consumer that contracts over the cut dim (the ranks' products of their
+ * column block by their rows of the weight, reduced later) then reads no
+ * piece.  The forms over fresh leaves (fresh_exprs), picked as the cut
+ * forms past max_terms are (a cut, a new layout, into EXTRA: the visit
+ * again without them when they reach a limit, cut-forms.c), at most
+ * SHORT_CUT_FORMS of them: the smallest is the cat of the pieces, and
+ * each more form makes the consumers' e-graphs larger (twelve, as past
+ * max_terms, took shardsmith 31104's mutant to the node limit at its
+ * first diverging node; two do too, so that is a cost, not a cure). */
+#define SHORT_CUT_FORMS 2
+static void short_cut_forms(sc_rel_ctx *c, sc_id cls, pick_state *p, GPtrArray *extra) {
+  guint max_kept = p->max_kept, max_extra = p->max_extra;
+  p->max_kept = p->kept; /* pick_term: past the kept families */
+  p->max_extra = MIN(max_extra, SHORT_CUT_FORMS);
+  fresh_exprs(c, cls, NULL, p, extra);
+  p->max_kept = max_kept;
+  p->max_extra = max_extra;
+}
+
 /* The memo of sc_rel_clean_exprs.  A visit asks for the clean terms of
  * the same class up to three times on an unchanged e-graph (whether an
  * output is unmapped, whether it lost the impl, its relation), and the
@@ -274,6 +299,8 @@ typedef struct {
   const sc_term *finest_cut;
   guint finest_leaves;
   guint n_kept;          /* the entry's first n_kept expressions are theirs */
+  gboolean short_cut;    /* fewer than max_terms families, the enumeration cut
+                          * short: at most SHORT_CUT_FORMS cut forms */
 } exprs_resume;
 
 static void exprs_resume_free(exprs_resume *r) {
@@ -292,8 +319,9 @@ typedef struct {
   sc_id cls; /* canonical */
   const gboolean *allowed_leaf;
   GPtrArray *exprs; /* sc_texpr*, borrowed from c->owned */
-  gboolean full;    /* max_terms families were kept: the cut forms' call
-                     * (which may keep more) differs from this one */
+  gboolean full;    /* max_terms families were kept, or the enumeration was
+                     * cut short: the cut forms' call (which may keep
+                     * more) differs from this one */
   exprs_resume *resume; /* full, and no allowed leaves: where it stopped (or NULL) */
 } exprs_entry;
 
@@ -483,7 +511,9 @@ static gboolean clean_exprs_resumed(sc_rel_ctx *c, sc_id cls, GPtrArray *out, GP
                   g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
                                         (GDestroyNotify)g_bytes_unref, NULL),
                   from->covered, c->opts->max_terms, 0, c->opts->max_terms,
-                  MAX(c->opts->max_terms / 2, 1), from->first, from->kept_terms,
+                  from->short_cut ? MIN(SHORT_CUT_FORMS, MAX(c->opts->max_terms / 2, 1))
+                                  : MAX(c->opts->max_terms / 2, 1),
+                  from->first, from->kept_terms,
                   from->finest_cut, from->finest_leaves, from->canon != NULL};
   GPtrArray *terms = from->terms;
   for (guint i = from->next; i < terms->len && p.extra < p.max_extra; i++)
@@ -534,9 +564,11 @@ static GPtrArray *pick_part_choices(sc_rel_ctx *c, sc_id cls, weight_ctx *wc, pi
 
 /* Clean terms of CLS as bound expressions (appended to OUT, owned by
  * ctx->owned): max_terms families, then aliases; with EXTRA, the cut
- * forms past them into EXTRA (sc_rel_clean_exprs_cuts).  Returns whether
- * max_terms families were kept (only then can EXTRA change anything: the
- * cut forms are picked past them, and their leaves narrow the aliases). */
+ * forms past them, or past an enumeration cut short (short_cut_forms),
+ * into EXTRA (sc_rel_clean_exprs_cuts).  Returns whether max_terms
+ * families were kept or the enumeration was cut short (only then can
+ * EXTRA change anything: the cut forms are picked there, and their leaves
+ * narrow the aliases). */
 static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_leaf,
                             GPtrArray *out, GPtrArray *extra, exprs_resume *from,
                             exprs_resume **save) {
@@ -579,9 +611,10 @@ static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_le
     pick_term(c, &p, g_ptr_array_index(terms, i), out, extra);
   gboolean full = p.kept >= p.max_kept;
   gboolean cut = terms->len >= 4 * c->opts->max_terms || full;
-  if (save && full && extra == NULL) {
-    /* stopped at the last kept family (max_extra is 0): what the cut
-     * forms' call would have at this point */
+  if (save && cut && extra == NULL) {
+    /* stopped at the last kept family, or at the end of an enumeration
+     * cut short (max_extra is 0): what the cut forms' call would have at
+     * this point */
     exprs_resume *r = *save = g_new0(exprs_resume, 1);
     r->terms = g_ptr_array_ref(terms);
     r->next = i;
@@ -598,9 +631,12 @@ static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_le
     r->finest_cut = p.finest_cut;
     r->finest_leaves = p.finest_leaves;
     r->n_kept = out->len;
+    r->short_cut = !full;
   }
   if (p.kept >= p.max_kept && p.extra < p.max_extra)
     fresh_exprs(c, cls, NULL, &p, extra);
+  else if (cut && extra != NULL)
+    short_cut_forms(c, cls, &p, extra);
   /* the enumeration was cut short (or the families were): impl tensors
    * that no kept term reads may still equal one of its parts */
   if (cut)
@@ -609,7 +645,7 @@ static gboolean clean_exprs(sc_rel_ctx *c, sc_id cls, const gboolean *allowed_le
   g_ptr_array_unref(terms);
   if (canon)
     g_ptr_array_unref(canon);
-  return full;
+  return cut;
 }
 
 /* Cut forms.  Past max_terms families, at most max_terms / 2 more terms,

@@ -8,7 +8,9 @@
  * before the renamings of one choice (/infer/relation/part-choices), and
  * every copy of a part is read by a kept form (/infer/relation/part-copies);
  * the aliases' enumerations of leaf classes are shared by the calls of
- * one state and renewed with it (/infer/relation/alias-leaf-terms). */
+ * one state and renewed with it (/infer/relation/alias-leaf-terms); an
+ * enumeration cut short by the views of a few names still gives the cut
+ * form as a cut form (/infer/relation/short-cut-forms). */
 #include "infer-fixture.h"
 
 /* a .. e: [4] f32 impl tensors; d and e are the "outputs" */
@@ -359,6 +361,77 @@ static void test_alias_leaf_terms(void) {
   teardown(&f);
 }
 
+/* A whole replicated on 8 ranks (g0..g7, [2, 8]) whose class also holds
+ * views of views of its copies (h_r = view(g_r, [16]), z = view(g_r, [1,
+ * 16]), and back): every size of term has more renamings of the 8 names,
+ * so the enumeration's budget (4 max_terms) is spent on 16 families of
+ * single names (g_r, h_r), fewer than max_terms, before the cat of the
+ * ranks' columns (q0..q7, [2, 1] each) is reached (shardsmith 31700: the
+ * gathered addmm output and its views, 4 ranks).  The relation keeps no
+ * cut form; the cut forms' call gives the cat of the pieces as a cut
+ * form, so that a contraction over the columns reads each rank's piece. */
+static void test_short_cut_forms(void) {
+  ifx f;
+  ifx_init(&f);
+  int64_t s28[2] = {2, 8}, s16[1] = {16}, s21[2] = {2, 1};
+  char name[8];
+  for (int r = 0; r < 8; r++) {
+    g_snprintf(name, sizeof name, "g%d", r);
+    ifx_input(&f, name, SC_DTYPE_F32, 2, s28);
+    g_snprintf(name, sizeof name, "h%d", r);
+    ifx_input(&f, name, SC_DTYPE_F32, 1, s16);
+    g_snprintf(name, sizeof name, "q%d", r);
+    ifx_input(&f, name, SC_DTYPE_F32, 2, s21);
+  }
+  ifx_finish(&f);
+  sc_infer_options opts;
+  sc_infer_options_init(&opts);
+  f.c.opts = &opts;
+  f.c.term_size = opts.max_term_size;
+  f.c.owned = g_ptr_array_new_with_free_func((GDestroyNotify)sc_texpr_free);
+  sc_egraph *eg = ifx_eg(&f);
+  sc_id x = ifx_add(&f, "g0");
+  char text[96];
+  for (int r = 0; r < 8; r++) {
+    g_snprintf(text, sizeof text, "g%d", r);
+    sc_egraph_union(eg, x, ifx_add(&f, text), SC_JUST_ASSERTED);
+    g_snprintf(text, sizeof text, "view(h%d, shape=[2, 8])", r);
+    sc_egraph_union(eg, x, ifx_add(&f, text), SC_JUST_ASSERTED);
+    g_snprintf(text, sizeof text, "h%d", r);
+    sc_id h = ifx_add(&f, text);
+    g_snprintf(text, sizeof text, "view(g%d, shape=[16])", r);
+    sc_egraph_union(eg, h, ifx_add(&f, text), SC_JUST_ASSERTED);
+    g_snprintf(text, sizeof text, "view(h%d, shape=[1, 16])", r);
+    sc_id z = ifx_add(&f, text);
+    g_snprintf(text, sizeof text, "view(g%d, shape=[1, 16])", r);
+    sc_egraph_union(eg, z, ifx_add(&f, text), SC_JUST_ASSERTED);
+    g_snprintf(text, sizeof text, "view(view(g%d, shape=[1, 16]), shape=[2, 8])", r);
+    sc_egraph_union(eg, x, ifx_add(&f, text), SC_JUST_ASSERTED);
+    g_snprintf(text, sizeof text, "view(view(g%d, shape=[1, 16]), shape=[16])", r);
+    sc_egraph_union(eg, h, ifx_add(&f, text), SC_JUST_ASSERTED);
+  }
+  const char *cut = "cat(q0, q1, q2, q3, q4, q5, q6, q7, dim=1)";
+  sc_egraph_union(eg, x, ifx_add(&f, cut), SC_JUST_ASSERTED);
+  sc_egraph_rebuild(eg);
+  g_autoptr(GPtrArray) r0 = g_ptr_array_new(), c0 = g_ptr_array_new(), x0 = g_ptr_array_new();
+  sc_rel_clean_exprs(&f.c, x, NULL, r0);
+  g_autoptr(GPtrArray) tr = sc_rel_texts_of(r0);
+  /* the case: fewer than max_terms families, none of them the cut */
+  g_assert_cmpuint(tr->len, <, opts.max_terms);
+  g_assert_false(has_text(tr, cut));
+  sc_rel_clean_exprs_cuts(&f.c, x, c0, x0);
+  g_autoptr(GPtrArray) tc = sc_rel_texts_of(c0), tx = sc_rel_texts_of(x0);
+  assert_same_texts(tr, tc); /* the relation's own terms first, unchanged */
+  g_assert_true(has_text(tx, cut));
+  /* memoized and afresh alike */
+  sc_rel_exprs_memo_reset(&f.c);
+  g_autoptr(GPtrArray) c1 = g_ptr_array_new(), x1 = g_ptr_array_new();
+  sc_rel_clean_exprs_cuts(&f.c, x, c1, x1);
+  g_autoptr(GPtrArray) tx1 = sc_rel_texts_of(x1);
+  assert_same_texts(tx, tx1);
+  teardown(&f);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/infer/relation/memo-hit", test_hit_same_exprs);
@@ -366,5 +439,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/infer/relation/part-choices", test_part_choices);
   g_test_add_func("/infer/relation/part-copies", test_part_copies);
   g_test_add_func("/infer/relation/alias-leaf-terms", test_alias_leaf_terms);
+  g_test_add_func("/infer/relation/short-cut-forms", test_short_cut_forms);
   return g_test_run();
 }
