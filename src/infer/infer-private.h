@@ -9,6 +9,7 @@
  *                    relation unioned, an impl tensor's leaf;
  *   trel.c           T_rel and exploration (Listing 3), widening;
  *   siblings.c       collectives that read the same tensors (explored together);
+ *   gather-pieces.c  on widening, related all-gathers explored (their pieces related);
  *   dups.c           duplicate impl nodes: one explored, the others when needed;
  *   replicas.c       the equalities the input relation states between impl
  *                    tensors (replicas, blocks), added when one is related;
@@ -381,6 +382,9 @@ void sc_rel_sum_cancel_pairs(sc_rel_ctx *c, sc_id cls, GArray *pairs);
  * reads the same tensors in the same order as collective node P, or
  * SC_ID_NONE when there is no more (or P is no collective). */
 sc_id sc_rel_collective_sibling(const sc_rel_ctx *c, sc_id p, uint32_t *cursor);
+/* gather-pieces.c: the unexplored all-gathers with a result in T_rel join
+ * the frontier (widening only: their pieces then join T_rel); how many. */
+guint sc_rel_gather_pieces(sc_rel_ctx *c);
 
 /* A spec expand of one size-1 dim to n <= 8 (node N, its output class
  * OUT_CLS[0], its input class c->in_cls[0]) whose output is unmapped is

@@ -628,6 +628,7 @@ gboolean sc_rel_widen(sc_rel_ctx *c, sc_runner *runner, const sc_id *out_cls, ui
                       const char **limit_hit, GError **error) {
   guint done = 0, before = c->explored_list->len;
   c->widened = TRUE;
+  sc_rel_gather_pieces(c);
   for (uint32_t hop = 0; hop < c->widen_hops && c->explored_list->len - before < WIDEN_MAX_NODES;
        hop++) {
     guint upto = c->explored_list->len;
