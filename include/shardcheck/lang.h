@@ -175,6 +175,22 @@ sc_id sc_lang_add_call(sc_lang *lang, const sc_op *op, const sc_value *args,
  * right side which is already in the matched class. */
 sc_id sc_lang_find_call(sc_lang *lang, const sc_op *op, const sc_value *args,
                         const sc_id *children, uint32_t n_children, uint32_t result);
+/* sc_lang_find_call, telling in *SHAPE_CHECKED (when not NULL) whether it
+ * ran the call's shape rule on the way and the rule accepted it (a view, a
+ * rename, copy or expand that it found): then sc_lang_add_call would
+ * return the class found, for certain, and add nothing.  FALSE when it
+ * returns SC_ID_NONE. */
+sc_id sc_lang_find_call_checked(sc_lang *lang, const sc_op *op, const sc_value *args,
+                                const sc_id *children, uint32_t n_children, uint32_t result,
+                                gboolean *shape_checked);
+/* Would sc_lang_add_call (same arguments) get past its checks: a valid
+ * call, well-typed children, a shape rule that accepts it and gives a
+ * result RESULT?  Adds nothing.  With sc_lang_find_call's class C of the
+ * same call, TRUE means sc_lang_add_call returns C's class and adds
+ * nothing, FALSE that it refuses the call: an applier that found a node
+ * of its right side asks this instead of adding it again. */
+gboolean sc_lang_call_typechecks(sc_lang *lang, const sc_op *op, const sc_value *args,
+                                 const sc_id *children, uint32_t n_children, uint32_t result);
 /* What a call of OP always becomes when added, for messages: the name of
  * the operator it is renamed to ("view" for aten.reshape, "transpose" for
  * aten.t) or "its input" (clone, detach, ..., every SC_OP_IDENTITY

@@ -462,9 +462,11 @@ static gboolean layout_is_identity(const sc_op *op, const sc_value *args, uint32
  * none) and returns the same class, or its shape rule refuses the call:
  * in neither case does the e-graph change. */
 static sc_id find_canonical(sc_lang *lang, const sc_op *op, const sc_value *lay,
-                            const sc_id *k, uint32_t n, uint32_t result) {
+                            const sc_id *k, uint32_t n, uint32_t result,
+                            gboolean *shape_checked) {
   sc_ttype rt;
   if (sc_lang_canon_reads_type(op, result)) {
+    *shape_checked = TRUE;
     GArray *types = lang->call_types;
     g_array_set_size(types, 0);
     if (!sc_lang_infer(lang, op, lay, k, n, types, NULL) || result >= types->len)
@@ -484,6 +486,16 @@ static sc_id find_canonical(sc_lang *lang, const sc_op *op, const sc_value *lay,
 
 sc_id sc_lang_find_call(sc_lang *lang, const sc_op *op, const sc_value *args,
                         const sc_id *children, uint32_t n_children, uint32_t result) {
+  return sc_lang_find_call_checked(lang, op, args, children, n_children, result, NULL);
+}
+
+sc_id sc_lang_find_call_checked(sc_lang *lang, const sc_op *op, const sc_value *args,
+                                const sc_id *children, uint32_t n_children, uint32_t result,
+                                gboolean *shape_checked) {
+  gboolean checked_buf;
+  if (shape_checked == NULL)
+    shape_checked = &checked_buf;
+  *shape_checked = FALSE;
   g_return_val_if_fail(lang != NULL, SC_ID_NONE);
   /* with proofs, sc_lang_add_call makes an id for the term as added */
   if (op == NULL || (op->n_args > 0 && args == NULL) || (n_children > 0 && children == NULL) ||
@@ -523,12 +535,63 @@ sc_id sc_lang_find_call(sc_lang *lang, const sc_op *op, const sc_value *args,
     if (attr != UINT32_MAX)
       out = sc_egraph_lookup(lang->eg, op->id, attr, k, n);
   } else {
-    out = find_canonical(lang, op, lay, k, n, result);
+    out = find_canonical(lang, op, lay, k, n, result, shape_checked);
   }
 out:
   if (copied)
     sc_lang_clear_args(op, lay_buf);
+  if (out == SC_ID_NONE)
+    *shape_checked = FALSE;
   return out;
+}
+
+gboolean sc_lang_call_typechecks(sc_lang *lang, const sc_op *op, const sc_value *args,
+                                 const sc_id *children, uint32_t n_children, uint32_t result) {
+  g_return_val_if_fail(lang != NULL, FALSE);
+  if (op == NULL || (op->n_args > 0 && args == NULL) || (n_children > 0 && children == NULL))
+    return FALSE;
+  uint32_t n_ids = sc_egraph_n_ids(lang->eg);
+  for (uint32_t i = 0; i < n_children; i++)
+    if (children[i] >= n_ids)
+      return FALSE;
+  /* sc_lang_add_call's steps up to its shape rule's verdict, on the same
+   * scratch (the outermost call's, else arrays of its own) */
+  sc_value lay_buf[16];
+  const sc_value *lay = args;
+  gboolean identity = layout_is_identity(op, args, n_children);
+  sc_value *copy = NULL;
+  if (!identity)
+    copy = op->n_args <= G_N_ELEMENTS(lay_buf) ? lay_buf : g_new0(sc_value, op->n_args);
+  gboolean outer = !lang->in_call;
+  GArray *kids = outer ? lang->call_kids : g_array_new(FALSE, FALSE, sizeof(sc_id));
+  GArray *types = outer ? lang->call_types : g_array_new(FALSE, TRUE, sizeof(sc_ttype));
+  g_array_set_size(kids, 0);
+  g_array_set_size(types, 0);
+  gboolean ok = FALSE;
+  const sc_id *k = children;
+  uint32_t n = n_children;
+  if (copy != NULL) {
+    if (!sc_lang_layout_args(op, args, children, n_children, copy, kids, NULL))
+      goto done;
+    lay = copy;
+    k = (const sc_id *)(void *)kids->data;
+    n = kids->len;
+  }
+  for (uint32_t i = 0; i < n; i++)
+    if (sc_lang_class_type(lang, k[i]) == NULL)
+      goto out;
+  ok = sc_lang_infer(lang, op, lay, k, n, types, NULL) && result < types->len;
+out:
+  if (copy != NULL)
+    sc_lang_clear_args(op, copy);
+done:
+  if (copy != NULL && copy != lay_buf)
+    g_free(copy);
+  if (!outer) {
+    g_array_free(kids, TRUE);
+    g_array_free(types, TRUE);
+  }
+  return ok;
 }
 
 sc_id sc_lang_add_named(sc_lang *lang, const char *func, const sc_value *args,

@@ -109,6 +109,11 @@ struct crule {
   /* the right side has operator nodes (the applier first looks them up
    * without adding: find_built) */
   gboolean rhs_findable;
+  /* the right side's operator nodes in preorder: how many, where node i's
+   * values start in the applier's store (rhs_offs[i]: its op->n_args
+   * arguments and its result index), and how many values in all */
+  uint32_t rhs_n_nodes, rhs_n_vals;
+  guint *rhs_offs;
 };
 
 struct sc_lemma_rules {
@@ -123,9 +128,9 @@ struct sc_lemma_rules {
   /* Per lemma, set the first time its condition is UNKNOWN: the condition
    * as written and its undecided comparisons instantiated (owned). */
   char **undecided_cond, **undecided_inst;
-  /* the applier's argument values (arg_store), reused by every
-   * application that is not nested in another (store_busy) */
-  GArray *store_vals, *store_offs;
+  /* the applier's argument values and found nodes (arg_store), reused by
+   * every application that is not nested in another (store_busy) */
+  GArray *store_vals, *store_found;
   gboolean store_busy;
   /* per rule (core->crules), the condition memo of a memoizable rule,
    * made at its first answer */
@@ -424,25 +429,45 @@ static gboolean guard_fn(const sc_egraph *eg, sc_id root, const uint32_t *subst,
 /* The applier                                                               */
 
 /* The argument values of a right side's nodes, in preorder: node i's are
- * vals[offs[i]] .. (op->n_args of them), all cleared by store_reset.  Two
- * growable arrays reused from one application to the next (an application
- * allocated a pointer array and two blocks per node before: most
- * applications add nothing new, and the allocations cost as much as the
- * lookups). */
+ * vals[offs[i]] .. (op->n_args of them, then its result index), all
+ * cleared by store_reset, and what find_built found of node i (found[i]).
+ * Growable arrays reused from one application to the next, sized once per
+ * application (store_init: the rule's offsets are fixed when it is
+ * compiled): an application allocated a pointer array and two blocks per
+ * node before, and most applications add nothing new. */
 typedef struct {
-  GArray *vals; /* sc_value */
-  GArray *offs; /* guint */
+  GArray *vals;      /* sc_value */
+  const guint *offs; /* the rule's rhs_offs */
+  GArray *found;     /* found_node */
 } arg_store;
 
-static sc_value *new_args(arg_store *st, uint32_t n) {
-  guint off = st->vals->len;
-  g_array_append_val(st->offs, off);
-  g_array_set_size(st->vals, off + n); /* zeroed: SC_VAL_NONE is 0 */
-  return &g_array_index(st->vals, sc_value, off);
+/* Node i of a right side as find_built left it: the class
+ * sc_lang_find_call gave (SC_ID_NONE: missing, or not looked up), and
+ * whether that lookup ran the node's shape rule (sc_lang_find_call_checked). */
+typedef struct {
+  sc_id cls;
+  gboolean checked;
+} found_node;
+
+/* Room for rule R's right side: every value SC_VAL_NONE (the arrays are
+ * empty and zero-filled on growth: SC_VAL_NONE is 0), nothing found. */
+static void store_init(arg_store *st, const crule *r) {
+  st->offs = r->rhs_offs;
+  g_array_set_size(st->vals, r->rhs_n_vals);
+  g_array_set_size(st->found, r->rhs_n_nodes);
+  found_node *f = (found_node *)(void *)st->found->data;
+  for (uint32_t i = 0; i < r->rhs_n_nodes; i++) {
+    f[i].cls = SC_ID_NONE;
+    f[i].checked = FALSE;
+  }
+}
+
+static found_node *store_found(const arg_store *st, guint i) {
+  return &g_array_index(st->found, found_node, i);
 }
 
 static sc_value *store_args(const arg_store *st, guint i) {
-  return &g_array_index(st->vals, sc_value, g_array_index(st->offs, guint, i));
+  return &g_array_index(st->vals, sc_value, st->offs[i]);
 }
 
 static void store_reset(arg_store *st) {
@@ -453,17 +478,18 @@ static void store_reset(arg_store *st) {
     if (sc_value_kind_owns(v[j].kind))
       sc_value_clear(&v[j]);
   g_array_set_size(st->vals, 0);
-  g_array_set_size(st->offs, 0);
+  g_array_set_size(st->found, 0);
 }
 
-/* Phase 1: evaluate the non-tensor arguments of every node, preorder. */
+/* Phase 1: evaluate the non-tensor arguments of every node, preorder.
+ * *next indexes VALS in preorder. */
 static gboolean eval_args(const crule *r, const pnode *p, const ev_env *env,
-                          const sc_value **bind, arg_store *vals) {
+                          const sc_value **bind, arg_store *vals, guint *next) {
   if (p->is_var)
     return TRUE;
   const sc_op *op = p->op;
   /* one more value past the arguments: the node's result index */
-  sc_value *args = new_args(vals, op->n_args + 1);
+  sc_value *args = store_args(vals, (*next)++);
   uint32_t result;
   if (!pn_result_bound(p, bind, &result))
     return FALSE;
@@ -477,7 +503,7 @@ static gboolean eval_args(const crule *r, const pnode *p, const ev_env *env,
       return FALSE;
   }
   for (uint32_t i = 0; i < p->n_kids; i++)
-    if (!eval_args(r, p->kids[i], env, bind, vals))
+    if (!eval_args(r, p->kids[i], env, bind, vals, next))
       return FALSE;
   return TRUE;
 }
@@ -510,12 +536,17 @@ static void set_tensor_args(const pnode *p, sc_value *args) {
   }
 }
 
-/* Phase 2: add the nodes bottom-up. *next indexes VALS in preorder. */
+/* Phase 2: add the nodes bottom-up. *next indexes VALS in preorder.  A
+ * node find_built found is not added again: sc_lang_add_call would give
+ * its class and add nothing, or refuse it by its shape rule
+ * (lang.h), which sc_lang_call_typechecks asks unless the lookup ran that
+ * rule already; the same order of adds and refusals as adding it. */
 static sc_id build(const crule *r, sc_lang *lang, const pnode *p, const uint32_t *subst,
                    arg_store *vals, guint *next, GError **error) {
   if (p->is_var)
     return subst[r->qvar[p->var]];
-  sc_value *args = store_args(vals, (*next)++); /* the store is not grown here */
+  guint at = (*next)++;
+  sc_value *args = store_args(vals, at); /* the store is not grown here */
   sc_id *kids = g_newa(sc_id, p->n_kids ? p->n_kids : 1);
   for (uint32_t i = 0; i < p->n_kids; i++) {
     kids[i] = build(r, lang, p->kids[i], subst, vals, next, error);
@@ -523,27 +554,41 @@ static sc_id build(const crule *r, sc_lang *lang, const pnode *p, const uint32_t
       return SC_ID_NONE;
   }
   set_tensor_args(p, args);
-  return sc_lang_add_call(lang, p->op, args, kids, p->n_kids,
-                          (uint32_t)args[p->op->n_args].u.i.value, error);
+  uint32_t result = (uint32_t)args[p->op->n_args].u.i.value;
+  const found_node *f = store_found(vals, at);
+  if (f->cls != SC_ID_NONE) {
+    if (!f->checked && !sc_lang_call_typechecks(lang, p->op, args, kids, p->n_kids, result))
+      return SC_ID_NONE;
+    return sc_egraph_find(sc_lang_egraph(lang), f->cls);
+  }
+  return sc_lang_add_call(lang, p->op, args, kids, p->n_kids, result, error);
 }
 
 /* Phase 2 without adding: the class of the right side when every node of
  * it is its own canonical form and already in the e-graph
- * (sc_lang_find_call), else SC_ID_NONE.  Same preorder walk as build. */
+ * (sc_lang_find_call), else SC_ID_NONE.  Same preorder walk as build; it
+ * looks up every node whose children it found (a missing child does not
+ * stop the walk of its siblings), and leaves in the store what it found
+ * for build. */
 static sc_id find_built(const crule *r, sc_lang *lang, const pnode *p, const uint32_t *subst,
                         arg_store *vals, guint *next) {
   if (p->is_var)
     return subst[r->qvar[p->var]];
-  sc_value *args = store_args(vals, (*next)++);
+  guint at = (*next)++;
+  sc_value *args = store_args(vals, at);
   sc_id *kids = g_newa(sc_id, p->n_kids ? p->n_kids : 1);
+  gboolean all = TRUE;
   for (uint32_t i = 0; i < p->n_kids; i++) {
     kids[i] = find_built(r, lang, p->kids[i], subst, vals, next);
-    if (kids[i] == SC_ID_NONE)
-      return SC_ID_NONE;
+    all = all && kids[i] != SC_ID_NONE;
   }
+  if (!all)
+    return SC_ID_NONE;
   set_tensor_args(p, args);
-  return sc_lang_find_call(lang, p->op, args, kids, p->n_kids,
-                           (uint32_t)args[p->op->n_args].u.i.value);
+  found_node *f = store_found(vals, at);
+  f->cls = sc_lang_find_call_checked(lang, p->op, args, kids, p->n_kids,
+                                     (uint32_t)args[p->op->n_args].u.i.value, &f->checked);
+  return f->cls;
 }
 
 /* An application of a lemma whose condition reads value ranges changed
@@ -582,11 +627,13 @@ static sc_id applier_fn(sc_egraph *eg, sc_id root, const uint32_t *subst, uint32
   match_env m = {r, o, subst, bind};
   ev_env env = {sc_lang_symtab(o->lang), match_lookup, &m};
   gboolean own = !o->store_busy;
-  arg_store vals = {own ? o->store_vals : g_array_new(FALSE, TRUE, sizeof(sc_value)),
-                    own ? o->store_offs : g_array_new(FALSE, FALSE, sizeof(guint))};
+  arg_store vals = {own ? o->store_vals : g_array_new(FALSE, TRUE, sizeof(sc_value)), NULL,
+                    own ? o->store_found : g_array_new(FALSE, FALSE, sizeof(found_node))};
+  store_init(&vals, r);
   o->store_busy = TRUE;
   sc_id out = SC_ID_NONE;
-  if (eval_args(r, r->rhs, &env, bind, &vals)) {
+  guint first = 0;
+  if (eval_args(r, r->rhs, &env, bind, &vals, &first)) {
     /* Most applications find their right side in the matched class
      * already.  When every node of it is found without adding
      * (sc_lang_find_call, through the canonical forms) and the top is the
@@ -609,7 +656,7 @@ static sc_id applier_fn(sc_egraph *eg, sc_id root, const uint32_t *subst, uint32
     o->store_busy = FALSE;
   } else {
     g_array_free(vals.vals, TRUE);
-    g_array_free(vals.offs, TRUE);
+    g_array_free(vals.found, TRUE);
   }
   if (out == SC_ID_NONE) {
     cnt->refused++;
@@ -651,10 +698,23 @@ static sc_pat_id lower(crule *r, sc_pattern *pat, const pnode *p) {
   return sc_pattern_node(pat, p->op->id, ap, kids, p->n_kids);
 }
 
+/* Appends to OFFS where each operator node of P (preorder) starts in
+ * the applier's store, counting the values in *N_VALS. */
+static void rhs_layout(const pnode *p, GArray *offs, uint32_t *n_vals) {
+  if (p->is_var)
+    return;
+  guint off = *n_vals;
+  g_array_append_val(offs, off);
+  *n_vals += p->op->n_args + 1;
+  for (uint32_t i = 0; i < p->n_kids; i++)
+    rhs_layout(p->kids[i], offs, n_vals);
+}
+
 static void crule_free(gpointer p) {
   crule *r = p;
   if (r == NULL)
     return;
+  g_free(r->rhs_offs);
   g_ptr_array_free(r->cnodes, TRUE);
   g_free(r->range_vars);
   if (r->req)
@@ -724,6 +784,10 @@ static gboolean add_rule(rcore *core, const ld_checked *k, uint32_t lemma, gbool
   resolve_computed(r->rhs, k->vars.names);
   r->reads_ranges = reads_ranges(k->where, NULL);
   r->rhs_findable = !r->rhs->is_var;
+  GArray *offs = g_array_new(FALSE, FALSE, sizeof(guint));
+  rhs_layout(r->rhs, offs, &r->rhs_n_vals);
+  r->rhs_n_nodes = offs->len;
+  r->rhs_offs = (guint *)(void *)g_array_free(offs, FALSE);
   r->range_vars = g_new0(gboolean, r->n_vars ? r->n_vars : 1);
   for (uint32_t v = 0; v < r->n_vars; v++)
     r->range_vars[v] = reads_ranges(k->where, g_ptr_array_index(k->vars.names, v));
@@ -805,7 +869,7 @@ static sc_lemma_rules *rules_new(rcore *core, sc_lang *lang) {
   rules->undecided_cond = g_new0(char *, rules->n_lemmas ? rules->n_lemmas : 1);
   rules->undecided_inst = g_new0(char *, rules->n_lemmas ? rules->n_lemmas : 1);
   rules->store_vals = g_array_new(FALSE, TRUE, sizeof(sc_value));
-  rules->store_offs = g_array_new(FALSE, FALSE, sizeof(guint));
+  rules->store_found = g_array_new(FALSE, FALSE, sizeof(found_node));
   return rules;
 }
 
@@ -894,7 +958,7 @@ void sc_lemma_rules_free(sc_lemma_rules *r) {
   g_free(r->undecided_cond);
   g_free(r->undecided_inst);
   g_array_free(r->store_vals, TRUE);
-  g_array_free(r->store_offs, TRUE);
+  g_array_free(r->store_found, TRUE);
   for (guint i = 0; i < r->core->crules->len; i++)
     sc_lemma_condmemo_free(r->memo[i]);
   g_free(r->memo);
