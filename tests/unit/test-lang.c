@@ -685,6 +685,54 @@ static void test_find_call(void) {
   fx_clear(&f);
 }
 
+/* sc_lang_call_typechecks: sc_lang_add_call's verdict without adding;
+ * sc_lang_find_call_checked: whether the lookup ran the shape rule. */
+static void test_call_typechecks(void) {
+  fx f;
+  fx_init(&f);
+  sc_id x = leaf(&f, "x"), y = leaf(&f, "y"), w = leaf(&f, "w");
+  const sc_op *mm = op_named("aten.mm.default");
+  sc_value ma[2] = {sc_value_tensor(0), sc_value_tensor(1)};
+  sc_value mb[2] = {sc_value_tensor(1), sc_value_tensor(0)};
+  sc_id km[2] = {x, w}, kr[2] = {w, x}, kxy[2] = {x, y};
+  uint32_t nodes = sc_egraph_n_nodes(EG(&f)), attrs = sc_lang_n_attrs(f.lang);
+  g_assert_true(sc_lang_call_typechecks(f.lang, mm, ma, km, 2, 0));
+  g_assert_true(sc_lang_call_typechecks(f.lang, mm, mb, kr, 2, 0)); /* not in layout order */
+  g_assert_false(sc_lang_call_typechecks(f.lang, mm, ma, kxy, 2, 0)); /* shapes refused */
+  g_assert_false(sc_lang_call_typechecks(f.lang, mm, ma, km, 2, 1));  /* no result 1 */
+  sc_id bad[2] = {x, 100000};
+  g_assert_false(sc_lang_call_typechecks(f.lang, mm, ma, bad, 2, 0)); /* not a class */
+  g_assert_cmpuint(sc_egraph_n_nodes(EG(&f)), ==, nodes);
+  g_assert_cmpuint(sc_lang_n_attrs(f.lang), ==, attrs);
+  /* every verdict agrees with sc_lang_add_call's */
+  GError *err = NULL;
+  g_assert_cmpuint(sc_lang_add_call(f.lang, mm, ma, kxy, 2, 0, NULL), ==, SC_ID_NONE);
+  g_assert_cmpuint(sc_lang_add_call(f.lang, mm, ma, km, 2, 1, NULL), ==, SC_ID_NONE);
+  sc_id m = sc_lang_add_call(f.lang, mm, ma, km, 2, 0, &err);
+  g_assert_no_error(err);
+  /* found without its shape rule (no canonical form): not checked */
+  gboolean checked = TRUE;
+  g_assert_cmpuint(sc_lang_find_call_checked(f.lang, mm, ma, km, 2, 0, &checked), ==,
+                   sc_egraph_find(EG(&f), m));
+  g_assert_false(checked);
+  /* a view: found through its shape rule, checked */
+  sc_id v = add(&f, "aten.view(x, [6, 4])");
+  g_autoptr(sc_texpr) t = sc_texpr_parse("aten.view(x, [6, 4])", f.g, FALSE, &err);
+  g_assert_no_error(err);
+  checked = FALSE;
+  g_assert_cmpuint(sc_lang_find_call_checked(f.lang, sc_texpr_op(t), sc_texpr_args(t), &x, 1, 0,
+                                             &checked),
+                   ==, sc_egraph_find(EG(&f), v));
+  g_assert_true(checked);
+  g_assert_true(sc_lang_call_typechecks(f.lang, sc_texpr_op(t), sc_texpr_args(t), &x, 1, 0));
+  /* not found: not checked */
+  g_assert_cmpuint(sc_lang_find_call_checked(f.lang, mm, ma, kxy, 2, 0, &checked), ==,
+                   SC_ID_NONE);
+  g_assert_false(checked);
+  rebuild_check(&f);
+  fx_clear(&f);
+}
+
 /* TEXT's top call (children: leaves or added terms) looked up with
  * sc_lang_find_call: its children added first, then nothing may be. */
 static sc_id find_text(fx *f, const char *text) {
@@ -1490,6 +1538,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/lang/canon/cat-normal-form", test_canon_cat_normal_form);
   g_test_add_func("/lang/add/find-call", test_find_call);
   g_test_add_func("/lang/add/find-call-canonical", test_find_call_canonical);
+  g_test_add_func("/lang/add/call-typechecks", test_call_typechecks);
   g_test_add_func("/lang/canon/one-part", test_canon_one_part);
   g_test_add_func("/lang/canon/sum-binary", test_canon_sum_binary);
   g_test_add_func("/lang/canon/identities", test_canon_identities);
