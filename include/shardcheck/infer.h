@@ -168,6 +168,15 @@ const GPtrArray *sc_infer_learned_sizes(const sc_infer_result *r);
 const GPtrArray *sc_infer_failure_found_over_intermediates(const sc_infer_result *r);
 /* LIMIT: which limit ("node limit", ...). */
 const char *sc_infer_limit_reason(const sc_infer_result *r);
+/* R stopped at a limit at an unmapped spec node (verdict LIMIT, failure
+ * kind UNMAPPED) and REFUTATION says why no walk can prove it (an expected
+ * output relation the values refute, validate.h
+ * sc_validate_refute_expected): the verdict becomes FAILS at that node,
+ * the limit kept as sc_infer_limit_reason, the text as
+ * sc_infer_refutation.  Returns whether it did (refuted.c). */
+gboolean sc_infer_result_refute_limit(sc_infer_result *r, const char *refutation);
+/* FAILS after sc_infer_result_refute_limit: the refutation; else NULL. */
+const char *sc_infer_refutation(const sc_infer_result *r);
 
 /* Value-range assumptions the proof used (lang.h, "value ranges"): facts
  * the driver assumed rather than read from the bundle or derived from the

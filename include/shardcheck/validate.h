@@ -122,6 +122,25 @@ sc_validation *sc_validate_run(const sc_bundle *b, const sc_infer_result *r,
 void sc_validation_free(sc_validation *v);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(sc_validation, sc_validation_free)
 
+/* ---- refutation -------------------------------------------------------------- */
+
+/* An expected output relation of B (expect_output_relation: every
+ * expression, proved or not) that the values refute: on each of N_RUNS
+ * runs (seeds OPTS->seed, OPTS->seed + 1, ...: their own symbol values
+ * and inputs, built as for sc_validate_run), the spec tensor's value and
+ * the expression's value over the impl tensors were both computed and
+ * differ beyond the default tolerance.  Returns a new text ("TENSOR =
+ * EXPR differs on N runs (...): COMPARISON") for the first such
+ * expression, or NULL: none, no expectations, or a run that could not be
+ * made (sizes past the element limit, an operator without an evaluator,
+ * inputs the builder cannot solve).  A tensor that depends on spec inputs
+ * behind assumptions, an expression that does not evaluate, and values
+ * from empty() never refute.  Since an expectation that does not hold
+ * cannot be proved (soundness), a refuted one means the check's verdict
+ * cannot be refines. */
+char *sc_validate_refute_expected(const sc_bundle *b, const sc_validate_options *opts,
+                                  uint32_t n_runs);
+
 /* Some emitted, expected or assumed relation does not hold: a soundness
  * bug (exit code SC_EXIT_UNSOUND). */
 gboolean sc_validation_unsound(const sc_validation *v);

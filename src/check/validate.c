@@ -341,6 +341,88 @@ static char *symbols_text(sc_symtab *st, const int64_t *vals) {
   return g_string_free(s, FALSE);
 }
 
+/* V set up for B under OPTS and both graphs run on related inputs (the
+ * seed OPTS->seed); NULL, or why they could not be run (the caller frees
+ * it).  *SYMBOLS: the symbol values used (the caller frees it).  Free V
+ * with vctx_clear either way. */
+static char *vctx_run(vctx *V, const sc_bundle *b, const sc_validate_options *opts,
+                      char **symbols) {
+  int64_t limit = element_limit(opts);
+  memset(V, 0, sizeof *V);
+  V->b = b;
+  V->spec = sc_bundle_spec(b);
+  V->impl = sc_bundle_impl(b);
+  V->cfg.seed = opts->seed;
+  V->cfg.max_elements = limit;
+  if (opts->lemmas != NULL) {
+    /* custom kernels run through their definitions */
+    V->cfg.fallback = sc_lemcheck_eval_declared;
+    V->cfg.fallback_user = (void *)opts->lemmas;
+  }
+  V->checks = g_array_new(FALSE, TRUE, sizeof(sc_vcheck));
+  V->cexs = g_array_new(FALSE, TRUE, sizeof(sc_counterexample));
+  V->seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  sc_symtab *st = sc_bundle_symtab(b);
+  sc_rng rng;
+  sc_rng_seed(&rng, opts->seed);
+  V->sym = g_new0(int64_t, sc_symtab_n_symbols(st) + 1);
+  GError *err = NULL;
+  sc_tvalue **sin = NULL, **iin = NULL;
+  char *why = NULL;
+  *symbols = NULL;
+  if (!sc_interp_pick_symbols(st, &rng, 1, opts->prefer_max > 0 ? opts->prefer_max : 8, V->sym,
+                              &err)) {
+    why = g_strdup_printf("no symbol values found: %s", err->message);
+  } else {
+    *symbols = symbols_text(st, V->sym);
+    if (!sizes_fit(V, V->spec, "spec", limit, &why) || !sizes_fit(V, V->impl, "impl", limit, &why)) {
+      /* why is set */
+    } else if (!sc_validate_make_inputs(b, V->sym, &rng, limit, &sin, &iin, &err)) {
+      why = g_strdup_printf("cannot build implementation inputs: %s", err->message);
+    } else if (!sc_interp_run_graph(V->impl, V->sym, iin, &V->cfg, &V->impl_vals, NULL, &err)) {
+      why = g_strdup_printf("the impl graph does not run: %s", err->message);
+    } else if (!run_spec(V, sin, &err)) {
+      why = g_strdup_printf("the spec graph does not run: %s", err->message);
+    }
+  }
+  g_clear_error(&err);
+  if (why == NULL) {
+    /* data-dependent sizes (nonzero's u0) got their values during the runs */
+    g_free(*symbols);
+    *symbols = symbols_text(st, V->sym);
+  }
+  sc_interp_values_free(sin, sc_graph_n_inputs(V->spec));
+  sc_interp_values_free(iin, sc_graph_n_inputs(V->impl));
+  return why;
+}
+
+static void vcheck_clear(sc_vcheck *c) {
+  g_free(c->tensor);
+  g_free(c->expr);
+  g_free(c->index);
+  g_free(c->detail);
+}
+
+/* What vctx_run made, freed (V->checks and V->cexs only when still held). */
+static void vctx_clear(vctx *V) {
+  sc_interp_values_free(V->spec_vals, sc_graph_n_tensors(V->spec));
+  sc_interp_values_free(V->impl_vals, sc_graph_n_tensors(V->impl));
+  g_free(V->tainted);
+  g_free(V->overridden);
+  g_free(V->sym);
+  g_hash_table_destroy(V->seen);
+  if (V->checks) {
+    for (guint i = 0; i < V->checks->len; i++)
+      vcheck_clear(&g_array_index(V->checks, sc_vcheck, i));
+    g_array_free(V->checks, TRUE);
+  }
+  if (V->cexs) {
+    for (guint i = 0; i < V->cexs->len; i++)
+      cex_clear(&g_array_index(V->cexs, sc_counterexample, i));
+    g_array_free(V->cexs, TRUE);
+  }
+}
+
 sc_validation *sc_validate_run(const sc_bundle *b, const sc_infer_result *r,
                                const sc_validate_options *opts) {
   sc_validate_options def;
@@ -350,49 +432,9 @@ sc_validation *sc_validate_run(const sc_bundle *b, const sc_infer_result *r,
   }
   sc_validation *out = g_new0(sc_validation, 1);
   out->seed = opts->seed;
-  int64_t limit = element_limit(opts);
   vctx V;
-  memset(&V, 0, sizeof V);
-  V.b = b;
-  V.spec = sc_bundle_spec(b);
-  V.impl = sc_bundle_impl(b);
-  V.cfg.seed = opts->seed;
-  V.cfg.max_elements = limit;
-  if (opts->lemmas != NULL) {
-    /* custom kernels run through their definitions */
-    V.cfg.fallback = sc_lemcheck_eval_declared;
-    V.cfg.fallback_user = (void *)opts->lemmas;
-  }
-  V.checks = g_array_new(FALSE, TRUE, sizeof(sc_vcheck));
-  V.cexs = g_array_new(FALSE, TRUE, sizeof(sc_counterexample));
-  V.seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-  sc_symtab *st = sc_bundle_symtab(b);
-  sc_rng rng;
-  sc_rng_seed(&rng, opts->seed);
-  V.sym = g_new0(int64_t, sc_symtab_n_symbols(st) + 1);
-  GError *err = NULL;
-  sc_tvalue **sin = NULL, **iin = NULL;
-  char *why = NULL;
-  if (!sc_interp_pick_symbols(st, &rng, 1, opts->prefer_max > 0 ? opts->prefer_max : 8, V.sym,
-                              &err)) {
-    why = g_strdup_printf("no symbol values found: %s", err->message);
-  } else {
-    out->symbols = symbols_text(st, V.sym);
-    if (!sizes_fit(&V, V.spec, "spec", limit, &why) || !sizes_fit(&V, V.impl, "impl", limit, &why)) {
-      /* why is set */
-    } else if (!sc_validate_make_inputs(b, V.sym, &rng, limit, &sin, &iin, &err)) {
-      why = g_strdup_printf("cannot build implementation inputs: %s", err->message);
-    } else if (!sc_interp_run_graph(V.impl, V.sym, iin, &V.cfg, &V.impl_vals, NULL, &err)) {
-      why = g_strdup_printf("the impl graph does not run: %s", err->message);
-    } else if (!run_spec(&V, sin, &err)) {
-      why = g_strdup_printf("the spec graph does not run: %s", err->message);
-    }
-  }
-  g_clear_error(&err);
+  char *why = vctx_run(&V, b, opts, &out->symbols);
   if (why == NULL) {
-    /* data-dependent sizes (nonzero's u0) got their values during the runs */
-    g_free(out->symbols);
-    out->symbols = symbols_text(st, V.sym);
     out->ran = TRUE;
     check_all(&V, r);
     counterexamples(&V, r);
@@ -403,8 +445,10 @@ sc_validation *sc_validate_run(const sc_bundle *b, const sc_infer_result *r,
     out->symbols = g_strdup("");
   out->n_checks = V.checks->len;
   out->checks = (sc_vcheck *)(void *)g_array_free(V.checks, FALSE);
+  V.checks = NULL;
   out->n_counterexamples = V.cexs->len;
   out->counterexamples = (sc_counterexample *)(void *)g_array_free(V.cexs, FALSE);
+  V.cexs = NULL;
   for (uint32_t i = 0; i < out->n_checks; i++) {
     const sc_vcheck *c = &out->checks[i];
     if (!c->evaluated)
@@ -417,14 +461,7 @@ sc_validation *sc_validate_run(const sc_bundle *b, const sc_infer_result *r,
     out->max_abs = MAX(out->max_abs, c->max_abs);
     out->max_rel = MAX(out->max_rel, c->max_rel);
   }
-  sc_interp_values_free(sin, sc_graph_n_inputs(V.spec));
-  sc_interp_values_free(iin, sc_graph_n_inputs(V.impl));
-  sc_interp_values_free(V.spec_vals, sc_graph_n_tensors(V.spec));
-  sc_interp_values_free(V.impl_vals, sc_graph_n_tensors(V.impl));
-  g_free(V.tainted);
-  g_free(V.overridden);
-  g_free(V.sym);
-  g_hash_table_destroy(V.seen);
+  vctx_clear(&V);
   return out;
 }
 
@@ -561,4 +598,89 @@ char *sc_validation_json(const sc_validation *v) {
   char *ret = g_strdup(s);
   free(s);
   return ret;
+}
+
+/* ---- refutation ------------------------------------------------------------------ */
+
+/* Does expression E (TEXT) of an expected entry for spec tensor T differ
+ * from T's value on V's run?  Only a comparison of two computed values
+ * counts: a tensor behind assumptions, one that does not evaluate, or one
+ * with elements from empty() (unspecified values) never refutes.  The
+ * comparison's text into *DETAIL when it differs. */
+static gboolean expected_differs(vctx *V, sc_id t, const sc_texpr *e, char **detail) {
+  sc_tvalue *want = V->spec_vals[t];
+  if (e == NULL || want == NULL || V->tainted[t] || V->overridden[t])
+    return FALSE;
+  g_autoptr(sc_tvalue) got = sc_interp_eval_texpr(e, V->sym, V->impl_vals, &V->cfg, NULL);
+  if (got == NULL || sc_tvalue_count_empty_marks(want) > 0 ||
+      sc_tvalue_count_empty_marks(got) > 0)
+    return FALSE;
+  sc_tolerance tol = sc_tolerance_default();
+  sc_tcompare cmp;
+  if (sc_tvalue_compare(want, got, &tol, &cmp))
+    return FALSE;
+  *detail = sc_tcompare_to_string(&cmp, want, got);
+  return TRUE;
+}
+
+char *sc_validate_refute_expected(const sc_bundle *b, const sc_validate_options *opts,
+                                  uint32_t n_runs) {
+  const sc_relation *ex = sc_bundle_expect_output_relation(b);
+  if (ex == NULL || n_runs == 0)
+    return NULL;
+  /* per expression (entries in order, expressions in order): the runs it
+   * differed on so far, and the first run's comparison */
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < ex->n_entries; i++)
+    n += ex->entries[i].n_exprs;
+  if (n == 0)
+    return NULL;
+  uint32_t *differs = g_new0(uint32_t, n);
+  char **first = g_new0(char *, n);
+  char *symbols0 = NULL;
+  gboolean ran = TRUE;
+  for (uint32_t run = 0; run < n_runs && ran; run++) {
+    sc_validate_options o = *opts;
+    o.seed = opts->seed + run;
+    vctx V;
+    char *symbols = NULL;
+    char *why = vctx_run(&V, b, &o, &symbols);
+    ran = why == NULL;
+    for (uint32_t i = 0, x = 0; ran && i < ex->n_entries; i++) {
+      const sc_relation_entry *e = &ex->entries[i];
+      for (uint32_t k = 0; k < e->n_exprs; k++, x++) {
+        char *detail = NULL;
+        if (differs[x] == run && expected_differs(&V, e->tensor, e->exprs[k], &detail)) {
+          differs[x]++;
+          if (run == 0)
+            first[x] = detail;
+          else
+            g_free(detail);
+        }
+      }
+    }
+    if (run == 0)
+      symbols0 = g_steal_pointer(&symbols);
+    g_free(symbols);
+    g_free(why);
+    vctx_clear(&V);
+  }
+  char *out = NULL;
+  for (uint32_t i = 0, x = 0; ran && out == NULL && i < ex->n_entries; i++) {
+    const sc_relation_entry *e = &ex->entries[i];
+    for (uint32_t k = 0; k < e->n_exprs && out == NULL; k++, x++)
+      if (differs[x] == n_runs)
+        out = g_strdup_printf("%s = %s differs on %u runs (seeds %" G_GUINT64_FORMAT "..%"
+                              G_GUINT64_FORMAT "%s%s): %s",
+                              sc_graph_tensor(sc_bundle_spec(b), e->tensor)->name, e->texts[k],
+                              n_runs, opts->seed, opts->seed + n_runs - 1,
+                              symbols0 && *symbols0 ? "; first run " : "",
+                              symbols0 && *symbols0 ? symbols0 : "", first[x]);
+  }
+  for (uint32_t x = 0; x < n; x++)
+    g_free(first[x]);
+  g_free(first);
+  g_free(differs);
+  g_free(symbols0);
+  return out;
 }

@@ -13,6 +13,7 @@
 #include "shardcheck/budget.h"
 #include "shardcheck/report.h"
 #include "shardcheck/usercheck.h"
+#include "shardcheck/validate.h"
 #include "smt/smt.h"
 
 #include <jansson.h>
@@ -124,6 +125,27 @@ static void print_check_error(gboolean json, const GError *err) {
  * (budget.h) ends the process in a step that does not poll the budget: a
  * well-formed result with verdict "limit" naming the limit (the node
  * being visited is not known there: null). */
+/* A check that stopped at a limit at an unmapped spec node, while the
+ * overall budget is not spent (a limit of one node's search: its node
+ * limit): when the values refute an expected output relation on two runs
+ * (validate.h), no walk can prove the program, and the verdict is fails
+ * there (refuted.c).  A correct program's expectations hold on every run:
+ * its limit stays a limit. */
+#define REFUTE_RUNS 2
+static void refute_limit(const sc_bundle *b, sc_infer_result *res, sc_budget *budget,
+                         const sc_lemma_set *lemmas) {
+  if (sc_infer_verdict(res) != SC_VERDICT_LIMIT ||
+      sc_infer_failure_kind(res) != SC_FAILURE_UNMAPPED ||
+      sc_budget_check(budget, 0) != NULL)
+    return;
+  sc_validate_options vo;
+  sc_validate_options_init(&vo);
+  vo.lemmas = lemmas;
+  g_autofree char *why = sc_validate_refute_expected(b, &vo, REFUTE_RUNS);
+  if (why != NULL)
+    sc_infer_result_refute_limit(res, why);
+}
+
 static void set_backstop_report(const sc_budget *budget) {
   g_autofree char *reason = sc_budget_backstop_reason(budget);
   json_t *o = json_pack("{s:s, s:{}, s:{s:s, s:n, s:s}}", "verdict", "limit", "output_relation",
@@ -329,6 +351,7 @@ int sc_cli_check(int argc, char **argv) {
                : SC_EXIT_INPUT_ERROR;
     g_error_free(err);
   } else {
+    refute_limit(b, res, budget, lemmas);
     g_autoptr(GArray) assumed = sc_usercheck_opaque(lemmas, first_user, lemma_dirs, b, res);
     sc_report_options ropts = {
         .explain = explain,

@@ -34,6 +34,7 @@
  *   memo.c           layer memoization: a node's relations carried from an
  *                    earlier proved node by an exact isomorphism;
  *   localize.c       where a failure after deferral is reported;
+ *   refuted.c        a limit the values refute: the verdict fails;
  *   constant.c       constant spec tensors: the term that recomputes them;
  *   expand-copies.c  an unmapped expand of a size-1 dim: the cat of copies;
  *   cut-forms.c      cut forms of a relation past max_terms; the retry without them;
@@ -86,6 +87,7 @@ typedef struct {
   sc_id stop;                /* spec node the walk stopped at, when not node */
   GPtrArray *stop_nearest;   /* char*: nearest terms of its first unmapped output */
   char *limit_reason;
+  char *refuted;             /* a limit the values refute (refuted.c), or NULL */
   GPtrArray *undecided;      /* char*: lemmas whose conditions were undecided */
   GPtrArray *over_intermediates; /* char*: clean relations of an unmapped checked
                                     output over impl intermediates */

@@ -109,6 +109,7 @@ void sc_rel_failure_free(sc_rel_failure *f) {
   g_ptr_array_unref(f->nearest);
   g_ptr_array_unref(f->stop_nearest);
   g_free(f->limit_reason);
+  g_free(f->refuted);
   g_ptr_array_unref(f->undecided);
   g_ptr_array_unref(f->over_intermediates);
   memset(f, 0, sizeof *f);

@@ -192,6 +192,11 @@ static void print_unmapped(text_ctx *c, sc_verdict v, sc_id node) {
   const sc_node *n = sc_graph_node(spec, node);
   if (v == SC_VERDICT_LIMIT)
     fprintf(c->out, "stopped by the %s at spec node '%s'\n", sc_infer_limit_reason(c->r), n->name);
+  if (v == SC_VERDICT_FAILS && sc_infer_refutation(c->r))
+    fprintf(c->out,
+            "stopped by the %s at spec node '%s', and the values refute an expected output "
+            "relation, so no search proves the program: %s\n",
+            sc_infer_limit_reason(c->r), n->name, sc_infer_refutation(c->r));
   fprintf(c->out, "first unmapped spec node: %s%s%s (%s)%s%s\n", sgr(c, SC_STYLE_RED), n->name,
           sgr(c, SC_STYLE_RESET), n->op->qualname, n->src ? " at " : "", n->src ? n->src : "");
   print_diagnosis(c, n);

@@ -241,6 +241,8 @@ char *sc_report_json(const sc_bundle *b, const sc_infer_result *r, const sc_repo
       json_object_set_new(failure, "found_over_intermediates", str_array(over));
     if (sc_infer_limit_reason(r)) /* with fails: the limit the walk stopped at (localize.c) */
       json_object_set_new(failure, "limit", json_string(sc_infer_limit_reason(r)));
+    if (sc_infer_refutation(r)) /* a limit the values refute (refuted.c) */
+      json_object_set_new(failure, "refuted", json_string(sc_infer_refutation(r)));
   } else if (v == SC_VERDICT_FAILS && k == SC_FAILURE_UNEXPECTED_RELATION) {
     /* the first tensor with a missing expectation */
     for (uint32_t i = 0; i < sc_infer_n_expectations(r); i++) {

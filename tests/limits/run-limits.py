@@ -19,6 +19,14 @@ Cases:
             the backstop's): the SIGXCPU handler ends it with exit 3, the
             line "shardcheck: limit: time limit (RLIMIT_CPU 1 s, ..." and,
             with --format json, a well-formed result with verdict limit
+  refuted   a limit the values refute is a failure (src/infer/refuted.c):
+            shardsmith 31837's mutant (tests/models/stall/) stops at the node
+            limit at 'split', its first diverging node, and an expected output
+            relation differs on the values: exit 1, verdict fails at split,
+            the JSON failure's limit and refuted set, the text report saying
+            so; 31813's correct program (limit-31813.json) stops at the node
+            limit at 'mse_loss_backward' and its expectations hold on the
+            values: exit 3, verdict limit, nothing refuted
   inputs    /dev/zero, a directory named bundle.json, a FIFO, a file over
             --max-input-bytes, a lemma file that is a FIFO: exit 2 within a
             second, with a message naming the file and what it is
@@ -63,6 +71,22 @@ def expect_limit(exe, bundle, opts, phrase):
     f = o.get("failure") or {}
     if o.get("verdict") != "limit" or phrase not in f.get("limit", "") or not f.get("node"):
         fail(f"{opts} json: verdict/limit/node missing: {o.get('verdict')} {f}")
+
+
+def expect_refuted(exe, bundle, node):
+    r, _ = run(exe, ["check", "-q", "--format", "json", bundle])
+    print(r.stdout[:2000], r.stderr[:2000])
+    o = json.loads(r.stdout)
+    f = o.get("failure") or {}
+    if r.returncode != 1 or o.get("verdict") != "fails" or f.get("node") != node:
+        fail(f"exit {r.returncode}, verdict {o.get('verdict')} at {f.get('node')}: "
+             f"expected fails at {node}")
+    if "node limit" not in f.get("limit", "") or " differs on 2 runs " not in f.get("refuted", ""):
+        fail(f"the failure lacks its limit or its refutation: {f.get('limit')} {f.get('refuted')}")
+    r, _ = run(exe, ["check", "-q", bundle])
+    if r.returncode != 1 or not r.stdout.splitlines()[0].endswith(": fails") or \
+            "the values refute an expected output relation" not in r.stdout:
+        fail("the text report does not say the values refute the program: " + r.stdout[:600])
 
 
 def rlimit_cpu_1s():
@@ -122,6 +146,14 @@ def main():
                 fail("slow: the backstop stopped it, not the budget: " + r.stderr[:300])
         elif case == "backstop":
             expect_backstop(exe, os.path.join(src, "tests", "limits", "slow-31909.json"))
+        elif case == "refuted":
+            expect_refuted(exe, os.path.join(src, "tests", "models", "stall",
+                                             "shardsmith-31837-bug.json"), "split")
+            correct = os.path.join(src, "tests", "limits", "limit-31813.json")
+            expect_limit(exe, correct, [], "node limit")
+            r, _ = run(exe, ["check", "-q", "--format", "json", correct])
+            if "refuted" in (json.loads(r.stdout).get("failure") or {}):
+                fail("a correct program's limit was refuted")
         elif case == "inputs":
             expect_refused(exe, ["check", "/dev/zero"], "/dev/zero: is not a regular file")
             d = os.path.join(tmp, "d")

@@ -28,7 +28,12 @@ Optional keys of the bundle's entry in tests/models/verdicts.json:
   "over_intermediates": true the failing output maps only through impl
                              intermediates: the JSON failure's
                              "found_over_intermediates" lists relations.
-A failure without that key must not list any."""
+A failure without that key must not list any.
+  "refuted": true            the walk stopped at a limit and an expected output
+                             relation differs on the values (src/infer/refuted.c):
+                             the JSON failure's "refuted" is set and the text
+                             report says so.  A result without that key must
+                             not have one."""
 import json
 import os
 import subprocess
@@ -100,6 +105,11 @@ def main():
         fail("the failure lists no found_over_intermediates")
     if not extra.get("over_intermediates") and over:
         fail(f"unexpected found_over_intermediates: {over[:3]}")
+    refuted = (obj.get("failure") or {}).get("refuted")
+    if extra.get("refuted") and (not refuted or "the values refute" not in t.stdout):
+        fail(f"no refutation in the JSON failure or the text report: {refuted}")
+    if not extra.get("refuted") and refuted:
+        fail(f"unexpected refutation: {refuted}")
     if "stopped_at" in extra:
         got = (obj.get("failure") or {}).get("stopped_at")
         if got != extra["stopped_at"]:
