@@ -14,13 +14,8 @@
  *   both    z and y: z is held, then y fails: d, stopped at z (the result
  *           without holding).
  * The same with --jobs 2 (proofs made ahead, schedule.c). */
-#include "infer-fixture.h"
+#include "localize-fixture.h"
 
-#define T(name, shape, extra) "{\"name\": \"" name "\", \"shape\": " shape ", \"dtype\": \"f32\"" extra "}"
-#define NODE(name, op, args, out, shape, rank)                                          \
-  "{\"name\": \"" name "\", \"op\": \"" op "\", \"args\": " args ", \"kwargs\": {},"   \
-  " \"outputs\": [" T(out, shape, rank) "]}"
-#define RANK(r) ", \"rank\": " r
 #define INPUTS(r)                                                                       \
   T("a_" r, "[2, 3]", RANK(r)) ", " T("w_" r, "[3, 4]", RANK(r)) ", "                   \
   T("c_" r, "[2, 4]", RANK(r)) ", " T("u_" r, "[4]", RANK(r))
@@ -48,52 +43,28 @@ static char *bundle(const char *rank0, const char *rank1) {
       rank0, rank1);
 }
 
-static const char *node_name(const sc_bundle *b, sc_id v) {
-  return v == SC_ID_NONE ? "(none)" : sc_graph_node(sc_bundle_spec(b), v)->name;
-}
-
-/* Check JSON with --jobs 1 and 2: verdict WANT, failure at NODE (NULL:
- * none), stopped at STOP (NULL: at the failure node). */
-static void run_case(char *json, sc_verdict want, const char *node, const char *stop) {
-  for (uint32_t jobs = 1; jobs <= 2; jobs++) {
-    sc_infer_options o;
-    sc_infer_options_init(&o);
-    o.jobs = jobs;
-    sc_bundle *b = NULL;
-    sc_infer_result *r = ifx_run_json(json, "held", &o, &b);
-    g_assert_cmpint(sc_infer_verdict(r), ==, want);
-    if (node != NULL) {
-      g_assert_cmpstr(node_name(b, sc_infer_failure_node(r)), ==, node);
-      g_assert_cmpstr(node_name(b, sc_infer_failure_stop_node(r)), ==, stop ? stop : "(none)");
-    }
-    sc_infer_result_free(r);
-    sc_bundle_free(b);
-  }
-  g_free(json);
-}
-
 static void test_correct(void) {
-  run_case(bundle(Y_PLAIN("0") ", " Z("0", "aten.neg.default"),
-                  Y_PLAIN("1") ", " Z("1", "aten.neg.default")),
-           SC_VERDICT_REFINES, NULL, NULL);
+  lfx_run_case(bundle(Y_PLAIN("0") ", " Z("0", "aten.neg.default"),
+                      Y_PLAIN("1") ", " Z("1", "aten.neg.default")),
+               "held", SC_VERDICT_REFINES, NULL, NULL);
 }
 
 static void test_independent(void) {
-  run_case(bundle(Y_PLAIN("0") ", " Z("0", "aten.abs.default"),
-                  Y_PLAIN("1") ", " Z("1", "aten.abs.default")),
-           SC_VERDICT_FAILS, "z", NULL);
+  lfx_run_case(bundle(Y_PLAIN("0") ", " Z("0", "aten.abs.default"),
+                      Y_PLAIN("1") ", " Z("1", "aten.abs.default")),
+               "held", SC_VERDICT_FAILS, "z", NULL);
 }
 
 static void test_chain_fails(void) {
-  run_case(bundle(Y_NEG("0") ", " Z("0", "aten.neg.default"),
-                  Y_NEG("1") ", " Z("1", "aten.neg.default")),
-           SC_VERDICT_FAILS, "d", "y");
+  lfx_run_case(bundle(Y_NEG("0") ", " Z("0", "aten.neg.default"),
+                      Y_NEG("1") ", " Z("1", "aten.neg.default")),
+               "held", SC_VERDICT_FAILS, "d", "y");
 }
 
 static void test_both(void) {
-  run_case(bundle(Y_NEG("0") ", " Z("0", "aten.abs.default"),
-                  Y_NEG("1") ", " Z("1", "aten.abs.default")),
-           SC_VERDICT_FAILS, "d", "z");
+  lfx_run_case(bundle(Y_NEG("0") ", " Z("0", "aten.abs.default"),
+                      Y_NEG("1") ", " Z("1", "aten.abs.default")),
+               "held", SC_VERDICT_FAILS, "d", "z");
 }
 
 int main(int argc, char **argv) {
