@@ -8,9 +8,13 @@
  * expression over impl tensors whose values equal the failing spec
  * tensor's (the first unmapped output of the failing node):
  *   - an impl tensor;                      X
- *   - equal chunks along one dim;          cat(X1, ..., Xk, dim=d)
+ *   - equal chunks along one dim, each an impl tensor or an aligned
+ *     chunk of a larger one;               cat(X1, slice(X2, ...), ..., dim=d)
  *   - a chunk of a larger impl tensor;     slice(X, dim=d, start=s, end=e)
  *   - one same-shaped tensor per rank;     sum(X0, ..., Xn-1)
+ *   - a view of an impl tensor;            view(X, shape=[...])
+ *   - one tensor per rank of as many
+ *     elements, viewed;                    sum(view(X0, shape=[...]), ...)
  * over impl *outputs* when the spec tensor is a checked output (a relation
  * over intermediates does not make the impl return it), over every impl
  * tensor otherwise.  When the bundle states expectations for the tensor

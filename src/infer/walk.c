@@ -183,6 +183,20 @@ static void ctx_clear(sc_rel_ctx *c) {
 }
 
 /* The expectations of the bundle, in file order, none found yet. */
+/* Position of an expectation's tensor in the walk: its producer's place in
+ * the topological order, after every node for a spec input. */
+static gint expectation_order(gconstpointer a, gconstpointer b, gpointer user) {
+  const uint32_t *pos = user;
+  uint32_t pa = pos[((const sc_infer_expectation *)a)->tensor];
+  uint32_t pb = pos[((const sc_infer_expectation *)b)->tensor];
+  return pa < pb ? -1 : pa > pb;
+}
+
+/* The bundle's expectations, in the order of the walk (stable: the
+ * bundle's order among the expectations of one node), so that the first
+ * one not found (judge_expectations, the reports) is the output that
+ * diverges first, as the first unmapped node is: shardsmith 31386's
+ * mutant returns out2 and out3 wrong, and out3's producer comes first. */
 static void collect_expectations(sc_rel_ctx *c) {
   const sc_relation *exp = sc_bundle_expect_output_relation(c->bundle);
   if (!exp)
@@ -192,6 +206,18 @@ static void collect_expectations(sc_rel_ctx *c) {
       sc_infer_expectation ie = {exp->entries[i].tensor, exp->entries[i].texts[j], FALSE};
       g_array_append_val(c->res->expectations, ie);
     }
+  uint32_t n_order = 0, nt = sc_graph_n_tensors(c->spec);
+  const sc_id *order = sc_graph_topo_order(c->spec, &n_order);
+  g_autofree uint32_t *pos = g_new(uint32_t, nt ? nt : 1);
+  for (sc_id t = 0; t < nt; t++)
+    pos[t] = n_order;
+  for (uint32_t i = 0; i < n_order; i++) {
+    const sc_node *n = sc_graph_node(c->spec, order[i]);
+    for (uint32_t k = 0; k < n->n_results; k++)
+      if (n->results[k] != SC_ID_NONE)
+        pos[n->results[k]] = i;
+  }
+  g_array_sort_with_data(c->res->expectations, expectation_order, pos);
 }
 
 /* Visit every needed spec node in topological order until one stops the

@@ -125,6 +125,40 @@ static char *find_identity(dctx *D) {
   return NULL;
 }
 
+/* "view(X, shape=[...])" to WANT's shape, or X's name when X has it. */
+static char *as_want_shape(const dctx *D, sc_id t) {
+  const sc_tvalue *x = D->ivals[t];
+  if (same_shape(D->want, x))
+    return g_strdup(iname(D, t));
+  GString *s = g_string_new(NULL);
+  g_string_append_printf(s, "view(%s, shape=[", iname(D, t));
+  for (uint32_t k = 0; k < D->want->rank; k++)
+    g_string_append_printf(s, "%s%" G_GINT64_FORMAT, k ? ", " : "", (gint64)D->want->dims[k]);
+  g_string_append(s, "])");
+  return g_string_free(s, FALSE);
+}
+
+/* An impl tensor of another shape whose elements, in order, are WANT's:
+ * a view of it. */
+static char *find_view(dctx *D) {
+  for (guint i = 0; i < D->pool->len; i++) {
+    sc_id t = g_array_index(D->pool, sc_id, i);
+    const sc_tvalue *x = D->ivals[t];
+    if (x->numel != D->want->numel || same_shape(D->want, x))
+      continue;
+    gboolean eq = TRUE;
+    for (int64_t e = 0; e < x->numel && eq; e++)
+      eq = close_enough(D->want->data[e], x->data[e], D->scale);
+    if (!eq)
+      continue;
+    char *text = as_want_shape(D, t);
+    if (verify(D, text))
+      return text;
+    g_free(text);
+  }
+  return NULL;
+}
+
 /* The impl tensor equal to WANT's chunk [S, S+len) along D, or NONE. */
 static sc_id find_chunk(const dctx *D, uint32_t d, int64_t s, int64_t len) {
   for (guint i = 0; i < D->pool->len; i++) {
@@ -134,6 +168,48 @@ static sc_id find_chunk(const dctx *D, uint32_t d, int64_t s, int64_t len) {
       return t;
   }
   return SC_ID_NONE;
+}
+
+/* Is WANT's chunk [S, S+len) along D equal to BIG's [B, B+len)? */
+static gboolean chunks_equal(const dctx *D, const sc_tvalue *big, int64_t b, uint32_t d,
+                             int64_t s, int64_t len) {
+  int64_t outer = 1, inner = 1;
+  for (uint32_t k = 0; k < d; k++)
+    outer *= big->dims[k];
+  for (uint32_t k = d + 1; k < big->rank; k++)
+    inner *= big->dims[k];
+  int64_t bd = big->dims[d], wd = D->want->dims[d];
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t i = 0; i < len; i++)
+      for (int64_t n = 0; n < inner; n++)
+        if (!close_enough(D->want->data[(o * wd + s + i) * inner + n],
+                          big->data[(o * bd + b + i) * inner + n], D->scale))
+          return FALSE;
+  return TRUE;
+}
+
+/* WANT's chunk [S, S+len) along D as a clean expression: an impl tensor,
+ * or a slice of a larger one at a multiple of LEN (a rank's piece of a
+ * tensor that holds more than its piece: a gather the impl dropped leaves
+ * each rank's own piece inside a tensor of the full size).  NULL when
+ * neither. */
+static char *chunk_text(const dctx *D, uint32_t d, int64_t s, int64_t len) {
+  sc_id t = find_chunk(D, d, s, len);
+  if (t != SC_ID_NONE)
+    return g_strdup(iname(D, t));
+  for (guint i = 0; i < D->pool->len; i++) {
+    sc_id u = g_array_index(D->pool, sc_id, i);
+    const sc_tvalue *x = D->ivals[u];
+    if (x->rank != D->want->rank || x->dims[d] <= len || x->dims[d] % len != 0 ||
+        !same_dims_except(D->want, x, d))
+      continue;
+    for (int64_t b = 0; b < x->dims[d]; b += len)
+      if (chunks_equal(D, x, b, d, s, len))
+        return g_strdup_printf("slice(%s, dim=%u, start=%" G_GINT64_FORMAT ", end=%" G_GINT64_FORMAT
+                               ")",
+                               iname(D, u), d, (gint64)b, (gint64)(b + len));
+  }
+  return NULL;
 }
 
 static char *find_cat(dctx *D) {
@@ -146,10 +222,10 @@ static char *find_cat(dctx *D) {
       GString *s = g_string_new("cat(");
       gboolean all = TRUE;
       for (int64_t j = 0; j < k && all; j++) {
-        sc_id t = find_chunk(D, d, j * len, len);
-        all = t != SC_ID_NONE;
+        g_autofree char *part = chunk_text(D, d, j * len, len);
+        all = part != NULL;
         if (all)
-          g_string_append_printf(s, "%s%s", j ? ", " : "", iname(D, t));
+          g_string_append_printf(s, "%s%s", j ? ", " : "", part);
       }
       g_string_append_printf(s, ", dim=%u)", d);
       if (all && verify(D, s->str))
@@ -184,15 +260,18 @@ static char *find_slice(dctx *D) {
 }
 
 /* One same-shaped impl tensor per rank, summed: the partial sums of a
- * reduction split over the ranks. */
-static char *find_sum(dctx *D) {
+ * reduction split over the ranks.  With VIEWS, one tensor per rank with
+ * WANT's number of elements, each viewed to WANT's shape (the partials of
+ * a reduction the impl computes on a flattened layout). */
+static char *find_sum(dctx *D, gboolean views) {
   sc_graph *impl = D->impl;
   g_autoptr(GHashTable) by_rank = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
                                                         (GDestroyNotify)g_array_unref);
   for (guint i = 0; i < D->pool->len; i++) {
     sc_id t = g_array_index(D->pool, sc_id, i);
     int32_t rank = sc_graph_tensor(impl, t)->rank;
-    if (rank < 0 || !same_shape(D->want, D->ivals[t]))
+    if (rank < 0 || (views ? D->ivals[t]->numel != D->want->numel
+                           : !same_shape(D->want, D->ivals[t])))
       continue;
     GArray *a = g_hash_table_lookup(by_rank, GINT_TO_POINTER(rank + 1));
     if (a == NULL) {
@@ -236,9 +315,10 @@ static char *find_sum(dctx *D) {
     if (!eq)
       continue;
     GString *s = g_string_new("sum(");
-    for (guint j = 0; j < n; j++)
-      g_string_append_printf(s, "%s%s", j ? ", " : "",
-                             iname(D, g_array_index(groups[j], sc_id, pick[j])));
+    for (guint j = 0; j < n; j++) {
+      g_autofree char *part = as_want_shape(D, g_array_index(groups[j], sc_id, pick[j]));
+      g_string_append_printf(s, "%s%s", j ? ", " : "", part);
+    }
     g_string_append_c(s, ')');
     if (verify(D, s->str))
       return g_string_free(s, FALSE);
@@ -543,7 +623,11 @@ static void diagnose_tensor(dctx *D, const sc_diagnose_options *opts, const sc_i
     if (other == NULL)
       other = find_slice(D);
     if (other == NULL)
-      other = find_sum(D);
+      other = find_sum(D, FALSE);
+    if (other == NULL)
+      other = find_view(D);
+    if (other == NULL)
+      other = find_sum(D, TRUE);
     if (!expected)
       found = g_steal_pointer(&other);
   }
@@ -615,6 +699,7 @@ static void diagnosis_clear(sc_diagnosis *d) {
   g_free(d->not_proved_node);
   g_free(d->not_proved_expression);
 }
+
 
 sc_diagnosis *sc_diagnose(const sc_bundle *b, const sc_infer_result *r,
                           const sc_diagnose_options *opts) {

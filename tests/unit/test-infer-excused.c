@@ -11,13 +11,8 @@
  * (sum(s_r, cat(m_r, m_r))): the failure is y's, stopped at o (before:
  * x, stopped at o).  With OP = mul it is x's, stopped at o, as before.
  * The correct bundles refine.  Each with --jobs 1 and 2. */
-#include "infer-fixture.h"
+#include "localize-fixture.h"
 
-#define T(name, shape, extra) "{\"name\": \"" name "\", \"shape\": " shape ", \"dtype\": \"f32\"" extra "}"
-#define NODE(name, op, args, out, shape, rank)                                          \
-  "{\"name\": \"" name "\", \"op\": \"" op "\", \"args\": " args ", \"kwargs\": {},"   \
-  " \"outputs\": [" T(out, shape, rank) "]}"
-#define RANK(r) ", \"rank\": " r
 #define INPUTS(r) T("s_" r, "[2, 4]", RANK(r)) ", " T("m_" r, "[4]", RANK(r))
 
 /* rank R's nodes: the scores S (s_R or its negation), then x, y, o */
@@ -59,44 +54,20 @@ static char *bundle(const char *op, gboolean bug) {
   return json;
 }
 
-static const char *node_name(const sc_bundle *b, sc_id v) {
-  return v == SC_ID_NONE ? "(none)" : sc_graph_node(sc_bundle_spec(b), v)->name;
-}
-
-/* Check JSON with --jobs 1 and 2: verdict WANT, failure at NODE (NULL:
- * none), stopped at STOP (NULL: at the failure node). */
-static void run_case(char *json, sc_verdict want, const char *node, const char *stop) {
-  for (uint32_t jobs = 1; jobs <= 2; jobs++) {
-    sc_infer_options o;
-    sc_infer_options_init(&o);
-    o.jobs = jobs;
-    sc_bundle *b = NULL;
-    sc_infer_result *r = ifx_run_json(json, "excused", &o, &b);
-    g_assert_cmpint(sc_infer_verdict(r), ==, want);
-    if (node != NULL) {
-      g_assert_cmpstr(node_name(b, sc_infer_failure_node(r)), ==, node);
-      g_assert_cmpstr(node_name(b, sc_infer_failure_stop_node(r)), ==, stop ? stop : "(none)");
-    }
-    sc_infer_result_free(r);
-    sc_bundle_free(b);
-  }
-  g_free(json);
-}
-
 static void test_add_correct(void) {
-  run_case(bundle("aten.add.Tensor", FALSE), SC_VERDICT_REFINES, NULL, NULL);
+  lfx_run_case(bundle("aten.add.Tensor", FALSE), "excused", SC_VERDICT_REFINES, NULL, NULL);
 }
 
 static void test_mul_correct(void) {
-  run_case(bundle("aten.mul.Tensor", FALSE), SC_VERDICT_REFINES, NULL, NULL);
+  lfx_run_case(bundle("aten.mul.Tensor", FALSE), "excused", SC_VERDICT_REFINES, NULL, NULL);
 }
 
 static void test_add_excused(void) {
-  run_case(bundle("aten.add.Tensor", TRUE), SC_VERDICT_FAILS, "y", "o");
+  lfx_run_case(bundle("aten.add.Tensor", TRUE), "excused", SC_VERDICT_FAILS, "y", "o");
 }
 
 static void test_mul_not_excused(void) {
-  run_case(bundle("aten.mul.Tensor", TRUE), SC_VERDICT_FAILS, "x", "o");
+  lfx_run_case(bundle("aten.mul.Tensor", TRUE), "excused", SC_VERDICT_FAILS, "x", "o");
 }
 
 int main(int argc, char **argv) {

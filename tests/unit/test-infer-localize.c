@@ -13,14 +13,11 @@
  *           stopped at y (the chain does not settle);
  *   both    z and y: z is held, then y fails: d, stopped at z (the result
  *           without holding).
- * The same with --jobs 2 (proofs made ahead, schedule.c). */
-#include "infer-fixture.h"
+ * The same with --jobs 2 (proofs made ahead, schedule.c).  And with every
+ * node mapped but both outputs' expectations wrong, the failure names the
+ * output that comes first in the walk (z), not in the bundle (y). */
+#include "localize-fixture.h"
 
-#define T(name, shape, extra) "{\"name\": \"" name "\", \"shape\": " shape ", \"dtype\": \"f32\"" extra "}"
-#define NODE(name, op, args, out, shape, rank)                                          \
-  "{\"name\": \"" name "\", \"op\": \"" op "\", \"args\": " args ", \"kwargs\": {},"   \
-  " \"outputs\": [" T(out, shape, rank) "]}"
-#define RANK(r) ", \"rank\": " r
 #define INPUTS(r)                                                                       \
   T("a_" r, "[2, 3]", RANK(r)) ", " T("w_" r, "[3, 4]", RANK(r)) ", "                   \
   T("c_" r, "[2, 4]", RANK(r)) ", " T("u_" r, "[4]", RANK(r))
@@ -31,7 +28,11 @@
   NODE("q_" r, "aten.neg.default", "[\"p_" r "\"]", "y_" r, "[2, 4]", RANK(r))
 #define Z(r, op) NODE("z_" r, op, "[\"u_" r "\"]", "z_" r, "[4]", RANK(r))
 
-static char *bundle(const char *rank0, const char *rank1) {
+#define EXPECT_RIGHT "{\"y\": [\"y_0\", \"y_1\"], \"z\": [\"z_0\", \"z_1\"]}"
+/* y's and z's expectations both wrong (twice each replica), y first */
+#define EXPECT_WRONG "{\"y\": [\"sum(y_0, y_1)\"], \"z\": [\"sum(z_0, z_1)\"]}"
+
+static char *bundle_expect(const char *rank0, const char *rank1, const char *expect) {
   return g_strdup_printf(
       "{\"format\": \"shardcheck-bundle/1\", \"name\": \"held\", \"symbols\": {}, \"assume\": [],"
       " \"spec\": {\"inputs\": [" T("a", "[2, 3]", "") ", " T("w", "[3, 4]", "") ", "
@@ -44,56 +45,45 @@ static char *bundle(const char *rank0, const char *rank1) {
       "  \"outputs\": [\"y_0\", \"y_1\", \"z_0\", \"z_1\"]},"
       " \"input_relation\": {\"a\": [\"a_0\", \"a_1\"], \"w\": [\"w_0\", \"w_1\"],"
       "  \"c\": [\"c_0\", \"c_1\"], \"u\": [\"u_0\", \"u_1\"]},"
-      " \"expect_output_relation\": {\"y\": [\"y_0\", \"y_1\"], \"z\": [\"z_0\", \"z_1\"]}}",
-      rank0, rank1);
+      " \"expect_output_relation\": %s}",
+      rank0, rank1, expect);
 }
 
-static const char *node_name(const sc_bundle *b, sc_id v) {
-  return v == SC_ID_NONE ? "(none)" : sc_graph_node(sc_bundle_spec(b), v)->name;
-}
-
-/* Check JSON with --jobs 1 and 2: verdict WANT, failure at NODE (NULL:
- * none), stopped at STOP (NULL: at the failure node). */
-static void run_case(char *json, sc_verdict want, const char *node, const char *stop) {
-  for (uint32_t jobs = 1; jobs <= 2; jobs++) {
-    sc_infer_options o;
-    sc_infer_options_init(&o);
-    o.jobs = jobs;
-    sc_bundle *b = NULL;
-    sc_infer_result *r = ifx_run_json(json, "held", &o, &b);
-    g_assert_cmpint(sc_infer_verdict(r), ==, want);
-    if (node != NULL) {
-      g_assert_cmpstr(node_name(b, sc_infer_failure_node(r)), ==, node);
-      g_assert_cmpstr(node_name(b, sc_infer_failure_stop_node(r)), ==, stop ? stop : "(none)");
-    }
-    sc_infer_result_free(r);
-    sc_bundle_free(b);
-  }
-  g_free(json);
+static char *bundle(const char *rank0, const char *rank1) {
+  return bundle_expect(rank0, rank1, EXPECT_RIGHT);
 }
 
 static void test_correct(void) {
-  run_case(bundle(Y_PLAIN("0") ", " Z("0", "aten.neg.default"),
-                  Y_PLAIN("1") ", " Z("1", "aten.neg.default")),
-           SC_VERDICT_REFINES, NULL, NULL);
+  lfx_run_case(bundle(Y_PLAIN("0") ", " Z("0", "aten.neg.default"),
+                      Y_PLAIN("1") ", " Z("1", "aten.neg.default")),
+               "held", SC_VERDICT_REFINES, NULL, NULL);
 }
 
 static void test_independent(void) {
-  run_case(bundle(Y_PLAIN("0") ", " Z("0", "aten.abs.default"),
-                  Y_PLAIN("1") ", " Z("1", "aten.abs.default")),
-           SC_VERDICT_FAILS, "z", NULL);
+  lfx_run_case(bundle(Y_PLAIN("0") ", " Z("0", "aten.abs.default"),
+                      Y_PLAIN("1") ", " Z("1", "aten.abs.default")),
+               "held", SC_VERDICT_FAILS, "z", NULL);
 }
 
 static void test_chain_fails(void) {
-  run_case(bundle(Y_NEG("0") ", " Z("0", "aten.neg.default"),
-                  Y_NEG("1") ", " Z("1", "aten.neg.default")),
-           SC_VERDICT_FAILS, "d", "y");
+  lfx_run_case(bundle(Y_NEG("0") ", " Z("0", "aten.neg.default"),
+                      Y_NEG("1") ", " Z("1", "aten.neg.default")),
+               "held", SC_VERDICT_FAILS, "d", "y");
 }
 
 static void test_both(void) {
-  run_case(bundle(Y_NEG("0") ", " Z("0", "aten.abs.default"),
-                  Y_NEG("1") ", " Z("1", "aten.abs.default")),
-           SC_VERDICT_FAILS, "d", "z");
+  lfx_run_case(bundle(Y_NEG("0") ", " Z("0", "aten.abs.default"),
+                      Y_NEG("1") ", " Z("1", "aten.abs.default")),
+               "held", SC_VERDICT_FAILS, "d", "z");
+}
+
+/* Every node maps but no expectation is found: the first in the walk's
+ * order is reported (z's producer comes before y's), not the bundle's
+ * first (y); src/infer/walk.c, collect_expectations. */
+static void test_first_wrong_output(void) {
+  lfx_run_case(bundle_expect(Y_PLAIN("0") ", " Z("0", "aten.neg.default"),
+                             Y_PLAIN("1") ", " Z("1", "aten.neg.default"), EXPECT_WRONG),
+               "held", SC_VERDICT_FAILS, "z", NULL);
 }
 
 int main(int argc, char **argv) {
@@ -102,6 +92,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/infer/localize/held/independent", test_independent);
   g_test_add_func("/infer/localize/held/chain-fails", test_chain_fails);
   g_test_add_func("/infer/localize/held/both", test_both);
+  g_test_add_func("/infer/localize/first-wrong-output", test_first_wrong_output);
   int rc = g_test_run();
   ifx_library_free();
   return rc;

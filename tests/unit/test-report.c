@@ -311,6 +311,20 @@ static void test_diagnose_deferred(void) {
   checked_clear(&c);
 }
 
+/* Shardsmith 31626's mutant (a dropped gather): bmm's values are a cat of
+ * an aligned chunk of each rank's bmm (slice(bmm_r, ...)): only not
+ * proved; the stop node _softmax_1 is where the values differ. */
+static void test_diagnose_chunk_slices(void) {
+  checked c;
+  check_model(&c, "tests/models/locate/shardsmith-31626-bug.json");
+  g_autoptr(sc_diagnosis) d = diagnose(&c);
+  g_assert_cmpint(d->kind, ==, SC_DIAGNOSIS_VALUES_DIFFER);
+  g_assert_cmpstr(d->node, ==, "_softmax_1");
+  g_assert_cmpstr(d->not_proved_node, ==, "bmm");
+  g_assert_nonnull(strstr(d->not_proved_expression, "slice(bmm, dim=1"));
+  checked_clear(&c);
+}
+
 /* A correct model whose proof needs a lemma that is not loaded: mlp-tp2
  * with every lemma file but matmul.lemma.  The column-parallel matmul's
  * values agree with cat(mm, mm_2, dim=1). */
@@ -389,6 +403,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/report/diagnose/values-differ-scaled", test_diagnose_scaled);
   g_test_add_func("/report/diagnose/values-differ-partial", test_diagnose_partial);
   g_test_add_func("/report/diagnose/values-differ-after-deferral", test_diagnose_deferred);
+  g_test_add_func("/report/diagnose/chunk-slices", test_diagnose_chunk_slices);
   g_test_add_func("/report/diagnose/not-proved", test_diagnose_not_proved);
   int status = g_test_run();
   if (library != NULL)

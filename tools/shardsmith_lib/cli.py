@@ -85,6 +85,12 @@ def run_check(shardcheck, path, timeout, cpu_limit=None):
     res["tensor"] = f.get("tensor")
     if f.get("limit"):
         res["limit"] = f["limit"]       # which limit, for verdict "limit"
+    # the report's value diagnosis: the failure's node was only not proved
+    # (its values agree with a clean expression) and the values first
+    # differ at a later node of the deferred chain
+    dg = f.get("diagnosis") or {}
+    if dg.get("kind") == "values_differ" and dg.get("not_proved"):
+        res["values_differ_at"] = dg.get("node")
     if res["verdict"] == "error":
         res["stderr"] = (p.stderr or "").strip()[:300]
     return res
@@ -113,6 +119,17 @@ def at_first_divergence(res, expected, unmatched_in_correct, bundle):
     if _stop_node(res, bundle) == expected:
         return True
     return res.get("node") in unmatched_in_correct and res.get("stopped_at") == expected
+
+
+def report_at_first_divergence(res, expected, unmatched_in_correct, bundle):
+    """What the report tells the user: the walk's failure node, or the node
+    where its value diagnosis finds the values first differ after a failure
+    node that was only not proved (values_differ_at), is the first
+    diverging node."""
+    if at_first_divergence(res, expected, unmatched_in_correct, bundle):
+        return True
+    return (res.get("verdict") == "fails" and expected is not None and
+            res.get("values_differ_at") == expected)
 
 
 def retruth_dirs(dirs):

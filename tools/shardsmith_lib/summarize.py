@@ -12,7 +12,7 @@ import json
 import os
 import statistics
 
-from .cli import _stop_node, at_first_divergence
+from .cli import _stop_node, at_first_divergence, report_at_first_divergence
 
 
 def load(dirs):
@@ -131,6 +131,18 @@ def report(dirs):
     out.append(f"{len(ok) + len(muts)} programs ({len(ok)} correct, {len(muts)} mutants): "
                f"proved {len(proved)}/{len(ok)}, false proofs {len(fp)}, mutants at the first "
                f"diverging node {len(at)}/{len(muts)}  ({len(errs)} generator errors)")
+    rep = []
+    for c in muts:
+        if c["check_mutant"]["verdict"] != "fails" or c.get("first_diverging_node") is None:
+            continue
+        _, b = _spec_order(c)
+        if report_at_first_divergence(c["check_mutant"], c["first_diverging_node"],
+                                      c.get("unmatched_in_correct", []), b):
+            rep.append(c)
+    if any("values_differ_at" in c["check_mutant"] for c in muts):
+        out.append(f"The report (the failure node, or where its value diagnosis finds the values "
+                   f"first differ after a node only not proved) at the first diverging node: "
+                   f"{len(rep)}/{len(muts)}")
     out.append("")
     out.append("| family | programs | proved | mutants | at first diverging node |")
     out.append("|---|---|---|---|---|")
