@@ -235,6 +235,39 @@ def test_truth_sum_copies():
     assert idx.match(skew) is None
 
 
+def test_truth_more_draws():
+    # a mutant whose effect shows on neither draw of truth.SEEDS (census
+    # seed 40612's mask offset: no token id fell in the shifted range on
+    # two draws): the search runs again on SEEDS + MORE_SEEDS and finds the
+    # divergence; with no further draws it would be labeled "none"
+    def graph(x, out, rank=None):
+        def t(nm):
+            d = {"name": nm, "shape": [4], "dtype": "f64"}
+            if rank is not None:
+                d["rank"] = rank
+            return d
+        return {"inputs": [t(x)], "outputs": [out], "nodes": [
+            {"name": out, "op": "aten.neg.default", "args": [x], "kwargs": {},
+             "outputs": [t(out)]}]}
+    bundle = {"spec": graph("x", "neg"), "impl": graph("x_0", "n0", 0),
+              "expect_output_relation": {"neg": ["n0"]}}
+
+    def evaluate(b, exp, seed):
+        x = torch.randn(4, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+        bad = exp == "mutant" and seed not in truth.SEEDS
+        return {"x": x, "neg": -x}, {"x_0": x, "n0": -x + (1.0 if bad else 0.0)}
+    saved = truth.evaluate, truth.MORE_SEEDS
+    truth.evaluate = evaluate
+    try:
+        got = truth.first_divergence(bundle, "correct", bundle, "mutant", (1,))
+        assert got[0] == "neg", got
+        truth.MORE_SEEDS = ()
+        got = truth.first_divergence(bundle, "correct", bundle, "mutant", (1,))
+        assert got[0] is None and got[1] == "none", got
+    finally:
+        truth.evaluate, truth.MORE_SEEDS = saved
+
+
 def test_false_proofs(shardcheck):
     for path in sorted(glob.glob(os.path.join(HERE, "false-proofs", "*.json"))):
         p = subprocess.run([shardcheck, "check", "--format", "json", path],
@@ -272,6 +305,7 @@ def main():
                            ("constants", test_constants, ()),
                            ("truth sums", test_truth_sums, ()),
                            ("truth sum copies", test_truth_sum_copies, ()),
+                           ("truth more draws", test_truth_more_draws, ()),
                            ("false-proofs", test_false_proofs, (shardcheck,)),
                            ("seeds " + SEEDS, test_seeds, (shardcheck,))]:
         try:
