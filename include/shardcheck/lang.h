@@ -225,8 +225,12 @@ sc_id sc_lang_add_named(sc_lang *lang, const char *func, const sc_value *args,
  * decided; on a tie or an undecided comparison the one that needs no
  * assumption wins, else the one already there (both hold, so either is
  * sound).  Facts only tighten, so a read on a dirty e-graph is at worst
- * weaker.  Nothing propagates through operators: a fact is on the class
- * it was given to (and on everything that class merges with). */
+ * weaker.  A fact is on the class it was given to (and on everything that
+ * class merges with), and on the classes of nodes added later over it by
+ * an operator that keeps or selects its values (sc_ops_values_relation
+ * SAME or SUBSET, the result of the input's dtype: a view, slice,
+ * transpose, expand, gather of its first tensor operand); nothing else
+ * propagates (no arithmetic, no fact learned after the node was added). */
 #define SC_VRANGE_NONE ((uint32_t)0xFFFFFFFFu)
 #define SC_VRANGE_FACT ((uint32_t)0xFFFFFFFEu)
 typedef struct {

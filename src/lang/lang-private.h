@@ -135,6 +135,11 @@ void sc_lang_ranges_on_merge(const sc_egraph *eg, sc_id root, sc_id absorbed, ui
 /* The declared "values" of leaf-graph tensor TENSOR, if any, as a fact on
  * class CLS. */
 void sc_lang_seed_leaf_range(sc_lang *lang, sc_id cls, sc_id tensor);
+/* Node CLS = OP(KIDS..) was just added: when OP keeps or selects the
+ * values of its first tensor operand KIDS[0] (same dtype), CLS gets that
+ * class's fact (lang.h, value ranges). */
+void sc_lang_range_forward(sc_lang *lang, const sc_op *op, const sc_id *kids, uint32_t n_kids,
+                           sc_id cls);
 
 /* --- print.c --- */
 /* The shortest expression-language name that sc_ops_lookup_func maps

@@ -303,12 +303,13 @@ sc_id sc_lang_add_node(sc_lang *lang, const sc_op *op, const sc_value *args, con
   if (G_UNLIKELY(lang->finding))
     return find_node(lang, op, args, kids, n_kids, result);
   uint32_t attr = sc_lang_intern_layout(lang, op, args, n_kids, result);
-  if (args != lang->hint_args || kids != lang->hint_kids || op != lang->hint_op ||
-      n_kids != lang->hint_n || result != lang->hint_result)
-    return sc_egraph_add_exact(lang->eg, op->id, attr, kids, n_kids);
-  lang->make_type = lang->hint_type;
+  gboolean hinted = args == lang->hint_args && kids == lang->hint_kids && op == lang->hint_op &&
+                    n_kids == lang->hint_n && result == lang->hint_result;
+  if (hinted)
+    lang->make_type = lang->hint_type;
   sc_id c = sc_egraph_add_exact(lang->eg, op->id, attr, kids, n_kids);
   lang->make_type = NULL;
+  sc_lang_range_forward(lang, op, kids, n_kids, c);
   return c;
 }
 

@@ -138,3 +138,21 @@ void sc_lang_seed_leaf_range(sc_lang *lang, sc_id cls, sc_id tensor) {
   r.lo_src = r.hi_src = SC_VRANGE_FACT;
   sc_lang_add_range(lang, cls, &r);
 }
+
+void sc_lang_range_forward(sc_lang *lang, const sc_op *op, const sc_id *kids, uint32_t n_kids,
+                           sc_id cls) {
+  if (n_kids == 0 || cls == SC_ID_NONE || g_hash_table_size(lang->ranges) == 0)
+    return;
+  sc_values_relation rel = sc_ops_values_relation(op);
+  if (rel != SC_VALUES_SAME && rel != SC_VALUES_SUBSET)
+    return;
+  const sc_vrange *in = sc_lang_class_range(lang, kids[0]);
+  if (in == NULL)
+    return;
+  const sc_ttype *ti = sc_lang_class_type(lang, kids[0]);
+  const sc_ttype *to = sc_lang_class_type(lang, cls);
+  if (ti == NULL || to == NULL || ti->dtype != to->dtype)
+    return;
+  sc_vrange r = *in; /* a copy: adding may move the table's entries */
+  sc_lang_add_range(lang, cls, &r);
+}

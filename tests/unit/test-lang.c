@@ -1496,6 +1496,48 @@ static void test_range_leaf_values(void) {
   g_assert_cmpuint(r->hi_src, ==, SC_VRANGE_FACT);
 }
 
+/* A fact reaches the nodes added over its class by an operator that keeps
+ * or selects its values (a slice, view, transpose of the ids: shardsmith
+ * 40570's rank slices its token ids before a vocabulary-parallel lookup,
+ * whose shifted-compare lemmas read the slice's range), and nothing
+ * else: an arithmetic result learns nothing. */
+static void test_range_forward(void) {
+  g_autoptr(sc_symtab) st = sc_symtab_new();
+  g_autoptr(sc_graph) g = sc_graph_new(st);
+  int64_t s6[1] = {6};
+  add_input(g, "ids", SC_DTYPE_I64, 1, s6);
+  add_input(g, "other", SC_DTYPE_I64, 1, s6);
+  GError *err = NULL;
+  g_assert_true(sc_graph_finish(g, &err));
+  sc_tensor *ten = sc_graph_tensor(g, sc_graph_find_tensor(g, "ids"));
+  ten->has_values = TRUE;
+  ten->values_min = sc_dim_const(0);
+  ten->values_max = sc_dim_const(63);
+  g_autoptr(sc_lang) lang = sc_lang_new(st, g);
+  sc_lang_add_tensor(lang, sc_graph_find_tensor(g, "ids"));
+  const char *kept[] = {"slice(ids, dim=0, start=2, end=4)", "view(ids, shape=[2, 3])",
+                        "transpose(view(ids, shape=[2, 3]), dim0=0, dim1=1)",
+                        "slice(view(ids, shape=[3, 2]), dim=1, start=0, end=1)"};
+  const char *none[] = {"neg(ids)", "slice(other, dim=0, start=0, end=2)"};
+  for (size_t i = 0; i < G_N_ELEMENTS(kept) + G_N_ELEMENTS(none); i++) {
+    gboolean keep = i < G_N_ELEMENTS(kept);
+    const char *text = keep ? kept[i] : none[i - G_N_ELEMENTS(kept)];
+    g_autoptr(sc_texpr) t = sc_texpr_parse(text, g, FALSE, &err);
+    g_assert_no_error(err);
+    sc_id c = sc_lang_add_texpr(lang, t, &err);
+    g_assert_no_error(err);
+    const sc_vrange *r = sc_lang_class_range(lang, c);
+    if (!keep) {
+      g_assert_null(r);
+      continue;
+    }
+    g_assert_nonnull(r);
+    g_assert_cmpint(r->lo.value, ==, 0);
+    g_assert_cmpint(r->hi.value, ==, 63);
+    g_assert_cmpuint(r->lo_src, ==, SC_VRANGE_FACT);
+  }
+}
+
 /* ---- main ----------------------------------------------------------------------- */
 
 /* What a call always becomes (canon.c's table, identities from the
@@ -1561,6 +1603,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/lang/sym/cat-halves", test_sym_cat_halves);
   g_test_add_func("/lang/range/meet", test_range_meet);
   g_test_add_func("/lang/range/classes", test_range_classes);
+  g_test_add_func("/lang/range/forward", test_range_forward);
   g_test_add_func("/lang/range/leaf-values", test_range_leaf_values);
   g_test_add_func("/lang/canon/rewritten-to", test_rewritten_to);
   return g_test_run();
