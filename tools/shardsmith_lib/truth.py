@@ -561,16 +561,21 @@ def first_divergence(correct, cexp, mutant, mexp, mesh):
     """(node name, how) where a checker should stop on the mutant, and the
     spec nodes the search found no expression for in the correct bundle.
     When the two draws of SEEDS show no divergence, the search runs again
-    on SEEDS + MORE_SEEDS (a value found must then hold on all eight)."""
-    res = _first_divergence(correct, cexp, mutant, mexp, mesh, SEEDS)
-    if res[0] is None:
-        res = _first_divergence(correct, cexp, mutant, mexp, mesh, SEEDS + MORE_SEEDS)
+    on SEEDS + MORE_SEEDS (a value found must then hold on all eight; the
+    first two draws are evaluated once)."""
+    cevals = [evaluate(correct, cexp, s) for s in SEEDS]
+    mevals = [evaluate(mutant, mexp, s) for s in SEEDS]
+    res = _first_divergence(correct, cexp, cevals, mutant, mexp, mevals, mesh)
+    if res[0] is None and MORE_SEEDS:
+        cevals += [evaluate(correct, cexp, s) for s in MORE_SEEDS]
+        mevals += [evaluate(mutant, mexp, s) for s in MORE_SEEDS]
+        res = _first_divergence(correct, cexp, cevals, mutant, mexp, mevals, mesh)
     return res
 
 
-def _first_divergence(correct, cexp, mutant, mexp, mesh, seeds):
-    cres, _ = node_matches(correct, cexp, mesh, [evaluate(correct, cexp, s) for s in seeds])
-    mres, mevals = node_matches(mutant, mexp, mesh, [evaluate(mutant, mexp, s) for s in seeds])
+def _first_divergence(correct, cexp, cevals, mutant, mexp, mevals, mesh):
+    cres, _ = node_matches(correct, cexp, mesh, cevals)
+    mres, _ = node_matches(mutant, mexp, mesh, mevals)
     unmatched_correct = [k for k, v in cres.items() if not v]
     # an output the implementation returns wrong diverges at its producer,
     # whose relation must hold over what the implementation returns
