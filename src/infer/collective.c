@@ -81,7 +81,7 @@ sc_id sc_rel_add_variadic(sc_rel_ctx *c, const char *func, const sc_id *classes,
 }
 
 /* slice(x, dim, start, end) of class X. */
-static sc_id sc_rel_add_slice(sc_rel_ctx *c, sc_id x, sc_dim dim, sc_dim start, sc_dim end,
+sc_id sc_rel_add_slice(sc_rel_ctx *c, sc_id x, sc_dim dim, sc_dim start, sc_dim end,
                        GError **error) {
   const sc_op *op = NULL;
   sc_value *args = named_args("slice", error, &op);

@@ -401,6 +401,9 @@ const sc_value *sc_rel_node_arg(const sc_node *n, const char *name);
 /* sc.cat or sc.sum over CLASSES (n >= 1); DIM for cat. */
 sc_id sc_rel_add_variadic(sc_rel_ctx *c, const char *func, const sc_id *classes, uint32_t n,
                           const sc_dim *dim, GError **error);
+/* slice(x, dim, start, end) of class X (step 1). */
+sc_id sc_rel_add_slice(sc_rel_ctx *c, sc_id x, sc_dim dim, sc_dim start, sc_dim end,
+                       GError **error);
 /* OP(a, b) (QUALNAME) where B is a class (sc_id*) when OP's second
  * argument is a Tensor, else a value (sc_value*); other arguments take
  * their defaults. */
@@ -423,6 +426,7 @@ void sc_rel_saturate_ac(sc_rel_ctx *c, sc_runner *runner, const char **limit_hit
 gboolean sc_rel_ac_merge_sums(sc_rel_ctx *c);
 gboolean sc_rel_dd_merge_sizes(sc_rel_ctx *c);
 gboolean sc_rel_cat_constant_parts(sc_rel_ctx *c);
+gboolean sc_rel_cat_part_slices(sc_rel_ctx *c);
 /* pass-replica-sums.c, run by a visit that left an output unmapped (not
  * a hook: see there): S = sum(A, ..., A) (n times) for a class A holding
  * div.Scalar(S, n) and n distinct impl tensors, then saturation again;
