@@ -311,17 +311,19 @@ static void test_diagnose_deferred(void) {
   checked_clear(&c);
 }
 
-/* Shardsmith 31626's mutant (a dropped gather): bmm's values are a cat of
- * an aligned chunk of each rank's bmm (slice(bmm_r, ...)): only not
- * proved; the stop node _softmax_1 is where the values differ. */
+/* Shardsmith 31626's mutant (a dropped gather): each rank's bmm is a cat
+ * of copies of its block, so the spec's bmm is a cat of an aligned chunk
+ * of each rank's bmm (slice(bmm_r, ...)), which the hook "parts of named
+ * cats" (pass-cat-slices.c) proves; the check stops at _softmax_1, where
+ * the values differ, with no node before it only not proved (it stopped
+ * at bmm before that hook). */
 static void test_diagnose_chunk_slices(void) {
   checked c;
   check_model(&c, "tests/models/locate/shardsmith-31626-bug.json");
   g_autoptr(sc_diagnosis) d = diagnose(&c);
   g_assert_cmpint(d->kind, ==, SC_DIAGNOSIS_VALUES_DIFFER);
   g_assert_cmpstr(d->node, ==, "_softmax_1");
-  g_assert_cmpstr(d->not_proved_node, ==, "bmm");
-  g_assert_nonnull(strstr(d->not_proved_expression, "slice(bmm, dim=1"));
+  g_assert_null(d->not_proved_node);
   checked_clear(&c);
 }
 
