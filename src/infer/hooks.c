@@ -6,8 +6,7 @@
  * is rebuilt and saturated again, at most MAX_HOOK_ROUNDS times.  A hook
  * adds only equalities that hold (each pass says why); what it merges the
  * lemmas then see.  The passes: pass-sums.c (sums as multisets),
- * pass-sizes.c (data-dependent sizes), pass-constants.c (constant parts),
- * pass-cat-slices.c (parts of named cats). */
+ * pass-sizes.c (data-dependent sizes), pass-constants.c (constant parts). */
 #include "infer/infer-private.h"
 
 #include "shardcheck/budget.h"
@@ -24,7 +23,6 @@ void sc_rel_register_hooks(sc_rel_ctx *c) {
   sc_rel_add_hook(c, "sums as multisets", sc_rel_ac_merge_sums);
   sc_rel_add_hook(c, "data-dependent sizes", sc_rel_dd_merge_sizes);
   sc_rel_add_hook(c, "constant parts", sc_rel_cat_constant_parts);
-  sc_rel_add_hook(c, "parts of named cats", sc_rel_cat_part_slices);
 }
 
 static const char *runner_limit_word(sc_stop_reason r) {

@@ -1,5 +1,4 @@
-/* pass-cat-slices.c — hook: an unnamed part of a named cat is a slice of
- * it.
+/* pass-cat-slices.c — the copies in a named cat are its slices.
  *
  * A class holding an impl tensor T and cat(a_1, ..., a_k, dim=d) has
  * a_i = slice(T, d, o_i, o_i + |a_i|) with o_i the sizes of the parts
@@ -19,9 +18,16 @@
  * folds an n-ary cat), with no tensor leaf of its own, at its first
  * place.  Naming every unnamed part gave a flat gradient's first block of
  * a ZeRO-1 partition a clean form while the rest of it stayed deferred,
- * and the reunion of the two failed downstream (models/zero1-adam).  At
- * most MAX_PART_SLICES per call, with concrete sizes along d.  Returns
- * TRUE when classes were merged. */
+ * and the reunion of the two failed downstream (models/zero1-adam).
+ *
+ * Not a post-saturation hook: run by a visit whose output is still
+ * unmapped after widening (visit.c, prove), which then saturates again.
+ * As a hook it also named the halves of a spec output that is itself a
+ * cat of copies (out0 = cat(x, x), held whole by every rank), their
+ * slices crowded the output's forms, and the ranks that hold it whole
+ * were never explored (shardsmith 40009).  At most MAX_PART_SLICES per
+ * call, with concrete sizes along d.  Returns TRUE when classes were
+ * merged. */
 #include "infer/infer-private.h"
 
 /* Slices added per call at most; parts of one chain and its depth. */

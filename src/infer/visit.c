@@ -250,6 +250,12 @@ static gboolean prove(sc_rel_ctx *c, sc_runner *runner, const sc_node *n, const 
   /* an expand of a size-1 dim: the cat of copies (expand-copies.c) */
   if (!*limit_hit)
     sc_rel_expand_copies(c, n, out_cls);
+  /* still unmapped: the copies in a named cat are its slices
+   * (pass-cat-slices.c) */
+  if (!*limit_hit && sc_rel_some_output_unmapped(c, n, out_cls) && sc_rel_cat_part_slices(c)) {
+    sc_egraph_rebuild(sc_lang_egraph(c->lang));
+    sc_rel_saturate_ac(c, runner, limit_hit);
+  }
   if (!*limit_hit && !c->no_replica_sums && !has_checked_result(c, n) &&
       sc_rel_some_output_unmapped(c, n, out_cls))
     *replica_limit = sc_rel_replica_sums_prove(c, limit_hit);

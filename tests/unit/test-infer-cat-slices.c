@@ -1,5 +1,6 @@
-/* test-infer-cat-slices.c — the post-saturation hook "parts of named
- * cats" (src/infer/pass-cat-slices.c): a class holding an impl tensor y
+/* test-infer-cat-slices.c — the copies in a named cat are its slices
+ * (src/infer/pass-cat-slices.c, run by a visit that leaves an output
+ * unmapped): a class holding an impl tensor y
  * and a cat chain along d in which a part with no tensor leaf stands at
  * two places or more (copies) makes that part a slice of y at its first
  * place; parts that stand once, named parts, cats of no tensor, and

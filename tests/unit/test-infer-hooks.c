@@ -56,11 +56,10 @@ static void test_driver_hooks(void) {
   ifx_init(&f);
   ifx_finish(&f);
   sc_rel_register_hooks(&f.c);
-  g_assert_cmpuint(f.c.hooks->len, ==, 4);
+  g_assert_cmpuint(f.c.hooks->len, ==, 3);
   g_assert_true(g_array_index(f.c.hooks, sc_rel_hook, 0).fn == sc_rel_ac_merge_sums);
   g_assert_true(g_array_index(f.c.hooks, sc_rel_hook, 1).fn == sc_rel_dd_merge_sizes);
   g_assert_true(g_array_index(f.c.hooks, sc_rel_hook, 2).fn == sc_rel_cat_constant_parts);
-  g_assert_true(g_array_index(f.c.hooks, sc_rel_hook, 3).fn == sc_rel_cat_part_slices);
   ifx_clear(&f);
 }
 
