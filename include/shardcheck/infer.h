@@ -204,6 +204,7 @@ typedef struct {
   sc_id tensor;
   const char *text;  /* as written */
   gboolean found;    /* proved equal to the spec tensor */
+  gboolean decided;  /* its producer's visit decided it (the walk reached it) */
 } sc_infer_expectation;
 uint32_t sc_infer_n_expectations(const sc_infer_result *r);
 const sc_infer_expectation *sc_infer_expectation_at(const sc_infer_result *r, uint32_t i);

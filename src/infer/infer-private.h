@@ -394,6 +394,12 @@ guint sc_rel_gather_pieces(sc_rel_ctx *c);
  * form without sums), or with the sum of the cats of copies of the
  * partials of a partial-sum form (expand-copies.c); TRUE when it was. */
 gboolean sc_rel_expand_copies(sc_rel_ctx *c, const sc_node *n, const sc_id *out_cls);
+/* The parts that stand twice or more in a cat chain whose class holds an
+ * impl tensor T, with no tensor leaf of their own, are unioned with their
+ * slices of T (pass-cat-slices.c).  Not a hook: run by a visit whose output
+ * is still unmapped after widening (visit.c, prove), which then saturates
+ * again; TRUE when classes were merged. */
+gboolean sc_rel_cat_part_slices(sc_rel_ctx *c);
 
 /* --- collectives and term builders (collective.c) --- */
 
@@ -426,7 +432,6 @@ void sc_rel_saturate_ac(sc_rel_ctx *c, sc_runner *runner, const char **limit_hit
 gboolean sc_rel_ac_merge_sums(sc_rel_ctx *c);
 gboolean sc_rel_dd_merge_sizes(sc_rel_ctx *c);
 gboolean sc_rel_cat_constant_parts(sc_rel_ctx *c);
-gboolean sc_rel_cat_part_slices(sc_rel_ctx *c);
 /* pass-replica-sums.c, run by a visit that left an output unmapped (not
  * a hook: see there): S = sum(A, ..., A) (n times) for a class A holding
  * div.Scalar(S, n) and n distinct impl tensors, then saturation again;

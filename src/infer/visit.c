@@ -453,7 +453,9 @@ gboolean sc_rel_visit_finish(sc_rel_ctx *c, sc_rel_proof *p, gboolean *stop, GEr
   /* the expectations decided by the proof (a retry's after the first's) */
   for (guint i = 0; p->expected && i < p->expected->len; i++) {
     const guint *decided = &g_array_index(p->expected, guint, 2 * i);
-    g_array_index(c->res->expectations, sc_infer_expectation, decided[0]).found = decided[1] != 0;
+    sc_infer_expectation *ie = &g_array_index(c->res->expectations, sc_infer_expectation, decided[0]);
+    ie->found = decided[1] != 0;
+    ie->decided = TRUE;
   }
   GArray *unmapped = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   if (ok) {

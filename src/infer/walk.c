@@ -203,7 +203,7 @@ static void collect_expectations(sc_rel_ctx *c) {
     return;
   for (uint32_t i = 0; i < exp->n_entries; i++)
     for (uint32_t j = 0; j < exp->entries[i].n_exprs; j++) {
-      sc_infer_expectation ie = {exp->entries[i].tensor, exp->entries[i].texts[j], FALSE};
+      sc_infer_expectation ie = {exp->entries[i].tensor, exp->entries[i].texts[j], FALSE, FALSE};
       g_array_append_val(c->res->expectations, ie);
     }
   uint32_t n_order = 0, nt = sc_graph_n_tensors(c->spec);
@@ -301,17 +301,45 @@ static gboolean walk(sc_rel_ctx *c, gboolean *stop, GError **error) {
   return ok;
 }
 
-/* An expectation not found makes the verdict FAILS (unexpected_relation). */
-static void judge_expectations(sc_rel_ctx *c) {
+/* V's place in the walking order. */
+static uint32_t topo_position(const sc_rel_ctx *c, sc_id v) {
+  uint32_t n_order = 0;
+  const sc_id *order = sc_graph_topo_order(c->spec, &n_order);
+  for (uint32_t i = 0; i < n_order; i++)
+    if (order[i] == v)
+      return i;
+  return n_order;
+}
+
+/* The first expectation not found (the expectations are in walking order)
+ * makes the verdict FAILS (unexpected_relation) at its producer: when the
+ * walk refined, and also when it failed at a later node, provided the
+ * producer's visit decided the expectation.  An output the walk got wrong
+ * before the node it stopped at is the first place the implementation
+ * diverges (a rank that keeps its own part of an output it should gather
+ * gets a true relation, not the expected one, and the values first go
+ * wrong downstream only later).  A limit stays a limit. */
+static void judge_expectations(sc_rel_ctx *c, gboolean stopped) {
   sc_infer_result *res = c->res;
-  for (guint i = 0; i < res->expectations->len; i++) {
-    sc_infer_expectation *ie = &g_array_index(res->expectations, sc_infer_expectation, i);
-    if (!ie->found && res->verdict == SC_VERDICT_REFINES) {
-      res->verdict = SC_VERDICT_FAILS;
-      res->failure.kind = SC_FAILURE_UNEXPECTED_RELATION;
-      res->failure.node = sc_graph_tensor(c->spec, ie->tensor)->producer;
-    }
+  const sc_infer_expectation *first = NULL;
+  for (guint i = 0; i < res->expectations->len && first == NULL; i++) {
+    const sc_infer_expectation *ie = &g_array_index(res->expectations, sc_infer_expectation, i);
+    if (!ie->found)
+      first = ie;
   }
+  if (first == NULL)
+    return;
+  sc_id v = sc_graph_tensor(c->spec, first->tensor)->producer;
+  if (res->verdict == SC_VERDICT_FAILS) {
+    if (!first->decided || v == SC_ID_NONE || res->failure.kind != SC_FAILURE_UNMAPPED ||
+        res->failure.node == SC_ID_NONE || topo_position(c, v) >= topo_position(c, res->failure.node))
+      return;
+    sc_rel_clear_failure(res);
+  } else if (res->verdict != SC_VERDICT_REFINES || stopped)
+    return;
+  res->verdict = SC_VERDICT_FAILS;
+  res->failure.kind = SC_FAILURE_UNEXPECTED_RELATION;
+  res->failure.node = v;
 }
 
 sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
@@ -340,8 +368,8 @@ sc_infer_result *sc_infer_run(const sc_bundle *b, const sc_infer_options *opts,
   if (ok && !stop)
     ok = sc_rel_outputs_given(&c, error); /* given.c */
   sc_rel_memo_finish(&c);
-  if (ok && !stop && res->expectations->len)
-    judge_expectations(&c);
+  if (ok && res->expectations->len)
+    judge_expectations(&c, stop);
 
   g_free(need);
   ctx_clear(&c);

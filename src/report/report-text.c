@@ -185,6 +185,26 @@ static void print_diagnosis(text_ctx *c, const sc_node *n) {
   }
 }
 
+/* The first spec output whose expected relation was not found: its name,
+ * its producer and what was expected (the found forms follow in the output
+ * relation). */
+static void print_unexpected(text_ctx *c, sc_id node) {
+  sc_graph *spec = sc_bundle_spec(c->b);
+  for (uint32_t i = 0; i < sc_infer_n_expectations(c->r); i++) {
+    const sc_infer_expectation *e = sc_infer_expectation_at(c->r, i);
+    if (e->found)
+      continue;
+    fprintf(c->out, "%sthe relation found for spec output %s is not the one expected:%s %s = %s",
+            sgr(c, SC_STYLE_RED), spec_name(c, e->tensor), sgr(c, SC_STYLE_RESET),
+            spec_name(c, e->tensor), mark(c, e->text));
+    if (node != SC_ID_NONE)
+      fprintf(c->out, " was not proved at spec node %s (%s)", sc_graph_node(spec, node)->name,
+              sc_graph_node(spec, node)->op->qualname);
+    fputc('\n', c->out);
+    return;
+  }
+}
+
 /* An unmapped spec node: where, what is known about its inputs, what was
  * tried, and where a deferred walk finally stopped. */
 static void print_unmapped(text_ctx *c, sc_verdict v, sc_id node) {
@@ -301,8 +321,7 @@ void sc_report_text(FILE *out, const sc_bundle *b, const sc_infer_result *r,
     if (k == SC_FAILURE_UNMAPPED && node != SC_ID_NONE)
       print_unmapped(&c, v, node);
     else if (k == SC_FAILURE_UNEXPECTED_RELATION)
-      fprintf(out, "%sthe relation found is not the one expected:%s\n", sgr(&c, SC_STYLE_RED),
-              sgr(&c, SC_STYLE_RESET));
+      print_unexpected(&c, node);
   }
   print_outputs_and_expectations(&c, v);
 

@@ -9,6 +9,9 @@
  *  - localize.c: a limit at a node that reads a deferred relation, while
  *    the first deferred node's failure is pending, gives way to that failure;
  *    anywhere else it does not;
+ *  - walk.c: an expectation not found at a node before the one the walk
+ *    fails at is the failure (unexpected_relation at its producer); one
+ *    after it leaves the earlier failure;
  *  - trel.c: a rank's zero term x + detach(zeros_like(b)), where another
  *    rank adds the bias b before the all_reduce, joins the exploration (a
  *    creation node that reads only its input's shape is a constant); a
@@ -76,6 +79,67 @@ static void test_given_swapped(void) {
   g_assert_cmpint(sc_infer_failure_kind(r), ==, SC_FAILURE_UNEXPECTED_RELATION);
   sc_infer_result_free(r);
   sc_bundle_free(b);
+}
+
+/* spec: y = neg(x) and w = exp(y), both outputs; impl: 2 ranks, each
+ * negates its rows of x (y_r) and returns exp of its rows of x (w_r:
+ * wrong, so the walk fails at exp).  With EXP_FIRST, spec: w = exp(x),
+ * y = neg(w); impl: w_r = neg(x_r) (wrong: the walk fails at exp, before
+ * neg), y_r = neg(w_r).  y is expected as EXPECT_Y. */
+static char *order_bundle(const char *expect_y, gboolean exp_first) {
+  const char *spec_nodes =
+      exp_first
+          ? "{\"name\": \"exp\", \"op\": \"aten.exp.default\", \"args\": [\"x\"], \"kwargs\": {},"
+            " \"outputs\": [" T("w", "[4, 2]", "") "]},"
+            "{\"name\": \"neg\", \"op\": \"aten.neg.default\", \"args\": [\"w\"], \"kwargs\": {},"
+            " \"outputs\": [" T("y", "[4, 2]", "") "]}"
+          : "{\"name\": \"neg\", \"op\": \"aten.neg.default\", \"args\": [\"x\"], \"kwargs\": {},"
+            " \"outputs\": [" T("y", "[4, 2]", "") "]},"
+            "{\"name\": \"exp\", \"op\": \"aten.exp.default\", \"args\": [\"y\"], \"kwargs\": {},"
+            " \"outputs\": [" T("w", "[4, 2]", "") "]}";
+  const char *w_op = exp_first ? "neg" : "exp";
+  return g_strdup_printf(
+      "{\"format\": \"shardcheck-bundle/1\", \"name\": \"order\", \"symbols\": {}, \"assume\": [],"
+      " \"spec\": {\"inputs\": [" T("x", "[4, 2]", "") "],"
+      "  \"nodes\": [%s], \"outputs\": [\"y\", \"w\"]},"
+      " \"impl\": {\"inputs\": [" T("x_0", "[2, 2]", ", \"rank\": 0") ", "
+      T("x_1", "[2, 2]", ", \"rank\": 1") "],"
+      "  \"nodes\": ["
+      "   {\"name\": \"w\", \"op\": \"aten.%s.default\", \"args\": [\"x_0\"], \"kwargs\": {},"
+      "    \"outputs\": [" T("w_0", "[2, 2]", ", \"rank\": 0") "]},"
+      "   {\"name\": \"w_1\", \"op\": \"aten.%s.default\", \"args\": [\"x_1\"], \"kwargs\": {},"
+      "    \"outputs\": [" T("w_1", "[2, 2]", ", \"rank\": 1") "]},"
+      "   {\"name\": \"neg\", \"op\": \"aten.neg.default\", \"args\": [\"%s\"], \"kwargs\": {},"
+      "    \"outputs\": [" T("y_0", "[2, 2]", ", \"rank\": 0") "]},"
+      "   {\"name\": \"neg_1\", \"op\": \"aten.neg.default\", \"args\": [\"%s\"], \"kwargs\": {},"
+      "    \"outputs\": [" T("y_1", "[2, 2]", ", \"rank\": 1") "]}],"
+      "  \"outputs\": [\"y_0\", \"y_1\", \"w_0\", \"w_1\"]},"
+      " \"input_relation\": {\"x\": [\"cat(x_0, x_1, dim=0)\"]},"
+      " \"expect_output_relation\": {\"y\": [\"%s\"]}}",
+      spec_nodes, w_op, w_op, exp_first ? "w_0" : "x_0", exp_first ? "w_1" : "x_1", expect_y);
+}
+
+/* The failure of the order bundle: its kind and node's name. */
+static void assert_order_failure(const char *expect_y, gboolean exp_first, sc_failure_kind kind,
+                                 const char *node) {
+  g_autofree char *json = order_bundle(expect_y, exp_first);
+  sc_bundle *b = NULL;
+  sc_infer_result *r = run(json, &b);
+  g_assert_cmpint(sc_infer_verdict(r), ==, SC_VERDICT_FAILS);
+  g_assert_cmpint(sc_infer_failure_kind(r), ==, kind);
+  g_assert_cmpstr(sc_graph_node(sc_bundle_spec(b), sc_infer_failure_node(r))->name, ==, node);
+  sc_infer_result_free(r);
+  sc_bundle_free(b);
+}
+
+static void test_expectation_before_failure(void) {
+  /* the right expectation: the walk's failure at exp stands */
+  assert_order_failure("cat(y_0, y_1, dim=0)", FALSE, SC_FAILURE_UNMAPPED, "exp");
+  /* a swapped one is decided at neg, before exp: the failure is there */
+  assert_order_failure("cat(y_1, y_0, dim=0)", FALSE, SC_FAILURE_UNEXPECTED_RELATION, "neg");
+  /* neg reads exp's output: the walk stops at exp and never decides y's
+   * expectation, so exp's failure stands */
+  assert_order_failure("cat(y_1, y_0, dim=0)", TRUE, SC_FAILURE_UNMAPPED, "exp");
 }
 
 /* spec: z = neg(x + b); impl: x a sum of 2 partials, rank 0 adds b, rank
@@ -236,6 +300,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/infer/given/output", test_given_output);
   g_test_add_func("/infer/given/swapped", test_given_swapped);
+  g_test_add_func("/infer/expectations/before-failure", test_expectation_before_failure);
   g_test_add_func("/infer/cut-forms/kept-aside", test_cut_forms);
   g_test_add_func("/infer/localize/limit-in-deferred-chain", test_limit_in_deferred_chain);
   g_test_add_func("/infer/trel/zero-term", test_zero_term);
