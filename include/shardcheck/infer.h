@@ -204,10 +204,13 @@ typedef struct {
   sc_id tensor;
   const char *text;  /* as written */
   gboolean found;    /* proved equal to the spec tensor */
-  gboolean decided;  /* its producer's visit decided it (the walk reached it) */
+  gboolean decided;  /* a visit decided it: its producer's, or a given output's own */
 } sc_infer_expectation;
 uint32_t sc_infer_n_expectations(const sc_infer_result *r);
 const sc_infer_expectation *sc_infer_expectation_at(const sc_infer_result *r, uint32_t i);
+/* The first expectation not found, in walking order (the one a failure of
+ * kind UNEXPECTED_RELATION is about), or NULL when every one was found. */
+const sc_infer_expectation *sc_infer_first_unfound_expectation(const sc_infer_result *r);
 
 /* With opts->explain: one line per visited spec node, in visiting order:
  * "NAME (OP): lemmas L1 xN, L2 xM; impl nodes W1, W2" — the lemmas that

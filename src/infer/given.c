@@ -57,8 +57,10 @@ static gboolean given_expectations(sc_rel_ctx *c, sc_runner *runner, sc_id t, sc
     gboolean found = sc_egraph_find(eg, ecls[j]) == sc_egraph_find(eg, cls);
     for (guint x = 0; x < c->res->expectations->len; x++) {
       sc_infer_expectation *ie = &g_array_index(c->res->expectations, sc_infer_expectation, x);
-      if (ie->tensor == t && ie->text == e->texts[j])
+      if (ie->tensor == t && ie->text == e->texts[j]) {
         ie->found = found;
+        ie->decided = TRUE;
+      }
     }
   }
   g_free(ecls);

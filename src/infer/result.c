@@ -204,6 +204,14 @@ uint32_t sc_infer_n_expectations(const sc_infer_result *r) { return r->expectati
 const sc_infer_expectation *sc_infer_expectation_at(const sc_infer_result *r, uint32_t i) {
   return &g_array_index(r->expectations, sc_infer_expectation, i);
 }
+const sc_infer_expectation *sc_infer_first_unfound_expectation(const sc_infer_result *r) {
+  for (guint i = 0; i < r->expectations->len; i++) {
+    const sc_infer_expectation *e = &g_array_index(r->expectations, sc_infer_expectation, i);
+    if (!e->found)
+      return e;
+  }
+  return NULL;
+}
 const sc_infer_stats *sc_infer_get_stats(const sc_infer_result *r) { return &r->stats; }
 const GPtrArray *sc_infer_explanations(const sc_infer_result *r) { return r->explanations; }
 uint32_t sc_infer_n_relation_explanations(const sc_infer_result *r) { return r->relexp->len; }

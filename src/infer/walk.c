@@ -321,18 +321,14 @@ static uint32_t topo_position(const sc_rel_ctx *c, sc_id v) {
  * wrong downstream only later).  A limit stays a limit. */
 static void judge_expectations(sc_rel_ctx *c, gboolean stopped) {
   sc_infer_result *res = c->res;
-  const sc_infer_expectation *first = NULL;
-  for (guint i = 0; i < res->expectations->len && first == NULL; i++) {
-    const sc_infer_expectation *ie = &g_array_index(res->expectations, sc_infer_expectation, i);
-    if (!ie->found)
-      first = ie;
-  }
+  const sc_infer_expectation *first = sc_infer_first_unfound_expectation(res);
   if (first == NULL)
     return;
   sc_id v = sc_graph_tensor(c->spec, first->tensor)->producer;
   if (res->verdict == SC_VERDICT_FAILS) {
     if (!first->decided || v == SC_ID_NONE || res->failure.kind != SC_FAILURE_UNMAPPED ||
-        res->failure.node == SC_ID_NONE || topo_position(c, v) >= topo_position(c, res->failure.node))
+        res->failure.node == SC_ID_NONE ||
+        topo_position(c, v) >= topo_position(c, res->failure.node))
       return;
     sc_rel_clear_failure(res);
   } else if (res->verdict != SC_VERDICT_REFINES || stopped)

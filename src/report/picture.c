@@ -175,32 +175,29 @@ static void build_unmapped(builder *bl, const sc_bundle *b, const sc_infer_resul
 
 static void build_unexpected(builder *bl, const sc_bundle *b, const sc_infer_result *r) {
   sc_graph *spec = sc_bundle_spec(b);
-  for (uint32_t i = 0; i < sc_infer_n_expectations(r); i++) {
-    const sc_infer_expectation *e = sc_infer_expectation_at(r, i);
-    if (e->found)
-      continue;
-    const sc_tensor *x = sc_graph_tensor(spec, e->tensor);
-    bl->p->title = g_strdup_printf("spec output %s: the relation found is not the one expected "
-                                   "(%s)", x->name, e->text);
-    uint32_t tv = spec_tensor_vertex(bl, b, r, e->tensor, FALSE);
-    if (x->producer != SC_ID_NONE) {
-      const sc_node *n = sc_graph_node(spec, x->producer);
-      bl->p->failing = g_strdup(n->name);
-      uint32_t nv = add_vertex(bl, g_strdup_printf("s_n%u", x->producer),
-                               g_strdup_printf("spec node %s", n->name),
-                               n->src ? g_strdup_printf("%s at %s", n->op->qualname, n->src)
-                                      : g_strdup(n->op->qualname),
-                               SC_PIC_SPEC_FAILING);
-      add_edge(bl, nv, tv, FALSE);
-    }
-    g_autoptr(GArray) rel = g_array_new(FALSE, FALSE, sizeof(sc_id));
-    relate_spec_tensor(bl, b, r, tv, e->tensor, rel);
-    g_autoptr(GArray) expected = g_array_new(FALSE, FALSE, sizeof(sc_id));
-    sc_report_collect_impl(b, e->text, expected);
-    for (guint j = 0; j < expected->len; j++)
-      impl_tensor_vertex(bl, b, g_array_index(expected, sc_id, j));
+  const sc_infer_expectation *e = sc_infer_first_unfound_expectation(r);
+  if (e == NULL)
     return;
+  const sc_tensor *x = sc_graph_tensor(spec, e->tensor);
+  bl->p->title = g_strdup_printf("spec output %s: the relation found is not the one expected "
+                                 "(%s)", x->name, e->text);
+  uint32_t tv = spec_tensor_vertex(bl, b, r, e->tensor, FALSE);
+  if (x->producer != SC_ID_NONE) {
+    const sc_node *n = sc_graph_node(spec, x->producer);
+    bl->p->failing = g_strdup(n->name);
+    uint32_t nv = add_vertex(bl, g_strdup_printf("s_n%u", x->producer),
+                             g_strdup_printf("spec node %s", n->name),
+                             n->src ? g_strdup_printf("%s at %s", n->op->qualname, n->src)
+                                    : g_strdup(n->op->qualname),
+                             SC_PIC_SPEC_FAILING);
+    add_edge(bl, nv, tv, FALSE);
   }
+  g_autoptr(GArray) rel = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  relate_spec_tensor(bl, b, r, tv, e->tensor, rel);
+  g_autoptr(GArray) expected = g_array_new(FALSE, FALSE, sizeof(sc_id));
+  sc_report_collect_impl(b, e->text, expected);
+  for (guint j = 0; j < expected->len; j++)
+    impl_tensor_vertex(bl, b, g_array_index(expected, sc_id, j));
 }
 
 sc_picture *sc_picture_build(const sc_bundle *b, const sc_infer_result *r) {

@@ -187,19 +187,16 @@ static void failure_unmapped(html_ctx *c, sc_id node) {
 }
 
 static void failure_unexpected(html_ctx *c) {
-  for (uint32_t i = 0; i < sc_infer_n_expectations(c->r); i++) {
-    const sc_infer_expectation *e = sc_infer_expectation_at(c->r, i);
-    if (e->found)
-      continue;
-    fputs("<p>The relation found for spec output <code class=\"failing\" id=\"failing-node\">",
-          c->out);
-    put(c, spec_name(c, e->tensor));
-    fputs("</code> is not the one expected: ", c->out);
-    put_expr(c, e->text);
-    fputs(" was not proved.</p>\n", c->out);
-    string_list(c, "Found", sc_infer_output_exprs(c->r, e->tensor), TRUE);
+  const sc_infer_expectation *e = sc_infer_first_unfound_expectation(c->r);
+  if (e == NULL)
     return;
-  }
+  fputs("<p>The relation found for spec output <code class=\"failing\" id=\"failing-node\">",
+        c->out);
+  put(c, spec_name(c, e->tensor));
+  fputs("</code> is not the one expected: ", c->out);
+  put_expr(c, e->text);
+  fputs(" was not proved.</p>\n", c->out);
+  string_list(c, "Found", sc_infer_output_exprs(c->r, e->tensor), TRUE);
 }
 
 static void outputs_section(html_ctx *c) {

@@ -190,19 +190,16 @@ static void print_diagnosis(text_ctx *c, const sc_node *n) {
  * relation). */
 static void print_unexpected(text_ctx *c, sc_id node) {
   sc_graph *spec = sc_bundle_spec(c->b);
-  for (uint32_t i = 0; i < sc_infer_n_expectations(c->r); i++) {
-    const sc_infer_expectation *e = sc_infer_expectation_at(c->r, i);
-    if (e->found)
-      continue;
-    fprintf(c->out, "%sthe relation found for spec output %s is not the one expected:%s %s = %s",
-            sgr(c, SC_STYLE_RED), spec_name(c, e->tensor), sgr(c, SC_STYLE_RESET),
-            spec_name(c, e->tensor), mark(c, e->text));
-    if (node != SC_ID_NONE)
-      fprintf(c->out, " was not proved at spec node %s (%s)", sc_graph_node(spec, node)->name,
-              sc_graph_node(spec, node)->op->qualname);
-    fputc('\n', c->out);
+  const sc_infer_expectation *e = sc_infer_first_unfound_expectation(c->r);
+  if (e == NULL)
     return;
-  }
+  fprintf(c->out, "%sthe relation found for spec output %s is not the one expected:%s %s = %s",
+          sgr(c, SC_STYLE_RED), spec_name(c, e->tensor), sgr(c, SC_STYLE_RESET),
+          spec_name(c, e->tensor), mark(c, e->text));
+  if (node != SC_ID_NONE)
+    fprintf(c->out, " was not proved at spec node %s (%s)", sc_graph_node(spec, node)->name,
+            sc_graph_node(spec, node)->op->qualname);
+  fputc('\n', c->out);
 }
 
 /* An unmapped spec node: where, what is known about its inputs, what was

@@ -245,10 +245,8 @@ char *sc_report_json(const sc_bundle *b, const sc_infer_result *r, const sc_repo
       json_object_set_new(failure, "refuted", json_string(sc_infer_refutation(r)));
   } else if (v == SC_VERDICT_FAILS && k == SC_FAILURE_UNEXPECTED_RELATION) {
     /* the first tensor with a missing expectation */
-    for (uint32_t i = 0; i < sc_infer_n_expectations(r); i++) {
-      const sc_infer_expectation *e = sc_infer_expectation_at(r, i);
-      if (e->found)
-        continue;
+    const sc_infer_expectation *e = sc_infer_first_unfound_expectation(r);
+    if (e != NULL) {
       GPtrArray *found = g_ptr_array_new(), *missing = g_ptr_array_new();
       expectations_of(r, e->tensor, found, missing);
       failure = json_object();
@@ -259,7 +257,6 @@ char *sc_report_json(const sc_bundle *b, const sc_infer_result *r, const sc_repo
                           expr_array(b, sc_infer_output_exprs(r, e->tensor), seen));
       g_ptr_array_unref(found);
       g_ptr_array_unref(missing);
-      break;
     }
   }
   json_object_set_new(o, "failure", failure);

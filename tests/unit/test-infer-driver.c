@@ -67,6 +67,7 @@ static void test_given_output(void) {
   g_assert_true(has_text(sc_infer_output_exprs(r, 1), "cat(gc_0, gc_1, dim=0)"));
   for (uint32_t i = 0; i < sc_infer_n_expectations(r); i++)
     g_assert_true(sc_infer_expectation_at(r, i)->found);
+  g_assert_null(sc_infer_first_unfound_expectation(r));
   sc_infer_result_free(r);
   sc_bundle_free(b);
 }
@@ -77,6 +78,10 @@ static void test_given_swapped(void) {
   sc_infer_result *r = run(json, &b);
   g_assert_cmpint(sc_infer_verdict(r), ==, SC_VERDICT_FAILS);
   g_assert_cmpint(sc_infer_failure_kind(r), ==, SC_FAILURE_UNEXPECTED_RELATION);
+  const sc_infer_expectation *e = sc_infer_first_unfound_expectation(r);
+  g_assert_nonnull(e);
+  g_assert_cmpstr(e->text, ==, "cat(gc_1, gc_0, dim=0)");
+  g_assert_true(e->decided);
   sc_infer_result_free(r);
   sc_bundle_free(b);
 }
